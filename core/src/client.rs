@@ -1,0 +1,500 @@
+//! The client role: connect to a server, call its features, and answer its requests.
+//!
+//! ```no_run
+//! use mcpkit::{client::{Client, ClientOptions}, transport::ChildProcessTransport};
+//!
+//! # async fn run() -> Result<(), mcpkit::Error> {
+//! let transport = ChildProcessTransport::command("my-server", ["--stdio"])?;
+//! let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;
+//! for tool in client.list_all_tools().await? {
+//!     println!("{}", tool.name);
+//! }
+//! let result = client.call_tool("add", serde_json::json!({ "a": 1, "b": 2 })).await?;
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use async_trait::async_trait;
+use futures::{FutureExt, future::BoxFuture};
+use serde_json::Value;
+use tokio::task::JoinHandle;
+
+use crate::{
+    Error,
+    jsonrpc::{ErrorData, Notification, Request},
+    model::{
+        CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
+        CompletionArgument, CompletionReference, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+        ElicitResult, ElicitationCompleteNotificationParams, EmptyResult, GetPromptRequestParams, GetPromptResult,
+        Implementation, InitializeRequestParams, InitializeResult, JsonObject, LATEST_PROTOCOL_VERSION,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListToolsResult,
+        LoggingLevel, LoggingMessageNotificationParams, PaginatedRequestParams, Prompt, ReadResourceResult, Resource,
+        ResourceRequestParams, ResourceTemplate, ResourceUpdatedNotificationParams, SetLevelRequestParams, Tool,
+        is_supported_protocol_version, methods,
+    },
+    session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, lock, parse_params},
+    transport::Transport,
+};
+
+/// How a client answers the server's requests and hears its notifications.
+///
+/// Every method has a default: requests the client does not support are refused with
+/// "method not found", and notifications are ignored.
+#[async_trait]
+pub trait ClientHandler: Send + Sync + 'static {
+    /// Answers `sampling/createMessage`.
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: IncomingRequest,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let _ = (params, context);
+        Err(ErrorData::method_not_found(methods::SAMPLING_CREATE_MESSAGE))
+    }
+
+    /// Answers `elicitation/create`.
+    async fn elicit(&self, params: ElicitRequestParams, context: IncomingRequest) -> Result<ElicitResult, ErrorData> {
+        let _ = (params, context);
+        Err(ErrorData::method_not_found(methods::ELICITATION_CREATE))
+    }
+
+    /// Answers `roots/list`.
+    async fn list_roots(&self, context: IncomingRequest) -> Result<ListRootsResult, ErrorData> {
+        let _ = context;
+        Err(ErrorData::method_not_found(methods::ROOTS_LIST))
+    }
+
+    /// Hears `notifications/message`.
+    async fn on_log_message(&self, params: LoggingMessageNotificationParams) {
+        let _ = params;
+    }
+
+    /// Hears `notifications/resources/updated`.
+    async fn on_resource_updated(&self, params: ResourceUpdatedNotificationParams) {
+        let _ = params;
+    }
+
+    /// Hears `notifications/tools/list_changed`, `notifications/prompts/list_changed` and
+    /// `notifications/resources/list_changed`; `method` says which.
+    async fn on_list_changed(&self, method: &str) {
+        let _ = method;
+    }
+
+    /// Hears `notifications/elicitation/complete`.
+    async fn on_elicitation_complete(&self, params: ElicitationCompleteNotificationParams) {
+        let _ = params;
+    }
+
+    /// Hears any other notification.
+    async fn on_notification(&self, notification: Notification) {
+        let _ = notification;
+    }
+}
+
+/// A client handler that supports nothing and ignores every notification.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoHandler;
+
+impl ClientHandler for NoHandler {}
+
+/// Settings of a client connection.
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    /// The client's name and version, sent in `initialize`.
+    pub info: Implementation,
+    /// The capabilities to declare; set them to match the handler.
+    pub capabilities: ClientCapabilities,
+    /// The protocol version to ask for.
+    pub protocol_version: String,
+    /// The time-out of requests that set none.
+    pub request_timeout: Duration,
+}
+
+impl ClientOptions {
+    /// Creates options with no capabilities and the latest protocol version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ClientOptions {
+            info: Implementation::new(name, version),
+            capabilities: ClientCapabilities::default(),
+            protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
+            request_timeout: rt::DEFAULT_REQUEST_TIMEOUT,
+        }
+    }
+
+    /// Sets the capabilities to declare.
+    pub fn with_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets the default request time-out.
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+}
+
+struct ClientService {
+    handler: Arc<dyn ClientHandler>,
+    capabilities: ClientCapabilities,
+}
+
+fn answer<T: serde::Serialize>(result: Result<T, ErrorData>) -> Result<Value, ErrorData> {
+    result.and_then(|r| rt::to_result(&r))
+}
+
+impl Service for ClientService {
+    fn request(&self, request: Request, incoming: IncomingRequest) -> Reply {
+        let handler = self.handler.clone();
+        let caps = &self.capabilities;
+        match request.method.as_str() {
+            methods::PING => Reply::Now(rt::to_result(&EmptyResult::default())),
+            methods::SAMPLING_CREATE_MESSAGE if caps.sampling.is_some() => {
+                let params: CreateMessageRequestParams = match rt::request_params(request.params) {
+                    Ok(p) => p,
+                    Err(e) => return Reply::Now(Err(e)),
+                };
+                let with_tools = params.tools.is_some() || params.tool_choice.is_some();
+                if with_tools && caps.sampling.as_ref().and_then(|s| s.tools.as_ref()).is_none() {
+                    let e = ErrorData::invalid_params("tools in sampling were sent without the sampling.tools capability");
+                    return Reply::Now(Err(e));
+                }
+                Reply::Later(async move { answer(handler.create_message(params, incoming).await) }.boxed())
+            }
+            methods::ELICITATION_CREATE if caps.elicitation.is_some() => {
+                let params: ElicitRequestParams = match rt::request_params(request.params) {
+                    Ok(p) => p,
+                    Err(e) => return Reply::Now(Err(e)),
+                };
+                let declared = caps.elicitation.as_ref().is_some_and(|e| match &params {
+                    ElicitRequestParams::Form(_) => e.supports_form(),
+                    ElicitRequestParams::Url(_) => e.supports_url(),
+                });
+                if !declared {
+                    return Reply::Now(Err(ErrorData::invalid_params("elicitation mode not supported by this client")));
+                }
+                Reply::Later(async move { answer(handler.elicit(params, incoming).await) }.boxed())
+            }
+            methods::ROOTS_LIST if caps.roots.is_some() => {
+                Reply::Later(async move { answer(handler.list_roots(incoming).await) }.boxed())
+            }
+            other => Reply::Now(Err(ErrorData::method_not_found(other))),
+        }
+    }
+
+    fn notification(&self, notification: Notification, _peer: &Peer) -> Option<BoxFuture<'static, ()>> {
+        let handler = self.handler.clone();
+        Some(
+            async move {
+                match notification.method.as_str() {
+                    methods::NOTIFICATIONS_MESSAGE => match parse_params(&notification.params) {
+                        Some(p) => handler.on_log_message(p).await,
+                        None => tracing::debug!("malformed log notification"),
+                    },
+                    methods::NOTIFICATIONS_RESOURCES_UPDATED => match parse_params(&notification.params) {
+                        Some(p) => handler.on_resource_updated(p).await,
+                        None => tracing::debug!("malformed resource update"),
+                    },
+                    m @ (methods::NOTIFICATIONS_TOOLS_LIST_CHANGED
+                    | methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED
+                    | methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED) => handler.on_list_changed(m).await,
+                    methods::NOTIFICATIONS_ELICITATION_COMPLETE => match parse_params(&notification.params) {
+                        Some(p) => handler.on_elicitation_complete(p).await,
+                        None => tracing::debug!("malformed elicitation completion"),
+                    },
+                    _ => handler.on_notification(notification).await,
+                }
+            }
+            .boxed(),
+        )
+    }
+}
+
+/// A connected, initialized MCP client.
+///
+/// Cloning is cheap; clones share the connection.
+#[derive(Clone)]
+pub struct Client {
+    peer: Peer,
+    server: Arc<InitializeResult>,
+    task: Arc<Mutex<Option<JoinHandle<()>>>>,
+    output_schemas: Arc<Mutex<HashMap<String, Arc<jsonschema::Validator>>>>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("server", &self.server.server_info).finish()
+    }
+}
+
+impl Client {
+    /// Connects over `transport` with no client-side features and initializes the session.
+    pub async fn connect(transport: impl Transport, options: ClientOptions) -> Result<Client, Error> {
+        Self::connect_with_handler(transport, options, NoHandler).await
+    }
+
+    /// Connects over `transport`, answering server requests with `handler`, and initializes.
+    ///
+    /// Fails when the server answers with a protocol version this crate does not support.
+    pub async fn connect_with_handler(
+        transport: impl Transport,
+        options: ClientOptions,
+        handler: impl ClientHandler,
+    ) -> Result<Client, Error> {
+        let service = Arc::new(ClientService { handler: Arc::new(handler), capabilities: options.capabilities.clone() });
+        let config = SessionConfig { default_timeout: options.request_timeout, ..SessionConfig::default() };
+        let (peer, task) = rt::start(transport, service, config);
+        let mut params = InitializeRequestParams::new(options.capabilities, options.info);
+        params.protocol_version = options.protocol_version;
+        let result: Result<InitializeResult, Error> =
+            peer.request_typed(methods::INITIALIZE, &params, RequestOptions::default()).await;
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => {
+                peer.close();
+                return Err(e);
+            }
+        };
+        if !is_supported_protocol_version(&result.protocol_version) {
+            peer.close();
+            return Err(Error::Protocol(format!("the server chose protocol version {}, which is not supported", result.protocol_version)));
+        }
+        peer.notify(methods::NOTIFICATIONS_INITIALIZED, &serde_json::json!({}), None)?;
+        Ok(Client {
+            peer,
+            server: Arc::new(result),
+            task: Arc::new(Mutex::new(Some(task))),
+            output_schemas: Arc::default(),
+        })
+    }
+
+    /// Returns what the server said in its `initialize` result.
+    pub fn server(&self) -> &InitializeResult {
+        &self.server
+    }
+
+    /// Returns the negotiated protocol version.
+    pub fn protocol_version(&self) -> &str {
+        &self.server.protocol_version
+    }
+
+    /// Returns the handle to the server, for raw requests and notifications.
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    fn require(&self, declared: bool, what: &str) -> Result<(), Error> {
+        if declared { Ok(()) } else { Err(Error::CapabilityMissing(what.to_owned())) }
+    }
+
+    /// Sends any request and returns its raw result.
+    pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
+        self.peer.request(method, params, options).await
+    }
+
+    /// Sends `ping`.
+    pub async fn ping(&self) -> Result<(), Error> {
+        self.peer.ping().await
+    }
+
+    /// Lists one page of tools.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, Error> {
+        self.require(self.server.capabilities.tools.is_some(), "tools")?;
+        let params = PaginatedRequestParams { cursor, meta: None };
+        let result: ListToolsResult = self.peer.request_typed(methods::TOOLS_LIST, &params, RequestOptions::default()).await?;
+        let mut schemas = lock(&self.output_schemas);
+        for tool in &result.tools {
+            if let Some(schema) = &tool.output_schema
+                && let Ok(v) = jsonschema::validator_for(&Value::Object(schema.clone()))
+            {
+                schemas.insert(tool.name.clone(), Arc::new(v));
+            }
+        }
+        Ok(result)
+    }
+
+    /// Lists every tool, following the pages.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, Error> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_tools(cursor).await?;
+            all.extend(page.tools);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// Calls a tool with JSON arguments (an object, or `null` for none).
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
+        let arguments = match arguments {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => return Err(Error::Protocol(format!("tool arguments must be a JSON object, not {other}"))),
+        };
+        let params = CallToolRequestParams { name: name.to_owned(), arguments, task: None, meta: None };
+        self.call_tool_with(params, RequestOptions::default()).await
+    }
+
+    /// Calls a tool with full control over the parameters and the request.
+    ///
+    /// When the tool was listed with an output schema, structured content is validated
+    /// against it and a mismatch is an error.
+    pub async fn call_tool_with(&self, params: CallToolRequestParams, options: RequestOptions) -> Result<CallToolResult, Error> {
+        self.require(self.server.capabilities.tools.is_some(), "tools")?;
+        let name = params.name.clone();
+        let result: CallToolResult = self.peer.request_typed(methods::TOOLS_CALL, &params, options).await?;
+        let validator = lock(&self.output_schemas).get(&name).cloned();
+        if let Some(validator) = validator
+            && !result.is_error()
+        {
+            let structured = result.structured_content.clone().map(Value::Object);
+            match structured {
+                Some(s) if validator.is_valid(&s) => {}
+                Some(_) => return Err(Error::Protocol(format!("tool {name} returned structured content that does not match its output schema"))),
+                None => return Err(Error::Protocol(format!("tool {name} has an output schema but returned no structured content"))),
+            }
+        }
+        Ok(result)
+    }
+
+    /// Lists one page of resources.
+    pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult, Error> {
+        self.require(self.server.capabilities.resources.is_some(), "resources")?;
+        let params = PaginatedRequestParams { cursor, meta: None };
+        self.peer.request_typed(methods::RESOURCES_LIST, &params, RequestOptions::default()).await
+    }
+
+    /// Lists every resource, following the pages.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_resources(cursor).await?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// Lists one page of resource templates.
+    pub async fn list_resource_templates(&self, cursor: Option<String>) -> Result<ListResourceTemplatesResult, Error> {
+        self.require(self.server.capabilities.resources.is_some(), "resources")?;
+        let params = PaginatedRequestParams { cursor, meta: None };
+        self.peer.request_typed(methods::RESOURCES_TEMPLATES_LIST, &params, RequestOptions::default()).await
+    }
+
+    /// Lists every resource template, following the pages.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_resource_templates(cursor).await?;
+            all.extend(page.resource_templates);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
+        self.require(self.server.capabilities.resources.is_some(), "resources")?;
+        let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
+        self.peer.request_typed(methods::RESOURCES_READ, &params, RequestOptions::default()).await
+    }
+
+    fn subscriptions_declared(&self) -> bool {
+        self.server.capabilities.resources.as_ref().and_then(|r| r.subscribe) == Some(true)
+    }
+
+    /// Subscribes to updates of a resource.
+    pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
+        self.require(self.subscriptions_declared(), "resources.subscribe")?;
+        let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
+        self.peer.request_typed::<_, EmptyResult>(methods::RESOURCES_SUBSCRIBE, &params, RequestOptions::default()).await.map(drop)
+    }
+
+    /// Ends a subscription.
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
+        self.require(self.subscriptions_declared(), "resources.subscribe")?;
+        let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
+        self.peer.request_typed::<_, EmptyResult>(methods::RESOURCES_UNSUBSCRIBE, &params, RequestOptions::default()).await.map(drop)
+    }
+
+    /// Lists one page of prompts.
+    pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, Error> {
+        self.require(self.server.capabilities.prompts.is_some(), "prompts")?;
+        let params = PaginatedRequestParams { cursor, meta: None };
+        self.peer.request_typed(methods::PROMPTS_LIST, &params, RequestOptions::default()).await
+    }
+
+    /// Lists every prompt, following the pages.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_prompts(cursor).await?;
+            all.extend(page.prompts);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// Gets a prompt with string arguments.
+    pub async fn get_prompt<'a>(&self, name: &str, arguments: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<GetPromptResult, Error> {
+        self.require(self.server.capabilities.prompts.is_some(), "prompts")?;
+        let arguments: JsonObject = arguments.into_iter().map(|(k, v)| (k.to_owned(), Value::String(v.to_owned()))).collect();
+        let params = GetPromptRequestParams { name: name.to_owned(), arguments: Some(arguments), meta: None };
+        self.peer.request_typed(methods::PROMPTS_GET, &params, RequestOptions::default()).await
+    }
+
+    /// Asks for completions of an argument of a prompt or resource template.
+    pub async fn complete(&self, reference: CompletionReference, argument: &str, value: &str) -> Result<CompleteResult, Error> {
+        self.require(self.server.capabilities.completions.is_some(), "completions")?;
+        let params = CompleteRequestParams {
+            reference,
+            argument: CompletionArgument { name: argument.to_owned(), value: value.to_owned() },
+            context: None,
+            meta: None,
+        };
+        self.peer.request_typed(methods::COMPLETION_COMPLETE, &params, RequestOptions::default()).await
+    }
+
+    /// Sets the lowest level of log messages the server should send.
+    pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), Error> {
+        self.require(self.server.capabilities.logging.is_some(), "logging")?;
+        let params = SetLevelRequestParams { level, meta: None };
+        self.peer.request_typed::<_, EmptyResult>(methods::LOGGING_SET_LEVEL, &params, RequestOptions::default()).await.map(drop)
+    }
+
+    /// Tells the server that the client's roots changed.
+    pub fn notify_roots_list_changed(&self) -> Result<(), Error> {
+        self.peer.notify(methods::NOTIFICATIONS_ROOTS_LIST_CHANGED, &serde_json::json!({}), None)
+    }
+
+    /// Closes the connection and waits until the session has ended.
+    ///
+    /// Over a spawned process this closes its stdin, waits for it to exit, and terminates
+    /// it if it does not.
+    pub async fn close(&self) {
+        self.peer.close();
+        let task = lock(&self.task).take();
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! The one error type of local failures.
+
+use crate::jsonrpc::ErrorData;
+
+/// Everything that can go wrong when talking to a peer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The peer answered with a JSON-RPC error.
+    #[error("{0}")]
+    Rpc(#[from] ErrorData),
+    /// The connection is closed, or closed while the request was in flight.
+    #[error("transport closed")]
+    TransportClosed,
+    /// The request got no response within its time-out; a cancellation was sent.
+    #[error("request timed out after {0:?}")]
+    Timeout(std::time::Duration),
+    /// The request was cancelled by this side before its response came.
+    #[error("request cancelled")]
+    Cancelled,
+    /// The peer broke the protocol, or the negotiation failed.
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The peer did not declare the capability that a request needs.
+    #[error("the peer does not support {0}")]
+    CapabilityMissing(String),
+    /// A payload could not be converted from or to JSON.
+    #[error("invalid JSON payload: {0}")]
+    Json(#[from] serde_json::Error),
+    /// An input/output error in a transport.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// Returns the JSON-RPC error the peer sent, when this is one.
+    pub fn rpc(&self) -> Option<&ErrorData> {
+        match self {
+            Error::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+}

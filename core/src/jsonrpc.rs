@@ -1,0 +1,437 @@
+//! JSON-RPC 2.0 envelopes as MCP uses them, and the one codec that turns bytes into them.
+//!
+//! MCP narrows JSON-RPC: ids are strings or integers (never `null`), batches are not allowed,
+//! and `params` is an object when present. [`JsonRpcMessage::decode`] applies those rules once
+//! for every transport and reports each violation with the JSON-RPC error code the peer must
+//! receive.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
+use serde_json::Value;
+
+/// The error code for input that is not valid JSON.
+pub const PARSE_ERROR: i64 = -32700;
+/// The error code for JSON that is not a valid JSON-RPC request.
+pub const INVALID_REQUEST: i64 = -32600;
+/// The error code for a method the receiver does not offer.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// The error code for parameters that do not match what the method takes.
+pub const INVALID_PARAMS: i64 = -32602;
+/// The error code for a failure inside the receiver.
+pub const INTERNAL_ERROR: i64 = -32603;
+/// The MCP error code for a resource that does not exist.
+pub const RESOURCE_NOT_FOUND: i64 = -32002;
+/// The MCP error code that asks the client to complete a URL-mode elicitation first.
+pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+/// The error code this implementation uses when a request timed out before its response came.
+pub const REQUEST_TIMEOUT: i64 = -32001;
+
+/// The identifier of a request: a string or an integer, echoed with its original JSON type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.to_owned())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s)
+    }
+}
+
+/// The error object of a JSON-RPC error response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message} (code {code})")]
+pub struct ErrorData {
+    /// The numeric error code.
+    pub code: i64,
+    /// A short description of the error.
+    pub message: String,
+    /// Extra information about the error, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorData {
+    /// Creates an error with the given code and message and no data.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        ErrorData { code, message: message.into(), data: None }
+    }
+
+    /// Attaches data to the error.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// Creates a parse error (-32700).
+    pub fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(PARSE_ERROR, message)
+    }
+
+    /// Creates an invalid-request error (-32600).
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(INVALID_REQUEST, message)
+    }
+
+    /// Creates a method-not-found error (-32601) naming the method.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    /// Creates an invalid-params error (-32602).
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(INVALID_PARAMS, message)
+    }
+
+    /// Creates an internal error (-32603).
+    pub fn internal_error(message: impl Into<String>) -> Self {
+        Self::new(INTERNAL_ERROR, message)
+    }
+
+    /// Creates a resource-not-found error (-32002) whose data names the URI.
+    pub fn resource_not_found(uri: &str) -> Self {
+        Self::new(RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
+            .with_data(serde_json::json!({ "uri": uri }))
+    }
+}
+
+/// The `"jsonrpc": "2.0"` marker, which serializes to the version string.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Version2;
+
+impl Serialize for Version2 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str("2.0")
+    }
+}
+
+impl<'de> Deserialize<'de> for Version2 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = <&str>::deserialize(d)?;
+        if v == "2.0" { Ok(Version2) } else { Err(D::Error::custom("jsonrpc must be \"2.0\"")) }
+    }
+}
+
+/// A request: it has an id and expects exactly one response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// The protocol marker.
+    pub jsonrpc: Version2,
+    /// The id the response will echo.
+    pub id: RequestId,
+    /// The method to invoke.
+    pub method: String,
+    /// The parameters, an object when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+}
+
+/// A notification: it has no id and gets no response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Notification {
+    /// The protocol marker.
+    pub jsonrpc: Version2,
+    /// The notification's method.
+    pub method: String,
+    /// The parameters, an object when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+}
+
+/// A successful response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Response {
+    /// The protocol marker.
+    pub jsonrpc: Version2,
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The result object.
+    pub result: Value,
+}
+
+/// An error response; the id is absent when the request's id could not be read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorResponse {
+    /// The protocol marker.
+    pub jsonrpc: Version2,
+    /// The id of the request this answers, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: ErrorData,
+}
+
+/// Any JSON-RPC message MCP allows on the wire.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum JsonRpcMessage {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A successful response.
+    Response(Response),
+    /// An error response.
+    Error(ErrorResponse),
+}
+
+/// Why bytes could not be decoded into a [`JsonRpcMessage`], with what to answer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{error}")]
+pub struct DecodeError {
+    /// The id of the offending request, when it could be read.
+    pub id: Option<RequestId>,
+    /// The error to send back.
+    pub error: ErrorData,
+    /// Whether the peer expects an answer: false for broken notifications and responses.
+    pub answerable: bool,
+}
+
+impl DecodeError {
+    fn invalid(id: Option<RequestId>, message: impl Into<String>, answerable: bool) -> Self {
+        DecodeError { id, error: ErrorData::invalid_request(message), answerable }
+    }
+}
+
+/// Deserializes a present field as `Some`, so that `null` and absence can be told apart.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// The loosest shape a message may have; [`JsonRpcMessage::decode`] checks the rest.
+#[derive(Deserialize)]
+struct RawMessage {
+    #[serde(default, deserialize_with = "present")]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
+}
+
+impl JsonRpcMessage {
+    /// Decodes one message, enforcing the MCP rules on ids, batches and envelopes.
+    pub fn decode(bytes: &[u8]) -> Result<JsonRpcMessage, DecodeError> {
+        let raw: RawMessage = match serde_json::from_slice(bytes) {
+            Ok(raw) => raw,
+            Err(e) if e.is_data() => {
+                let what = match serde_json::from_slice::<Value>(bytes) {
+                    Ok(Value::Array(_)) => "JSON-RPC batches are not supported",
+                    _ => "a JSON-RPC message must be a JSON object",
+                };
+                return Err(DecodeError::invalid(None, what, true));
+            }
+            Err(e) => {
+                return Err(DecodeError {
+                    id: None,
+                    error: ErrorData::parse_error(format!("Parse error: {e}")),
+                    answerable: true,
+                });
+            }
+        };
+        raw.into_message()
+    }
+
+    /// Encodes the message as compact JSON with no newline.
+    pub fn encode(&self) -> Vec<u8> {
+        // Serializing these types cannot fail: every map key is a string.
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// Creates a request.
+    pub fn request(id: RequestId, method: impl Into<String>, params: Option<Value>) -> Self {
+        JsonRpcMessage::Request(Request { jsonrpc: Version2, id, method: method.into(), params })
+    }
+
+    /// Creates a notification.
+    pub fn notification(method: impl Into<String>, params: Option<Value>) -> Self {
+        JsonRpcMessage::Notification(Notification { jsonrpc: Version2, method: method.into(), params })
+    }
+
+    /// Creates a successful response.
+    pub fn response(id: RequestId, result: Value) -> Self {
+        JsonRpcMessage::Response(Response { jsonrpc: Version2, id, result })
+    }
+
+    /// Creates an error response.
+    pub fn error(id: Option<RequestId>, error: ErrorData) -> Self {
+        JsonRpcMessage::Error(ErrorResponse { jsonrpc: Version2, id, error })
+    }
+
+    /// Returns the method name of a request or notification.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            JsonRpcMessage::Request(r) => Some(&r.method),
+            JsonRpcMessage::Notification(n) => Some(&n.method),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcMessage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawMessage::deserialize(d)?;
+        raw.into_message().map_err(|e| D::Error::custom(e.error.message))
+    }
+}
+
+fn read_id(v: Value) -> Result<RequestId, &'static str> {
+    match v {
+        Value::String(s) => Ok(RequestId::String(s)),
+        Value::Number(n) => n.as_i64().map(RequestId::Number).ok_or("id must be an integer or a string"),
+        Value::Null => Err("id must not be null"),
+        _ => Err("id must be an integer or a string"),
+    }
+}
+
+impl RawMessage {
+    fn into_message(self) -> Result<JsonRpcMessage, DecodeError> {
+        let is_request = self.method.is_some() && self.id.is_some();
+        let has_method = self.method.is_some();
+        let id = match self.id {
+            None => None,
+            Some(v) => match read_id(v) {
+                Ok(id) => Some(id),
+                Err(why) => return Err(DecodeError::invalid(None, why, true)),
+            },
+        };
+        if self.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+            return Err(DecodeError::invalid(id, "jsonrpc must be \"2.0\"", is_request || !has_method));
+        }
+        if let Some(method) = self.method {
+            let Value::String(method) = method else {
+                let answerable = id.is_some();
+                return Err(DecodeError::invalid(id, "method must be a string", answerable));
+            };
+            if self.result.is_some() || self.error.is_some() {
+                let answerable = id.is_some();
+                return Err(DecodeError::invalid(id, "a request carries no result or error", answerable));
+            }
+            let params = match self.params {
+                None => None,
+                Some(p @ Value::Object(_)) => Some(p),
+                Some(_) => {
+                    return Err(DecodeError {
+                        answerable: id.is_some(),
+                        id,
+                        error: ErrorData::invalid_params("params must be an object"),
+                    });
+                }
+            };
+            return Ok(match id {
+                Some(id) => JsonRpcMessage::Request(Request { jsonrpc: Version2, id, method, params }),
+                None => JsonRpcMessage::Notification(Notification { jsonrpc: Version2, method, params }),
+            });
+        }
+        match (self.result, self.error) {
+            (Some(_), Some(_)) => Err(DecodeError::invalid(id, "a response has a result or an error, not both", false)),
+            (Some(result), None) => match id {
+                Some(id) => Ok(JsonRpcMessage::response(id, result)),
+                None => Err(DecodeError::invalid(None, "a result response needs an id", false)),
+            },
+            (None, Some(error)) => match serde_json::from_value::<ErrorData>(error) {
+                Ok(error) => Ok(JsonRpcMessage::error(id, error)),
+                Err(_) => Err(DecodeError::invalid(id, "malformed error object", false)),
+            },
+            (None, None) => Err(DecodeError::invalid(id, "a message needs a method, a result or an error", true)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(s: &str) -> Result<JsonRpcMessage, DecodeError> {
+        JsonRpcMessage::decode(s.as_bytes())
+    }
+
+    #[test]
+    fn ids_keep_their_type() {
+        let m = decode(r#"{"jsonrpc":"2.0","id":"7","method":"ping"}"#).unwrap();
+        let JsonRpcMessage::Request(r) = &m else { panic!("not a request") };
+        assert_eq!(r.id, RequestId::String("7".into()));
+        let reply = JsonRpcMessage::response(r.id.clone(), serde_json::json!({}));
+        assert_eq!(String::from_utf8(reply.encode()).unwrap(), r#"{"jsonrpc":"2.0","id":"7","result":{}}"#);
+        let m = decode(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#).unwrap();
+        assert_eq!(String::from_utf8(m.encode()).unwrap(), r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
+    }
+
+    #[test]
+    fn malformed_json_is_a_parse_error_without_id() {
+        let e = decode(r#"{"jsonrpc":"2.0","id":1,"method":"#).unwrap_err();
+        assert_eq!(e.error.code, PARSE_ERROR);
+        assert_eq!(e.id, None);
+        let reply = JsonRpcMessage::error(e.id, e.error);
+        let v: Value = serde_json::from_slice(&reply.encode()).unwrap();
+        assert!(v.get("id").is_none(), "an error for an unreadable id omits it: {v}");
+    }
+
+    #[test]
+    fn envelope_violations_are_invalid_requests() {
+        for (input, id) in [
+            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, None),
+            (r#""hello""#, None),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#, Some(RequestId::Number(3))),
+            (r#"{"id":4,"method":"ping"}"#, Some(RequestId::Number(4))),
+            (r#"{"jsonrpc":"2.0","id":5,"method":12}"#, Some(RequestId::Number(5))),
+            (r#"{"jsonrpc":"2.0","id":6}"#, Some(RequestId::Number(6))),
+        ] {
+            let e = decode(input).unwrap_err();
+            assert_eq!(e.error.code, INVALID_REQUEST, "{input}");
+            assert_eq!(e.id, id, "{input}");
+        }
+    }
+
+    #[test]
+    fn non_object_params_are_invalid_params() {
+        let e = decode(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}"#).unwrap_err();
+        assert_eq!(e.error.code, INVALID_PARAMS);
+        assert_eq!(e.id, Some(RequestId::Number(1)));
+    }
+
+    #[test]
+    fn classifies_every_kind() {
+        assert!(matches!(decode(r#"{"jsonrpc":"2.0","method":"x"}"#), Ok(JsonRpcMessage::Notification(_))));
+        assert!(matches!(decode(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Ok(JsonRpcMessage::Response(_))));
+        let e = decode(r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"bad"}}"#).unwrap();
+        assert!(matches!(e, JsonRpcMessage::Error(ErrorResponse { id: None, .. })));
+        let m = decode(r#"{"jsonrpc":"2.0","id":1,"method":"x","extra":true,"params":{"a":1}}"#).unwrap();
+        assert_eq!(m.method(), Some("x"));
+    }
+}

@@ -1,0 +1,19 @@
+#![doc = include_str!("../README.md")]
+//!
+//! Architecture Invariant: this crate knows nothing of any foreign-language binding. Payloads
+//! are JSON (serde values or the typed model), handlers are async trait objects, and every
+//! protocol rule (lifecycle, negotiation, validation, cancellation, progress) lives here once.
+
+pub mod client;
+pub mod error;
+pub mod jsonrpc;
+pub mod model;
+pub mod server;
+pub mod session;
+pub mod transport;
+
+pub use client::{Client, ClientHandler, ClientOptions};
+pub use error::Error;
+pub use jsonrpc::{ErrorData, RequestId};
+pub use server::{RequestContext, Server};
+pub use session::{Peer, RequestOptions};

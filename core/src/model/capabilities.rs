@@ -1,0 +1,262 @@
+//! Client and server capability trees exchanged during initialization.
+//!
+//! Leaves are `{}` objects whose presence means "supported" (kept raw as
+//! [`JsonObject`]), except the `listChanged` and `subscribe` booleans.
+
+use serde::{Deserialize, Serialize};
+
+use super::common::JsonObject;
+
+/// The `listChanged` capability shared by roots, prompts and tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListChangedCapability {
+    /// Whether the sender emits a `list_changed` notification when the list changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// The client's `roots` capability.
+pub type RootsCapability = ListChangedCapability;
+/// The server's `prompts` capability.
+pub type PromptsCapability = ListChangedCapability;
+/// The server's `tools` capability.
+pub type ToolsCapability = ListChangedCapability;
+
+/// The client's `sampling` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SamplingCapability {
+    /// Present if the client supports the soft-deprecated `includeContext` values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<JsonObject>,
+    /// Present if the client supports `tools` and `toolChoice` in sampling requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<JsonObject>,
+}
+
+/// The client's `elicitation` capability; an empty object means form mode only.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationCapability {
+    /// Present if the client supports form-mode elicitation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<JsonObject>,
+    /// Present if the client supports URL-mode elicitation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<JsonObject>,
+}
+
+impl ElicitationCapability {
+    /// Returns whether form mode is supported (explicitly, or implied by an empty object).
+    pub fn supports_form(&self) -> bool {
+        self.form.is_some() || self.url.is_none()
+    }
+
+    /// Returns whether URL mode is supported.
+    pub fn supports_url(&self) -> bool {
+        self.url.is_some()
+    }
+}
+
+/// The client's task support for `sampling/*` requests.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SamplingTasksCapability {
+    /// Present if `sampling/createMessage` may be task-augmented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub create_message: Option<JsonObject>,
+}
+
+/// The client's task support for `elicitation/*` requests.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationTasksCapability {
+    /// Present if `elicitation/create` may be task-augmented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub create: Option<JsonObject>,
+}
+
+/// The request types a client accepts as tasks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientTaskRequestsCapability {
+    /// Task support for sampling requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingTasksCapability>,
+    /// Task support for elicitation requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationTasksCapability>,
+}
+
+/// The client's `tasks` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientTasksCapability {
+    /// Present if the client supports `tasks/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<JsonObject>,
+    /// Present if the client supports `tasks/cancel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<JsonObject>,
+    /// The request types the client accepts as tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ClientTaskRequestsCapability>,
+}
+
+/// Capabilities a client may support.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientCapabilities {
+    /// Experimental, non-standard capabilities, keyed by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<JsonObject>,
+    /// Present if the client can list roots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<RootsCapability>,
+    /// Present if the client supports sampling from a language model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingCapability>,
+    /// Present if the client supports elicitation from the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationCapability>,
+    /// Present if the client supports task-augmented requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<ClientTasksCapability>,
+}
+
+impl ClientCapabilities {
+    /// Declares the `roots` capability.
+    pub fn with_roots(mut self, list_changed: bool) -> Self {
+        self.roots = Some(ListChangedCapability {
+            list_changed: Some(list_changed),
+        });
+        self
+    }
+
+    /// Declares the `sampling` capability with no sub-capabilities.
+    pub fn with_sampling(mut self) -> Self {
+        self.sampling = Some(SamplingCapability::default());
+        self
+    }
+
+    /// Declares form-mode (and optionally URL-mode) elicitation.
+    pub fn with_elicitation(mut self, url: bool) -> Self {
+        self.elicitation = Some(ElicitationCapability {
+            form: Some(JsonObject::new()),
+            url: url.then(JsonObject::new),
+        });
+        self
+    }
+}
+
+/// The server's `resources` capability.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesCapability {
+    /// Whether the server supports `resources/subscribe`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<bool>,
+    /// Whether the server emits `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// The server's task support for `tools/*` requests.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsTasksCapability {
+    /// Present if `tools/call` may be task-augmented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<JsonObject>,
+}
+
+/// The request types a server accepts as tasks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTaskRequestsCapability {
+    /// Task support for tool requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolsTasksCapability>,
+}
+
+/// The server's `tasks` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTasksCapability {
+    /// Present if the server supports `tasks/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<JsonObject>,
+    /// Present if the server supports `tasks/cancel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<JsonObject>,
+    /// The request types the server accepts as tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ServerTaskRequestsCapability>,
+}
+
+/// Capabilities a server may support.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerCapabilities {
+    /// Experimental, non-standard capabilities, keyed by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<JsonObject>,
+    /// Present if the server sends log messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<JsonObject>,
+    /// Present if the server supports argument completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<JsonObject>,
+    /// Present if the server offers prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<PromptsCapability>,
+    /// Present if the server offers resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// Present if the server offers tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolsCapability>,
+    /// Present if the server supports task-augmented requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<ServerTasksCapability>,
+}
+
+impl ServerCapabilities {
+    /// Declares the `tools` capability.
+    pub fn with_tools(mut self, list_changed: bool) -> Self {
+        self.tools = Some(ListChangedCapability {
+            list_changed: Some(list_changed),
+        });
+        self
+    }
+
+    /// Declares the `prompts` capability.
+    pub fn with_prompts(mut self, list_changed: bool) -> Self {
+        self.prompts = Some(ListChangedCapability {
+            list_changed: Some(list_changed),
+        });
+        self
+    }
+
+    /// Declares the `resources` capability.
+    pub fn with_resources(mut self, subscribe: bool, list_changed: bool) -> Self {
+        self.resources = Some(ResourcesCapability {
+            subscribe: Some(subscribe),
+            list_changed: Some(list_changed),
+        });
+        self
+    }
+
+    /// Declares the `logging` capability.
+    pub fn with_logging(mut self) -> Self {
+        self.logging = Some(JsonObject::new());
+        self
+    }
+
+    /// Declares the `completions` capability.
+    pub fn with_completions(mut self) -> Self {
+        self.completions = Some(JsonObject::new());
+        self
+    }
+}

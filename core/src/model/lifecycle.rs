@@ -1,0 +1,98 @@
+//! Lifecycle: `initialize` params and result, and protocol version negotiation.
+
+use serde::{Deserialize, Serialize};
+
+use super::capabilities::{ClientCapabilities, ServerCapabilities};
+use super::common::{Implementation, Meta};
+
+/// The newest protocol revision this crate implements.
+pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Every protocol revision this crate can negotiate, newest first.
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
+    &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Returns whether `version` is one of [`SUPPORTED_PROTOCOL_VERSIONS`].
+pub fn is_supported_protocol_version(version: &str) -> bool {
+    SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
+}
+
+/// Picks the version a server answers with: the requested one if supported, else the latest.
+pub fn negotiate_protocol_version(requested: &str) -> &'static str {
+    SUPPORTED_PROTOCOL_VERSIONS
+        .iter()
+        .copied()
+        .find(|v| *v == requested)
+        .unwrap_or(LATEST_PROTOCOL_VERSION)
+}
+
+/// The params of `initialize`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeRequestParams {
+    /// The newest protocol version the client supports.
+    pub protocol_version: String,
+    /// The capabilities of the client.
+    pub capabilities: ClientCapabilities,
+    /// Information about the client implementation.
+    pub client_info: Implementation,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl InitializeRequestParams {
+    /// Creates params requesting the latest protocol version.
+    pub fn new(capabilities: ClientCapabilities, client_info: Implementation) -> Self {
+        Self {
+            protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
+            capabilities,
+            client_info,
+            meta: None,
+        }
+    }
+}
+
+/// The result of `initialize`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    /// The protocol version the server chose.
+    pub protocol_version: String,
+    /// The capabilities of the server.
+    pub capabilities: ServerCapabilities,
+    /// Information about the server implementation.
+    pub server_info: Implementation,
+    /// Usage hints for the model, e.g. for a system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl InitializeResult {
+    /// Creates a result for the given version, capabilities and server info.
+    pub fn new(
+        protocol_version: impl Into<String>,
+        capabilities: ServerCapabilities,
+        server_info: Implementation,
+    ) -> Self {
+        Self {
+            protocol_version: protocol_version.into(),
+            capabilities,
+            server_info,
+            instructions: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the instructions.
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+}
+
+/// The params of `notifications/initialized` (only an optional `_meta`).
+pub type InitializedNotificationParams = super::common::NotificationParams;

@@ -1,0 +1,140 @@
+//! What a server handler can do while it runs: report progress, log, and ask the client.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+use super::session::ServerSession;
+use crate::{
+    Error,
+    jsonrpc::RequestId,
+    model::{
+        ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+        Implementation, ListRootsResult, LoggingLevel, Meta, ProgressToken, methods,
+    },
+    session::{IncomingRequest, Peer, RequestOptions},
+};
+
+/// The context of one request a server is handling.
+///
+/// It is cheap to clone. Requests it sends to the client are tied to the request being
+/// handled, so transports with several streams deliver them on that request's stream.
+#[derive(Clone)]
+pub struct RequestContext {
+    pub(crate) incoming: IncomingRequest,
+    pub(crate) session: Arc<ServerSession>,
+    pub(crate) meta: Option<Meta>,
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext").field("id", &self.incoming.id).finish()
+    }
+}
+
+impl RequestContext {
+    /// Returns the id of the request being handled.
+    pub fn request_id(&self) -> &RequestId {
+        &self.incoming.id
+    }
+
+    /// Returns the request's `_meta`, if it had one.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    /// Returns the progress token the client asked for, if any.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.incoming.progress_token.as_ref()
+    }
+
+    /// Returns whether the client cancelled the request (or the session ended).
+    pub fn is_cancelled(&self) -> bool {
+        self.incoming.is_cancelled()
+    }
+
+    /// Resolves when the client cancels the request or the session ends.
+    pub fn cancelled(&self) -> WaitForCancellationFutureOwned {
+        self.incoming.cancellation.clone().cancelled_owned()
+    }
+
+    /// Returns the token that fires on cancellation, to pass to other work.
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.incoming.cancellation.clone()
+    }
+
+    /// Reports progress, when the client asked for it; otherwise does nothing.
+    ///
+    /// `progress` must increase from one call to the next.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> Result<(), Error> {
+        self.incoming.report_progress(progress, total, message)
+    }
+
+    /// Sends a log message to the client, if its level passes the client's threshold.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) -> Result<(), Error> {
+        self.session.log(level, logger, data.into(), Some(self.incoming.id.clone()))
+    }
+
+    /// Returns the client's name and version.
+    pub fn client_info(&self) -> Option<Implementation> {
+        self.session.client_params().map(|p| p.client_info)
+    }
+
+    /// Returns the capabilities the client declared.
+    pub fn client_capabilities(&self) -> ClientCapabilities {
+        self.session.client_params().map(|p| p.capabilities).unwrap_or_default()
+    }
+
+    /// Returns the protocol version negotiated for this session.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.session.protocol_version()
+    }
+
+    /// Returns a handle to the client, to send it arbitrary requests and notifications.
+    pub fn peer(&self) -> &Peer {
+        &self.incoming.peer
+    }
+
+    fn options(&self) -> RequestOptions {
+        RequestOptions {
+            related_request: Some(self.incoming.id.clone()),
+            cancel: Some(self.incoming.cancellation.clone()),
+            ..RequestOptions::default()
+        }
+    }
+
+    /// Asks the client to sample from its language model (`sampling/createMessage`).
+    pub async fn create_message(&self, params: CreateMessageRequestParams) -> Result<CreateMessageResult, Error> {
+        let caps = self.client_capabilities();
+        let sampling = caps.sampling.ok_or_else(|| Error::CapabilityMissing("sampling".into()))?;
+        if (params.tools.is_some() || params.tool_choice.is_some()) && sampling.tools.is_none() {
+            return Err(Error::CapabilityMissing("sampling.tools".into()));
+        }
+        self.incoming.peer.request_typed(methods::SAMPLING_CREATE_MESSAGE, &params, self.options()).await
+    }
+
+    /// Asks the client to elicit information from its user (`elicitation/create`).
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, Error> {
+        let caps = self.client_capabilities();
+        let elicitation = caps.elicitation.ok_or_else(|| Error::CapabilityMissing("elicitation".into()))?;
+        match &params {
+            ElicitRequestParams::Form(_) if !elicitation.supports_form() => {
+                return Err(Error::CapabilityMissing("elicitation.form".into()));
+            }
+            ElicitRequestParams::Url(_) if !elicitation.supports_url() => {
+                return Err(Error::CapabilityMissing("elicitation.url".into()));
+            }
+            _ => {}
+        }
+        self.incoming.peer.request_typed(methods::ELICITATION_CREATE, &params, self.options()).await
+    }
+
+    /// Asks the client for its roots (`roots/list`).
+    pub async fn list_roots(&self) -> Result<ListRootsResult, Error> {
+        if self.client_capabilities().roots.is_none() {
+            return Err(Error::CapabilityMissing("roots".into()));
+        }
+        self.incoming.peer.request_typed(methods::ROOTS_LIST, &serde_json::json!({}), self.options()).await
+    }
+}

@@ -1,0 +1,519 @@
+//! The server role: register tools, resources, prompts and completions, then serve sessions.
+//!
+//! A [`Server`] holds the registrations and can serve any number of sessions at once, over
+//! any transport. Registrations may change while sessions run; each session that is in
+//! operation then gets the matching `list_changed` notification.
+//!
+//! ```no_run
+//! use mcpkit::{model::*, server::Server};
+//!
+//! # async fn run() -> Result<(), mcpkit::Error> {
+//! let server = Server::builder(Implementation::new("greeter", "1.0.0"))
+//!     .tool(
+//!         Tool::new("greet", "Greets someone.", serde_json::json!({
+//!             "type": "object",
+//!             "properties": { "name": { "type": "string" } },
+//!             "required": ["name"]
+//!         }).as_object().unwrap().clone()),
+//!         |args: JsonObject, _ctx| async move {
+//!             Ok(CallToolResult::text(format!("Hello, {}!", args["name"].as_str().unwrap_or("you"))))
+//!         },
+//!     )
+//!     .build()?;
+//! server.serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+
+mod context;
+mod handler;
+mod registry;
+mod session;
+mod typed;
+mod uri_template;
+
+use std::{
+    sync::{Arc, Mutex, Weak},
+    time::Duration,
+};
+
+use tokio::task::JoinHandle;
+
+pub use context::RequestContext;
+pub use handler::{CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
+pub use typed::{IntoToolResult, Json};
+pub use uri_template::UriTemplate;
+
+use self::{registry::Registry, session::ServerSession};
+use crate::{
+    Error,
+    model::{
+        Implementation, JsonObject, ListChangedCapability, LoggingLevel, Prompt, Resource, ResourceTemplate,
+        ResourcesCapability, ServerCapabilities, Tool, methods,
+    },
+    session::{self as rt, Peer, SessionConfig, lock},
+    transport::Transport,
+};
+
+/// Settings of a server.
+#[derive(Clone)]
+pub struct ServerOptions {
+    /// Text the client may give its model about how to use this server.
+    pub instructions: Option<String>,
+    /// How many items a list request returns per page.
+    pub page_size: usize,
+    /// The log level in force until the client sets one.
+    pub default_log_level: LoggingLevel,
+    /// Whether clients may subscribe to resource updates.
+    pub resource_subscriptions: bool,
+    /// The time-out of requests the server sends to clients.
+    pub request_timeout: Duration,
+    /// Extra capabilities to declare beyond what the registrations imply.
+    pub capabilities: ServerCapabilities,
+    /// Called when a client reports that its roots changed.
+    pub on_roots_changed: Option<Arc<dyn Fn(SessionHandle) + Send + Sync>>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            instructions: None,
+            page_size: 100,
+            default_log_level: LoggingLevel::Info,
+            resource_subscriptions: true,
+            request_timeout: rt::DEFAULT_REQUEST_TIMEOUT,
+            capabilities: ServerCapabilities::default(),
+            on_roots_changed: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerOptions")
+            .field("instructions", &self.instructions)
+            .field("page_size", &self.page_size)
+            .field("default_log_level", &self.default_log_level)
+            .field("resource_subscriptions", &self.resource_subscriptions)
+            .field("request_timeout", &self.request_timeout)
+            .finish()
+    }
+}
+
+pub(crate) struct ToolEntry {
+    pub(crate) tool: Tool,
+    pub(crate) handler: Arc<dyn ToolHandler>,
+    pub(crate) input: Option<jsonschema::Validator>,
+    pub(crate) output: Option<jsonschema::Validator>,
+}
+
+pub(crate) struct ResourceEntry {
+    pub(crate) resource: Resource,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+}
+
+pub(crate) struct TemplateEntry {
+    pub(crate) template: ResourceTemplate,
+    pub(crate) matcher: UriTemplate,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+}
+
+pub(crate) struct PromptEntry {
+    pub(crate) prompt: Prompt,
+    pub(crate) handler: Arc<dyn PromptHandler>,
+}
+
+pub(crate) struct ServerInner {
+    pub(crate) info: Implementation,
+    pub(crate) options: ServerOptions,
+    pub(crate) tools: Mutex<Registry<ToolEntry>>,
+    pub(crate) resources: Mutex<Registry<ResourceEntry>>,
+    pub(crate) templates: Mutex<Registry<TemplateEntry>>,
+    pub(crate) prompts: Mutex<Registry<PromptEntry>>,
+    pub(crate) completion: Mutex<Option<Arc<dyn CompletionHandler>>>,
+    sessions: Mutex<Vec<Weak<ServerSession>>>,
+}
+
+impl ServerInner {
+    /// The capabilities this server declares, derived from what is registered.
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        let mut caps = self.options.capabilities.clone();
+        let listed = Some(ListChangedCapability { list_changed: Some(true) });
+        if caps.tools.is_none() && !lock(&self.tools).is_empty() {
+            caps.tools = listed.clone();
+        }
+        if caps.prompts.is_none() && !lock(&self.prompts).is_empty() {
+            caps.prompts = listed.clone();
+        }
+        if caps.resources.is_none() && (!lock(&self.resources).is_empty() || !lock(&self.templates).is_empty()) {
+            caps.resources = Some(ResourcesCapability {
+                subscribe: Some(self.options.resource_subscriptions),
+                list_changed: Some(true),
+            });
+        }
+        if caps.completions.is_none() && lock(&self.completion).is_some() {
+            caps.completions = Some(JsonObject::new());
+        }
+        if caps.logging.is_none() {
+            caps.logging = Some(JsonObject::new());
+        }
+        caps
+    }
+
+    fn live_sessions(&self) -> Vec<Arc<ServerSession>> {
+        let mut sessions = lock(&self.sessions);
+        sessions.retain(|s| s.strong_count() > 0);
+        sessions.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    pub(crate) fn forget(&self, session: &Arc<ServerSession>) {
+        lock(&self.sessions).retain(|s| !std::ptr::eq(s.as_ptr(), Arc::as_ptr(session)));
+    }
+
+    fn broadcast(&self, method: &str) {
+        for session in self.live_sessions() {
+            if session.phase() == session::Phase::Ready
+                && let Some(peer) = session.peer.get()
+            {
+                let _ = peer.notify(method, &serde_json::json!({}), None);
+            }
+        }
+    }
+}
+
+/// An MCP server: the registrations, shared by every session it serves.
+///
+/// Cloning is cheap and every clone is the same server.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("info", &self.inner.info).finish()
+    }
+}
+
+fn compile_schema(tool: &str, kind: &str, schema: &JsonObject) -> Result<jsonschema::Validator, Error> {
+    let schema = serde_json::Value::Object(schema.clone());
+    jsonschema::validator_for(&schema)
+        .map_err(|e| Error::Protocol(format!("the {kind} of tool {tool} is not a valid JSON Schema: {e}")))
+}
+
+impl Server {
+    /// Starts building a server that presents itself with `info`.
+    pub fn builder(info: Implementation) -> ServerBuilder {
+        ServerBuilder { server: Server::new(info, ServerOptions::default()), errors: Vec::new() }
+    }
+
+    /// Creates a server with no registrations.
+    pub fn new(info: Implementation, options: ServerOptions) -> Server {
+        Server {
+            inner: Arc::new(ServerInner {
+                info,
+                options,
+                tools: Mutex::default(),
+                resources: Mutex::default(),
+                templates: Mutex::default(),
+                prompts: Mutex::default(),
+                completion: Mutex::default(),
+                sessions: Mutex::default(),
+            }),
+        }
+    }
+
+    /// Returns the server's name and version.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// Returns the capabilities the server declares now.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        self.inner.capabilities()
+    }
+
+    /// Registers a tool, or replaces the one with the same name.
+    ///
+    /// Fails when the tool's input or output schema is not a valid JSON Schema. Sessions in
+    /// operation get `notifications/tools/list_changed`.
+    pub fn add_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<(), Error> {
+        self.add_tool_arc(tool, Arc::new(handler))
+    }
+
+    /// Registers a tool whose handler is already shared.
+    pub fn add_tool_arc(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), Error> {
+        let input = Some(compile_schema(&tool.name, "inputSchema", &tool.input_schema)?);
+        let output = tool.output_schema.as_ref().map(|s| compile_schema(&tool.name, "outputSchema", s)).transpose()?;
+        let name = tool.name.clone();
+        lock(&self.inner.tools).insert(name, ToolEntry { tool, handler, input, output });
+        self.inner.broadcast(methods::NOTIFICATIONS_TOOLS_LIST_CHANGED);
+        Ok(())
+    }
+
+    /// Removes a tool, returning whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = lock(&self.inner.tools).remove(name);
+        if removed {
+            self.inner.broadcast(methods::NOTIFICATIONS_TOOLS_LIST_CHANGED);
+        }
+        removed
+    }
+
+    /// Registers a resource with a fixed URI, or replaces the one with the same URI.
+    pub fn add_resource(&self, resource: Resource, handler: impl ResourceHandler) {
+        self.add_resource_arc(resource, Arc::new(handler));
+    }
+
+    /// Registers a resource whose handler is already shared.
+    pub fn add_resource_arc(&self, resource: Resource, handler: Arc<dyn ResourceHandler>) {
+        let uri = resource.uri.clone();
+        lock(&self.inner.resources).insert(uri, ResourceEntry { resource, handler });
+        self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
+    }
+
+    /// Removes a resource, returning whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = lock(&self.inner.resources).remove(uri);
+        if removed {
+            self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
+        }
+        removed
+    }
+
+    /// Registers a resource template; reads of matching URIs go to its handler.
+    ///
+    /// Fails when the template is not a valid RFC 6570 template.
+    pub fn add_resource_template(&self, template: ResourceTemplate, handler: impl ResourceHandler) -> Result<(), Error> {
+        self.add_resource_template_arc(template, Arc::new(handler))
+    }
+
+    /// Registers a resource template whose handler is already shared.
+    pub fn add_resource_template_arc(
+        &self,
+        template: ResourceTemplate,
+        handler: Arc<dyn ResourceHandler>,
+    ) -> Result<(), Error> {
+        let matcher = UriTemplate::parse(&template.uri_template).map_err(Error::Protocol)?;
+        let key = template.uri_template.clone();
+        lock(&self.inner.templates).insert(key, TemplateEntry { template, matcher, handler });
+        self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
+        Ok(())
+    }
+
+    /// Removes a resource template by its URI template, returning whether it existed.
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        let removed = lock(&self.inner.templates).remove(uri_template);
+        if removed {
+            self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
+        }
+        removed
+    }
+
+    /// Registers a prompt, or replaces the one with the same name.
+    pub fn add_prompt(&self, prompt: Prompt, handler: impl PromptHandler) {
+        self.add_prompt_arc(prompt, Arc::new(handler));
+    }
+
+    /// Registers a prompt whose handler is already shared.
+    pub fn add_prompt_arc(&self, prompt: Prompt, handler: Arc<dyn PromptHandler>) {
+        let name = prompt.name.clone();
+        lock(&self.inner.prompts).insert(name, PromptEntry { prompt, handler });
+        self.inner.broadcast(methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED);
+    }
+
+    /// Removes a prompt, returning whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = lock(&self.inner.prompts).remove(name);
+        if removed {
+            self.inner.broadcast(methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED);
+        }
+        removed
+    }
+
+    /// Sets the handler of `completion/complete`.
+    pub fn set_completion_handler(&self, handler: impl CompletionHandler) {
+        self.set_completion_handler_arc(Arc::new(handler));
+    }
+
+    /// Sets the completion handler from one that is already shared.
+    pub fn set_completion_handler_arc(&self, handler: Arc<dyn CompletionHandler>) {
+        *lock(&self.inner.completion) = Some(handler);
+    }
+
+    /// Tells every session subscribed to `uri` that the resource changed.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        for session in self.inner.live_sessions() {
+            let _ = session.resource_updated(uri);
+        }
+    }
+
+    /// Sends a log message to every session whose level lets it through.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: serde_json::Value) {
+        for session in self.inner.live_sessions() {
+            let _ = session.log(level, logger, data.clone(), None);
+        }
+    }
+
+    /// Serves one session over `transport`, returning at once with a handle to it.
+    pub fn serve(&self, transport: impl Transport) -> SessionHandle {
+        self.serve_with_task(transport).0
+    }
+
+    /// Serves one session and returns its handle together with the task that runs it.
+    pub fn serve_with_task(&self, transport: impl Transport) -> (SessionHandle, JoinHandle<()>) {
+        let session = Arc::new(ServerSession::new(self.inner.clone()));
+        lock(&self.inner.sessions).push(Arc::downgrade(&session));
+        let config = SessionConfig { default_timeout: self.inner.options.request_timeout, ..SessionConfig::default() };
+        let (peer, task) = rt::start(transport, Arc::new(session.clone()), config);
+        let _ = session.peer.set(peer);
+        (SessionHandle { session }, task)
+    }
+
+    /// Serves one session over this process's stdin and stdout until the client leaves.
+    pub async fn serve_stdio(&self) -> Result<(), Error> {
+        let (_, task) = self.serve_with_task(crate::transport::stdio());
+        task.await.map_err(|e| Error::Protocol(format!("the session task failed: {e}")))
+    }
+}
+
+/// Builds a [`Server`] from registrations.
+pub struct ServerBuilder {
+    server: Server,
+    errors: Vec<Error>,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder").field("server", &self.server).finish()
+    }
+}
+
+impl ServerBuilder {
+    fn options(&mut self) -> &mut ServerOptions {
+        &mut Arc::get_mut(&mut self.server.inner).expect("the builder owns its server").options
+    }
+
+    /// Replaces all options.
+    pub fn options_from(mut self, options: ServerOptions) -> Self {
+        *self.options() = options;
+        self
+    }
+
+    /// Sets the instructions for the client's model.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.options().instructions = Some(text.into());
+        self
+    }
+
+    /// Sets how many items a list request returns per page.
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.options().page_size = size.max(1);
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: Tool, handler: impl ToolHandler) -> Self {
+        if let Err(e) = self.server.add_tool(tool, handler) {
+            self.errors.push(e);
+        }
+        self
+    }
+
+    /// Adds a resource.
+    pub fn resource(self, resource: Resource, handler: impl ResourceHandler) -> Self {
+        self.server.add_resource(resource, handler);
+        self
+    }
+
+    /// Adds a resource template.
+    pub fn resource_template(mut self, template: ResourceTemplate, handler: impl ResourceHandler) -> Self {
+        if let Err(e) = self.server.add_resource_template(template, handler) {
+            self.errors.push(e);
+        }
+        self
+    }
+
+    /// Adds a prompt.
+    pub fn prompt(self, prompt: Prompt, handler: impl PromptHandler) -> Self {
+        self.server.add_prompt(prompt, handler);
+        self
+    }
+
+    /// Sets the completion handler.
+    pub fn completion(self, handler: impl CompletionHandler) -> Self {
+        self.server.set_completion_handler(handler);
+        self
+    }
+
+    /// Finishes the server, failing with the first invalid registration.
+    pub fn build(mut self) -> Result<Server, Error> {
+        match self.errors.drain(..).next() {
+            Some(e) => Err(e),
+            None => Ok(self.server),
+        }
+    }
+}
+
+/// A handle to one session a server is serving.
+#[derive(Clone)]
+pub struct SessionHandle {
+    session: Arc<ServerSession>,
+}
+
+impl std::fmt::Debug for SessionHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionHandle").field("phase", &self.session.phase()).finish()
+    }
+}
+
+impl SessionHandle {
+    /// Returns the handle to the client.
+    pub fn peer(&self) -> &Peer {
+        self.session.peer.get().expect("a served session has a peer")
+    }
+
+    /// Returns the client's name and version, once it initialized.
+    pub fn client_info(&self) -> Option<Implementation> {
+        self.session.client_params().map(|p| p.client_info)
+    }
+
+    /// Returns the capabilities the client declared, once it initialized.
+    pub fn client_capabilities(&self) -> Option<crate::model::ClientCapabilities> {
+        self.session.client_params().map(|p| p.capabilities)
+    }
+
+    /// Returns the negotiated protocol version, once the client initialized.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.session.protocol_version()
+    }
+
+    /// Returns whether the client completed initialization.
+    pub fn is_initialized(&self) -> bool {
+        self.session.phase() == session::Phase::Ready
+    }
+
+    /// Sends a log message to this client, if its level lets it through.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: serde_json::Value) -> Result<(), Error> {
+        self.session.log(level, logger, data, None)
+    }
+
+    /// Asks this client for its roots.
+    pub async fn list_roots(&self) -> Result<crate::model::ListRootsResult, Error> {
+        if self.client_capabilities().and_then(|c| c.roots).is_none() {
+            return Err(Error::CapabilityMissing("roots".into()));
+        }
+        self.peer()
+            .request_typed(methods::ROOTS_LIST, &serde_json::json!({}), rt::RequestOptions::default())
+            .await
+    }
+
+    /// Resolves when the session has ended.
+    pub async fn closed(&self) {
+        self.peer().closed().await;
+    }
+
+    /// Ends the session.
+    pub fn close(&self) {
+        self.peer().close();
+    }
+}

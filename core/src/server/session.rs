@@ -1,0 +1,379 @@
+//! One client's session with a server: lifecycle, capability gates and request dispatch.
+
+use std::{
+    collections::{HashMap, HashSet},
+    sync::{Arc, Mutex, OnceLock},
+};
+
+use futures::FutureExt;
+use serde_json::Value;
+
+use super::{RequestContext, ServerInner, ToolEntry};
+use crate::{
+    Error,
+    jsonrpc::{ErrorData, Notification, Request, RequestId},
+    model::{
+        CallToolRequestParams, CallToolResult, CompleteRequestParams, EmptyResult, GetPromptRequestParams,
+        InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+        ListResourcesResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParams, Meta,
+        PaginatedRequestParams, ResourceRequestParams, ResourceUpdatedNotificationParams, SetLevelRequestParams,
+        methods, negotiate_protocol_version,
+    },
+    server::handler::ResourceRequest,
+    session::{IncomingRequest, Peer, Reply, Service, lock, request_params, to_result},
+};
+
+/// Where a session is in the MCP lifecycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Waiting for `initialize`.
+    Uninitialized,
+    /// `initialize` was answered; waiting for `notifications/initialized`.
+    Initializing,
+    /// In normal operation.
+    Ready,
+    /// Over.
+    Closed,
+}
+
+/// The server side of one session.
+pub(crate) struct ServerSession {
+    pub(crate) server: Arc<ServerInner>,
+    phase: Mutex<Phase>,
+    client: OnceLock<InitializeRequestParams>,
+    protocol_version: OnceLock<String>,
+    log_level: Mutex<LoggingLevel>,
+    subscriptions: Mutex<HashSet<String>>,
+    pub(crate) peer: OnceLock<Peer>,
+}
+
+impl ServerSession {
+    pub(crate) fn new(server: Arc<ServerInner>) -> Self {
+        ServerSession {
+            log_level: Mutex::new(server.options.default_log_level),
+            server,
+            phase: Mutex::new(Phase::Uninitialized),
+            client: OnceLock::new(),
+            protocol_version: OnceLock::new(),
+            subscriptions: Mutex::new(HashSet::new()),
+            peer: OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn phase(&self) -> Phase {
+        *lock(&self.phase)
+    }
+
+    pub(crate) fn client_params(&self) -> Option<InitializeRequestParams> {
+        self.client.get().cloned()
+    }
+
+    pub(crate) fn protocol_version(&self) -> Option<String> {
+        self.protocol_version.get().cloned()
+    }
+
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// Sends a log message if it passes the level the client set.
+    pub(crate) fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value, related: Option<RequestId>) -> Result<(), Error> {
+        if level < *lock(&self.log_level) {
+            return Ok(());
+        }
+        let peer = self.peer.get().ok_or(Error::TransportClosed)?;
+        let params = LoggingMessageNotificationParams { level, logger: logger.map(str::to_owned), data, meta: None };
+        peer.notify(methods::NOTIFICATIONS_MESSAGE, &params, related)
+    }
+
+    /// Sends `notifications/resources/updated` if the client subscribed to the URI.
+    pub(crate) fn resource_updated(&self, uri: &str) -> Result<(), Error> {
+        if !self.is_subscribed(uri) {
+            return Ok(());
+        }
+        let peer = self.peer.get().ok_or(Error::TransportClosed)?;
+        let params = ResourceUpdatedNotificationParams { uri: uri.to_owned(), meta: None };
+        peer.notify(methods::NOTIFICATIONS_RESOURCES_UPDATED, &params, None)
+    }
+
+    fn initialize(&self, params: Option<Value>) -> Result<Value, ErrorData> {
+        let mut phase = lock(&self.phase);
+        if *phase != Phase::Uninitialized {
+            return Err(ErrorData::invalid_request("The session is already initialized"));
+        }
+        let params: InitializeRequestParams = request_params(params)?;
+        let version = negotiate_protocol_version(&params.protocol_version);
+        let result = InitializeResult {
+            protocol_version: version.to_owned(),
+            capabilities: self.server.capabilities(),
+            server_info: self.server.info.clone(),
+            instructions: self.server.options.instructions.clone(),
+            meta: None,
+        };
+        tracing::debug!(client = %params.client_info.name, requested = %params.protocol_version, version, "initialize");
+        let _ = self.protocol_version.set(version.to_owned());
+        let _ = self.client.set(params);
+        *phase = Phase::Initializing;
+        to_result(&result)
+    }
+
+    fn context(self: &Arc<Self>, incoming: IncomingRequest, meta: Option<Meta>) -> RequestContext {
+        RequestContext { incoming, session: self.clone(), meta }
+    }
+
+    fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorData> {
+        let params: PaginatedRequestParams = request_params(params)?;
+        let (page, next_cursor) = lock(&self.server.tools).page(params.cursor.as_deref(), self.server.options.page_size)?;
+        to_result(&ListToolsResult { tools: page.iter().map(|e| e.tool.clone()).collect(), next_cursor, meta: None })
+    }
+
+    fn call_tool(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
+        let params: CallToolRequestParams = match request_params(params) {
+            Ok(p) => p,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let Some(entry) = lock(&self.server.tools).get(&params.name) else {
+            return Reply::Now(Err(ErrorData::invalid_params(format!("Unknown tool: {}", params.name))));
+        };
+        let arguments = params.arguments.unwrap_or_default();
+        if let Some(failure) = entry.check_input(&arguments) {
+            return Reply::Now(to_result(&CallToolResult::error(failure)));
+        }
+        let context = self.context(incoming, params.meta);
+        Reply::Later(
+            async move {
+                let result = entry.handler.call(arguments, context).await?;
+                entry.check_output(&result)?;
+                to_result(&result)
+            }
+            .boxed(),
+        )
+    }
+
+    fn list_resources(&self, params: Option<Value>) -> Result<Value, ErrorData> {
+        let params: PaginatedRequestParams = request_params(params)?;
+        let (page, next_cursor) =
+            lock(&self.server.resources).page(params.cursor.as_deref(), self.server.options.page_size)?;
+        let resources = page.iter().map(|e| e.resource.clone()).collect();
+        to_result(&ListResourcesResult { resources, next_cursor, meta: None })
+    }
+
+    fn list_templates(&self, params: Option<Value>) -> Result<Value, ErrorData> {
+        let params: PaginatedRequestParams = request_params(params)?;
+        let (page, next_cursor) =
+            lock(&self.server.templates).page(params.cursor.as_deref(), self.server.options.page_size)?;
+        let resource_templates = page.iter().map(|e| e.template.clone()).collect();
+        to_result(&ListResourceTemplatesResult { resource_templates, next_cursor, meta: None })
+    }
+
+    fn read_resource(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
+        let params: ResourceRequestParams = match request_params(params) {
+            Ok(p) => p,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let found = lock(&self.server.resources).get(&params.uri).map(|e| (e.handler.clone(), HashMap::new()));
+        let found = found.or_else(|| {
+            lock(&self.server.templates)
+                .iter()
+                .find_map(|t| t.matcher.matches(&params.uri).map(|vars| (t.handler.clone(), vars)))
+        });
+        let Some((handler, variables)) = found else {
+            return Reply::Now(Err(ErrorData::resource_not_found(&params.uri)));
+        };
+        let context = self.context(incoming, params.meta);
+        let request = ResourceRequest { uri: params.uri, variables };
+        Reply::Later(async move { to_result(&handler.read(request, context).await?) }.boxed())
+    }
+
+    fn subscribe(&self, params: Option<Value>, subscribe: bool) -> Result<Value, ErrorData> {
+        if !self.server.options.resource_subscriptions {
+            return Err(ErrorData::method_not_found(if subscribe {
+                methods::RESOURCES_SUBSCRIBE
+            } else {
+                methods::RESOURCES_UNSUBSCRIBE
+            }));
+        }
+        let params: ResourceRequestParams = request_params(params)?;
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscribe {
+            subscriptions.insert(params.uri);
+        } else {
+            subscriptions.remove(&params.uri);
+        }
+        to_result(&EmptyResult::default())
+    }
+
+    fn list_prompts(&self, params: Option<Value>) -> Result<Value, ErrorData> {
+        let params: PaginatedRequestParams = request_params(params)?;
+        let (page, next_cursor) = lock(&self.server.prompts).page(params.cursor.as_deref(), self.server.options.page_size)?;
+        to_result(&ListPromptsResult { prompts: page.iter().map(|e| e.prompt.clone()).collect(), next_cursor, meta: None })
+    }
+
+    fn get_prompt(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
+        let params: GetPromptRequestParams = match request_params(params) {
+            Ok(p) => p,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let Some(entry) = lock(&self.server.prompts).get(&params.name) else {
+            return Reply::Now(Err(ErrorData::invalid_params(format!("Unknown prompt: {}", params.name))));
+        };
+        let mut arguments = HashMap::new();
+        for (name, value) in params.arguments.unwrap_or_default() {
+            match value {
+                Value::String(s) => arguments.insert(name, s),
+                other => arguments.insert(name, other.to_string()),
+            };
+        }
+        let missing: Vec<&str> = entry
+            .prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true) && !arguments.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            let message = format!("Missing required arguments for prompt {}: {}", params.name, missing.join(", "));
+            return Reply::Now(Err(ErrorData::invalid_params(message)));
+        }
+        let context = self.context(incoming, params.meta);
+        Reply::Later(async move { to_result(&entry.handler.get(arguments, context).await?) }.boxed())
+    }
+
+    fn complete(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
+        let Some(handler) = lock(&self.server.completion).clone() else {
+            return Reply::Now(Err(ErrorData::method_not_found(methods::COMPLETION_COMPLETE)));
+        };
+        let params: CompleteRequestParams = match request_params(params) {
+            Ok(p) => p,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let context = self.context(incoming, params.meta.clone());
+        Reply::Later(
+            async move {
+                let mut result = handler.complete(params, context).await?;
+                let values = &mut result.completion.values;
+                if values.len() > 100 {
+                    let total = result.completion.total.unwrap_or(values.len() as u64);
+                    values.truncate(100);
+                    result.completion.total = Some(total);
+                    result.completion.has_more = Some(true);
+                }
+                to_result(&result)
+            }
+            .boxed(),
+        )
+    }
+
+    fn set_level(&self, params: Option<Value>) -> Result<Value, ErrorData> {
+        let params: SetLevelRequestParams = request_params(params)?;
+        *lock(&self.log_level) = params.level;
+        to_result(&EmptyResult::default())
+    }
+}
+
+/// Runs a request after checking that the server declared the capability it belongs to.
+fn gated(declared: bool, method: &str, run: impl FnOnce() -> Reply) -> Reply {
+    if declared { run() } else { Reply::Now(Err(ErrorData::method_not_found(method))) }
+}
+
+impl Service for Arc<ServerSession> {
+    fn request(&self, request: Request, incoming: IncomingRequest) -> Reply {
+        let Request { method, params, .. } = request;
+        match method.as_str() {
+            methods::INITIALIZE => return Reply::Now(self.initialize(params)),
+            methods::PING => return Reply::Now(to_result(&EmptyResult::default())),
+            _ => {}
+        }
+        if self.phase() == Phase::Uninitialized {
+            return Reply::Now(Err(ErrorData::invalid_request(format!(
+                "Received {method} before initialize: the session is not initialized"
+            ))));
+        }
+        let caps = self.server.capabilities();
+        let m = method.as_str();
+        match m {
+            methods::TOOLS_LIST => gated(caps.tools.is_some(), m, || Reply::Now(self.list_tools(params))),
+            methods::TOOLS_CALL => gated(caps.tools.is_some(), m, || self.call_tool(params, incoming)),
+            methods::RESOURCES_LIST => gated(caps.resources.is_some(), m, || Reply::Now(self.list_resources(params))),
+            methods::RESOURCES_TEMPLATES_LIST => {
+                gated(caps.resources.is_some(), m, || Reply::Now(self.list_templates(params)))
+            }
+            methods::RESOURCES_READ => gated(caps.resources.is_some(), m, || self.read_resource(params, incoming)),
+            methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => {
+                let subscribe = m == methods::RESOURCES_SUBSCRIBE;
+                let declared = caps.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
+                gated(declared, m, || Reply::Now(self.subscribe(params, subscribe)))
+            }
+            methods::PROMPTS_LIST => gated(caps.prompts.is_some(), m, || Reply::Now(self.list_prompts(params))),
+            methods::PROMPTS_GET => gated(caps.prompts.is_some(), m, || self.get_prompt(params, incoming)),
+            methods::COMPLETION_COMPLETE => gated(caps.completions.is_some(), m, || self.complete(params, incoming)),
+            methods::LOGGING_SET_LEVEL => gated(caps.logging.is_some(), m, || Reply::Now(self.set_level(params))),
+            _ => Reply::Now(Err(ErrorData::method_not_found(m))),
+        }
+    }
+
+    fn notification(&self, notification: Notification, _peer: &Peer) -> Option<futures::future::BoxFuture<'static, ()>> {
+        match notification.method.as_str() {
+            methods::NOTIFICATIONS_INITIALIZED => {
+                let mut phase = lock(&self.phase);
+                if *phase == Phase::Initializing {
+                    *phase = Phase::Ready;
+                }
+            }
+            methods::NOTIFICATIONS_ROOTS_LIST_CHANGED => {
+                if let Some(callback) = self.server.options.on_roots_changed.clone() {
+                    let session = super::SessionHandle { session: self.clone() };
+                    return Some(async move { callback(session) }.boxed());
+                }
+            }
+            methods::NOTIFICATIONS_CANCELLED => {}
+            other => tracing::debug!(method = other, "ignoring notification"),
+        }
+        None
+    }
+
+    fn closed(&self) {
+        *lock(&self.phase) = Phase::Closed;
+        self.server.forget(self);
+    }
+}
+
+impl ToolEntry {
+    /// Validates arguments against the input schema, returning a message on failure.
+    fn check_input(&self, arguments: &serde_json::Map<String, Value>) -> Option<String> {
+        let validator = self.input.as_ref()?;
+        let instance = Value::Object(arguments.clone());
+        let errors: Vec<String> = validator.iter_errors(&instance).take(5).map(|e| e.to_string()).collect();
+        if errors.is_empty() {
+            None
+        } else {
+            Some(format!("Invalid arguments for tool {}: {}", self.tool.name, errors.join("; ")))
+        }
+    }
+
+    /// Checks a successful result against the output schema.
+    fn check_output(&self, result: &CallToolResult) -> Result<(), ErrorData> {
+        let Some(validator) = &self.output else { return Ok(()) };
+        if result.is_error == Some(true) {
+            return Ok(());
+        }
+        let Some(structured) = &result.structured_content else {
+            return Err(ErrorData::internal_error(format!(
+                "Tool {} declares an outputSchema but returned no structuredContent",
+                self.tool.name
+            )));
+        };
+        let instance = Value::Object(structured.clone());
+        let errors: Vec<String> = validator.iter_errors(&instance).take(5).map(|e| e.to_string()).collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ErrorData::internal_error(format!(
+                "Tool {} returned structuredContent that does not match its outputSchema: {}",
+                self.tool.name,
+                errors.join("; ")
+            )))
+        }
+    }
+}

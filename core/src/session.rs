@@ -1,0 +1,626 @@
+//! The peer runtime shared by both roles.
+//!
+//! A session owns one transport. It reads in one task and writes in another, correlates
+//! responses with the requests this side sent, runs the peer's requests concurrently, and
+//! implements the utilities every MCP peer has: time-outs, progress, cancellation and ping.
+//! The server and client modules plug their role in through the crate-private [`Service`]
+//! trait, which sees each request in arrival order and decides whether to answer at once or
+//! to run a handler concurrently.
+
+use std::{
+    collections::HashMap,
+    future::Future,
+    pin::Pin,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicI64, Ordering},
+    },
+    time::Duration,
+};
+
+use futures::future::BoxFuture;
+use serde::{Serialize, de::DeserializeOwned};
+use serde_json::Value;
+use tokio::{
+    sync::{Notify, mpsc, oneshot},
+    task::JoinHandle,
+};
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+use crate::{
+    Error,
+    jsonrpc::{ErrorData, JsonRpcMessage, Notification, Request, RequestId},
+    model::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken, methods},
+    transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
+};
+
+/// The time-out used for requests that do not set their own: 60 seconds.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A callback that receives the progress notifications of one outgoing request.
+pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
+
+/// Options for one outgoing request.
+#[derive(Clone, Default)]
+pub struct RequestOptions {
+    /// How long to wait for the response; the session's default when `None`.
+    pub timeout: Option<Duration>,
+    /// Receives the peer's progress notifications; a progress token is added when set.
+    pub on_progress: Option<ProgressCallback>,
+    /// Whether each progress notification restarts the time-out.
+    pub reset_timeout_on_progress: bool,
+    /// The hard limit on the whole request, even when progress keeps resetting the time-out.
+    pub max_total_timeout: Option<Duration>,
+    /// Cancels the request: a `notifications/cancelled` is sent and the call returns
+    /// [`Error::Cancelled`].
+    pub cancel: Option<CancellationToken>,
+    /// The incoming request on whose behalf this one is sent, if any.
+    pub related_request: Option<RequestId>,
+}
+
+impl RequestOptions {
+    /// Creates options with the session defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the time-out.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the progress callback.
+    pub fn with_progress(mut self, callback: impl Fn(ProgressNotificationParams) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Sets the cancellation token.
+    pub fn with_cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+}
+
+impl std::fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("on_progress", &self.on_progress.is_some())
+            .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
+            .field("max_total_timeout", &self.max_total_timeout)
+            .field("related_request", &self.related_request)
+            .finish()
+    }
+}
+
+struct ProgressEntry {
+    callback: ProgressCallback,
+    activity: Option<Arc<Notify>>,
+}
+
+struct PeerInner {
+    out: mpsc::UnboundedSender<Outbound>,
+    next_id: AtomicI64,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>>,
+    progress: Mutex<HashMap<ProgressToken, ProgressEntry>>,
+    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Fires when the peer can no longer send: its responses will never come.
+    input_ended: CancellationToken,
+    /// Fires when the session is over.
+    closed: CancellationToken,
+    default_timeout: Duration,
+    drain_timeout: Duration,
+}
+
+/// A handle to the other side of a session: send it requests and notifications.
+///
+/// Cloning is cheap; every clone talks to the same peer.
+#[derive(Clone)]
+pub struct Peer {
+    inner: Arc<PeerInner>,
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer").field("closed", &self.is_closed()).finish()
+    }
+}
+
+impl Peer {
+    /// Sends a request and waits for its result.
+    pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
+        let inner = &self.inner;
+        if inner.input_ended.is_cancelled() {
+            return Err(Error::TransportClosed);
+        }
+        let id = RequestId::Number(inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let mut params = params;
+        let activity = options.reset_timeout_on_progress.then(|| Arc::new(Notify::new()));
+        let token = match &options.on_progress {
+            Some(callback) => {
+                let token = match &id {
+                    RequestId::Number(n) => ProgressToken::Number(*n),
+                    RequestId::String(s) => ProgressToken::String(s.clone()),
+                };
+                set_progress_token(&mut params, &token);
+                let entry = ProgressEntry { callback: callback.clone(), activity: activity.clone() };
+                lock(&inner.progress).insert(token.clone(), entry);
+                Some(token)
+            }
+            None => None,
+        };
+        let (tx, rx) = oneshot::channel();
+        lock(&inner.pending).insert(id.clone(), tx);
+        let _cleanup = RequestCleanup { peer: self, id: id.clone(), token };
+        let message = JsonRpcMessage::request(id.clone(), method, params);
+        self.send(message, options.related_request.clone())?;
+
+        let timeout = options.timeout.unwrap_or(inner.default_timeout);
+        let hard_limit = options.max_total_timeout.map(tokio::time::sleep);
+        let cancel = options.cancel.clone().unwrap_or_default();
+        tokio::pin!(rx);
+        let mut hard_limit = std::pin::pin!(OptionFuture(hard_limit.map(Box::pin)));
+        let outcome = loop {
+            let sleep = tokio::time::sleep(timeout);
+            tokio::select! {
+                biased;
+                result = &mut rx => break match result {
+                    Ok(Ok(value)) => Ok(value),
+                    Ok(Err(error)) => Err(Error::Rpc(error)),
+                    Err(_) => Err(Error::TransportClosed),
+                },
+                _ = inner.input_ended.cancelled() => break Err(Error::TransportClosed),
+                _ = cancel.cancelled() => break Err(Error::Cancelled),
+                _ = sleep => break Err(Error::Timeout(timeout)),
+                _ = &mut hard_limit => break Err(Error::Timeout(options.max_total_timeout.unwrap_or(timeout))),
+                _ = wait_activity(&activity) => continue,
+            }
+        };
+        if let Err(Error::Cancelled | Error::Timeout(_)) = &outcome {
+            let reason = match &outcome {
+                Err(Error::Cancelled) => "cancelled by the requester",
+                _ => "the request timed out",
+            };
+            let params = CancelledNotificationParams {
+                request_id: Some(id),
+                reason: Some(reason.to_owned()),
+                meta: None,
+            };
+            let _ = self.notify(methods::NOTIFICATIONS_CANCELLED, &params, options.related_request);
+        }
+        outcome
+    }
+
+    /// Sends a request with typed parameters and result.
+    pub async fn request_typed<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+    ) -> Result<R, Error> {
+        let params = serde_json::to_value(params)?;
+        let params = if params.as_object().is_some_and(|o| o.is_empty()) { None } else { Some(params) };
+        let value = self.request(method, params, options).await?;
+        serde_json::from_value(value).map_err(|e| Error::Protocol(format!("malformed {method} result: {e}")))
+    }
+
+    /// Sends a notification with typed parameters.
+    pub fn notify<P: Serialize>(&self, method: &str, params: &P, related: Option<RequestId>) -> Result<(), Error> {
+        let params = serde_json::to_value(params)?;
+        let params = match params {
+            Value::Null => None,
+            Value::Object(o) if o.is_empty() => None,
+            other => Some(other),
+        };
+        self.send(JsonRpcMessage::notification(method, params), related)
+    }
+
+    /// Sends a ping and waits for the answer.
+    pub async fn ping(&self) -> Result<(), Error> {
+        self.request(methods::PING, None, RequestOptions::default()).await.map(drop)
+    }
+
+    /// Queues a raw message for the writer.
+    pub fn send(&self, message: JsonRpcMessage, related: Option<RequestId>) -> Result<(), Error> {
+        if self.inner.closed.is_cancelled() {
+            return Err(Error::TransportClosed);
+        }
+        self.inner
+            .out
+            .send(Outbound { message, related_request: related })
+            .map_err(|_| Error::TransportClosed)
+    }
+
+    /// Returns whether the session has ended.
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.is_cancelled()
+    }
+
+    /// Resolves when the session has ended.
+    pub fn closed(&self) -> WaitForCancellationFutureOwned {
+        self.inner.closed.clone().cancelled_owned()
+    }
+
+    /// Ends the session: pending requests fail, running handlers stop and the transport is
+    /// closed.
+    pub fn close(&self) {
+        self.inner.input_ended.cancel();
+        self.inner.closed.cancel();
+    }
+
+    fn complete(&self, id: &RequestId, outcome: Result<Value, ErrorData>) {
+        match lock(&self.inner.pending).remove(id) {
+            Some(tx) => {
+                let _ = tx.send(outcome);
+            }
+            None => tracing::debug!(%id, "response to a request that is not pending"),
+        }
+    }
+
+    fn dispatch_progress(&self, params: ProgressNotificationParams) {
+        let entry = lock(&self.inner.progress)
+            .get(&params.progress_token)
+            .map(|e| (e.callback.clone(), e.activity.clone()));
+        match entry {
+            Some((callback, activity)) => {
+                if let Some(activity) = activity {
+                    activity.notify_one();
+                }
+                callback(params);
+            }
+            None => tracing::debug!(token = ?params.progress_token, "progress for an unknown token"),
+        }
+    }
+}
+
+async fn wait_activity(activity: &Option<Arc<Notify>>) {
+    match activity {
+        Some(n) => n.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A future that never resolves when it holds nothing.
+struct OptionFuture<F>(Option<F>);
+
+impl<F: Future + Unpin> Future for OptionFuture<F> {
+    type Output = F::Output;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        match &mut self.0 {
+            Some(f) => Pin::new(f).poll(cx),
+            None => std::task::Poll::Pending,
+        }
+    }
+}
+
+struct RequestCleanup<'a> {
+    peer: &'a Peer,
+    id: RequestId,
+    token: Option<ProgressToken>,
+}
+
+impl Drop for RequestCleanup<'_> {
+    fn drop(&mut self) {
+        lock(&self.peer.inner.pending).remove(&self.id);
+        if let Some(token) = &self.token {
+            lock(&self.peer.inner.progress).remove(token);
+        }
+    }
+}
+
+fn set_progress_token(params: &mut Option<Value>, token: &ProgressToken) {
+    let params = params.get_or_insert_with(|| Value::Object(Default::default()));
+    if let Value::Object(map) = params {
+        let meta = map.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(meta) = meta {
+            meta.insert("progressToken".into(), serde_json::to_value(token).unwrap_or(Value::Null));
+        }
+    }
+}
+
+/// Locks a mutex, ignoring poisoning: the maps it guards stay consistent between operations.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What the runtime knows about one incoming request while its handler runs.
+#[derive(Clone, Debug)]
+pub struct IncomingRequest {
+    /// The peer that sent the request.
+    pub peer: Peer,
+    /// The request's id.
+    pub id: RequestId,
+    /// The progress token the peer asked for, if any.
+    pub progress_token: Option<ProgressToken>,
+    /// Fires when the peer cancels the request or the session ends.
+    pub cancellation: CancellationToken,
+    last_progress: Arc<Mutex<Option<f64>>>,
+}
+
+impl IncomingRequest {
+    /// Sends a progress notification for this request, if the peer asked for progress.
+    ///
+    /// Progress must increase with each notification; a value that does not is refused with
+    /// an error and not sent.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> Result<(), Error> {
+        let Some(token) = &self.progress_token else { return Ok(()) };
+        {
+            let mut last = lock(&self.last_progress);
+            if last.is_some_and(|l| progress <= l) {
+                return Err(Error::Protocol(format!("progress must increase: {progress} after {}", last.unwrap_or(0.0))));
+            }
+            *last = Some(progress);
+        }
+        let params = ProgressNotificationParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message,
+            meta: None,
+        };
+        self.peer.notify(methods::NOTIFICATIONS_PROGRESS, &params, Some(self.id.clone()))
+    }
+
+    /// Returns whether the request was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+}
+
+/// How a role answers a request.
+pub(crate) enum Reply {
+    /// The answer is ready.
+    Now(Result<Value, ErrorData>),
+    /// The answer comes from a handler that runs concurrently and can be cancelled.
+    Later(BoxFuture<'static, Result<Value, ErrorData>>),
+}
+
+/// The role-specific part of a session: what the server or client does with incoming messages.
+pub(crate) trait Service: Send + Sync + 'static {
+    /// Handles one request, in arrival order.
+    fn request(&self, request: Request, incoming: IncomingRequest) -> Reply;
+
+    /// Handles one notification, in arrival order; the runtime has already handled
+    /// progress and cancellation.
+    fn notification(&self, notification: Notification, peer: &Peer) -> Option<BoxFuture<'static, ()>>;
+
+    /// Called once when the session ends.
+    fn closed(&self) {}
+}
+
+/// Settings of one session.
+#[derive(Clone, Debug)]
+pub(crate) struct SessionConfig {
+    /// The time-out of requests that set none.
+    pub(crate) default_timeout: Duration,
+    /// How long running handlers may still finish after the peer's input ended.
+    pub(crate) drain_timeout: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig { default_timeout: DEFAULT_REQUEST_TIMEOUT, drain_timeout: Duration::from_secs(5) }
+    }
+}
+
+/// Starts a session over a transport, returning the peer handle and the runtime's task.
+pub(crate) fn start<S: Service>(
+    transport: impl Transport,
+    service: Arc<S>,
+    config: SessionConfig,
+) -> (Peer, JoinHandle<()>) {
+    let (writer, reader) = transport.split();
+    let (out, out_rx) = mpsc::unbounded_channel();
+    let peer = Peer {
+        inner: Arc::new(PeerInner {
+            out,
+            next_id: AtomicI64::new(0),
+            pending: Mutex::new(HashMap::new()),
+            progress: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
+            input_ended: CancellationToken::new(),
+            closed: CancellationToken::new(),
+            default_timeout: config.default_timeout,
+            drain_timeout: config.drain_timeout,
+        }),
+    };
+    let writer_task = tokio::spawn(run_writer(writer, out_rx, peer.inner.closed.clone()));
+    let reader_peer = peer.clone();
+    let task = tokio::spawn(async move {
+        run_reader(reader, &reader_peer, service.as_ref()).await;
+        let inner = &reader_peer.inner;
+        inner.input_ended.cancel();
+        lock(&inner.pending).clear();
+        // Handlers already running may still answer, for a bounded time.
+        let deadline = tokio::time::Instant::now() + inner.drain_timeout;
+        while !inner.closed.is_cancelled()
+            && !lock(&inner.inflight).is_empty()
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        inner.closed.cancel();
+        for (_, token) in lock(&inner.inflight).drain() {
+            token.cancel();
+        }
+        service.closed();
+        let _ = writer_task.await;
+    });
+    (peer, task)
+}
+
+async fn run_writer(
+    mut writer: Box<dyn TransportWriter>,
+    mut rx: mpsc::UnboundedReceiver<Outbound>,
+    closed: CancellationToken,
+) {
+    let result: Result<(), Error> = async {
+        loop {
+            let first = tokio::select! {
+                biased;
+                message = rx.recv() => message,
+                _ = closed.cancelled() => None,
+            };
+            let Some(first) = first else { break };
+            writer.send(first).await?;
+            while let Ok(next) = rx.try_recv() {
+                writer.send(next).await?;
+            }
+            writer.flush().await?;
+        }
+        // Whatever handlers queued before the end still goes out.
+        while let Ok(next) = rx.try_recv() {
+            writer.send(next).await?;
+        }
+        writer.flush().await
+    }
+    .await;
+    if let Err(e) = result {
+        tracing::debug!(error = %e, "writer stopped");
+    }
+    closed.cancel();
+    if let Err(e) = writer.close().await {
+        tracing::debug!(error = %e, "closing the transport failed");
+    }
+}
+
+async fn run_reader(mut reader: Box<dyn TransportReader>, peer: &Peer, service: &dyn Service) {
+    loop {
+        let item = tokio::select! {
+            biased;
+            _ = peer.inner.closed.cancelled() => return,
+            item = reader.recv() => item,
+        };
+        let message = match item {
+            Ok(Some(Inbound::Message(message))) => message,
+            Ok(Some(Inbound::Invalid(e))) => {
+                tracing::debug!(error = %e, "invalid message");
+                if e.answerable {
+                    let _ = peer.send(JsonRpcMessage::error(e.id, e.error), None);
+                }
+                continue;
+            }
+            Ok(None) => return,
+            Err(e) => {
+                tracing::debug!(error = %e, "reader stopped");
+                return;
+            }
+        };
+        match message {
+            JsonRpcMessage::Request(request) => handle_request(peer, service, request),
+            JsonRpcMessage::Notification(notification) => {
+                if let Some(work) = handle_notification(peer, service, notification) {
+                    work.await;
+                }
+            }
+            JsonRpcMessage::Response(response) => peer.complete(&response.id, Ok(response.result)),
+            JsonRpcMessage::Error(error) => match error.id {
+                Some(id) => peer.complete(&id, Err(error.error)),
+                None => tracing::warn!(error = %error.error, "the peer reported an error"),
+            },
+        }
+    }
+}
+
+fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
+    let id = request.id.clone();
+    let cancellation = CancellationToken::new();
+    {
+        let mut inflight = lock(&peer.inner.inflight);
+        if inflight.contains_key(&id) {
+            drop(inflight);
+            let error = ErrorData::invalid_request(format!("request id {id} is already in use"));
+            let _ = peer.send(JsonRpcMessage::error(Some(id), error), None);
+            return;
+        }
+        inflight.insert(id.clone(), cancellation.clone());
+    }
+    let progress_token = request
+        .params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .and_then(|t| serde_json::from_value(t.clone()).ok());
+    let incoming = IncomingRequest {
+        peer: peer.clone(),
+        id: id.clone(),
+        progress_token,
+        cancellation: cancellation.clone(),
+        last_progress: Arc::default(),
+    };
+    match service.request(request, incoming) {
+        Reply::Now(outcome) => {
+            lock(&peer.inner.inflight).remove(&id);
+            respond(peer, id, outcome);
+        }
+        Reply::Later(work) => {
+            let peer = peer.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    biased;
+                    _ = cancellation.cancelled() => {
+                        tracing::debug!(%id, "request cancelled; its handler was stopped");
+                    }
+                    outcome = work => {
+                        lock(&peer.inner.inflight).remove(&id);
+                        respond(&peer, id, outcome);
+                    }
+                }
+            });
+        }
+    }
+}
+
+fn respond(peer: &Peer, id: RequestId, outcome: Result<Value, ErrorData>) {
+    let message = match outcome {
+        Ok(result) => JsonRpcMessage::response(id.clone(), result),
+        Err(error) => JsonRpcMessage::error(Some(id.clone()), error),
+    };
+    let _ = peer.send(message, Some(id));
+}
+
+fn handle_notification(peer: &Peer, service: &dyn Service, notification: Notification) -> Option<BoxFuture<'static, ()>> {
+    match notification.method.as_str() {
+        methods::NOTIFICATIONS_CANCELLED => {
+            match parse_params::<CancelledNotificationParams>(&notification.params) {
+                Some(CancelledNotificationParams { request_id: Some(id), reason, .. }) => {
+                    if let Some(token) = lock(&peer.inner.inflight).remove(&id) {
+                        tracing::debug!(%id, reason = reason.as_deref().unwrap_or(""), "peer cancelled a request");
+                        token.cancel();
+                    }
+                }
+                _ => tracing::debug!("ignoring a malformed cancellation"),
+            }
+            service.notification(notification, peer)
+        }
+        methods::NOTIFICATIONS_PROGRESS => {
+            match parse_params::<ProgressNotificationParams>(&notification.params) {
+                Some(params) => peer.dispatch_progress(params),
+                None => tracing::debug!("ignoring a malformed progress notification"),
+            }
+            None
+        }
+        _ => service.notification(notification, peer),
+    }
+}
+
+/// Parses notification or request parameters, treating absent parameters as `{}`.
+pub(crate) fn parse_params<T: DeserializeOwned>(params: &Option<Value>) -> Option<T> {
+    match params {
+        Some(v) => T::deserialize(v).ok(),
+        None => serde_json::from_value(Value::Object(Default::default())).ok(),
+    }
+}
+
+/// Parses request parameters or returns the invalid-params error to answer with.
+pub(crate) fn request_params<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorData> {
+    let value = params.unwrap_or_else(|| Value::Object(Default::default()));
+    serde_json::from_value(value).map_err(|e| ErrorData::invalid_params(format!("Invalid params: {e}")))
+}
+
+/// Serializes a result for the wire.
+pub(crate) fn to_result<T: Serialize>(value: &T) -> Result<Value, ErrorData> {
+    serde_json::to_value(value).map_err(|e| ErrorData::internal_error(format!("could not encode the result: {e}")))
+}

@@ -1,0 +1,132 @@
+//! The client side of stdio: spawn a server process and talk to it over its stdin and stdout.
+
+use std::{process::Stdio, time::Duration};
+
+use async_trait::async_trait;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use super::{
+    Outbound, Transport, TransportReader, TransportWriter,
+    stream::{DEFAULT_MAX_MESSAGE_SIZE, LineReader, StreamTransport},
+};
+use crate::Error;
+
+/// How long to wait at each step of a clean shutdown of the child.
+#[derive(Clone, Copy, Debug)]
+pub struct ChildShutdown {
+    /// How long to wait for the child to exit after its stdin is closed.
+    pub after_close: Duration,
+    /// How long to wait after SIGTERM before sending SIGKILL.
+    pub after_terminate: Duration,
+}
+
+impl Default for ChildShutdown {
+    fn default() -> Self {
+        ChildShutdown { after_close: Duration::from_secs(2), after_terminate: Duration::from_secs(2) }
+    }
+}
+
+/// A transport to a server process that this one spawned.
+///
+/// The child's stderr is forwarded to this process's stderr. Closing the transport closes the
+/// child's stdin, waits for it to exit, then sends SIGTERM and finally SIGKILL, as the MCP
+/// stdio transport prescribes.
+pub struct ChildProcessTransport {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    shutdown: ChildShutdown,
+    max_message_size: usize,
+}
+
+impl ChildProcessTransport {
+    /// Spawns the command with piped stdin and stdout and inherited stderr.
+    pub fn spawn(mut command: Command) -> Result<Self, Error> {
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).kill_on_drop(true);
+        let mut child = command.spawn()?;
+        let stdin = child.stdin.take().ok_or(Error::TransportClosed)?;
+        let stdout = child.stdout.take().ok_or(Error::TransportClosed)?;
+        Ok(ChildProcessTransport {
+            child,
+            stdin,
+            stdout,
+            shutdown: ChildShutdown::default(),
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+        })
+    }
+
+    /// Spawns `program` with `args`, as [`ChildProcessTransport::spawn`] does.
+    pub fn command<I, S>(program: impl AsRef<std::ffi::OsStr>, args: I) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut command = Command::new(program);
+        command.args(args);
+        Self::spawn(command)
+    }
+
+    /// Sets the waits of the shutdown sequence.
+    pub fn with_shutdown(mut self, shutdown: ChildShutdown) -> Self {
+        self.shutdown = shutdown;
+        self
+    }
+
+    /// Sets the largest message, in bytes, that the reader accepts.
+    pub fn with_max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// Returns the operating system's id of the child, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+}
+
+impl Transport for ChildProcessTransport {
+    fn split(self) -> (Box<dyn TransportWriter>, Box<dyn TransportReader>) {
+        let (writer, _) = StreamTransport::new(tokio::io::empty(), self.stdin).split();
+        let reader = LineReader::new(self.stdout, self.max_message_size);
+        (
+            Box::new(ChildWriter { inner: Some(writer), child: self.child, shutdown: self.shutdown }),
+            Box::new(reader),
+        )
+    }
+}
+
+struct ChildWriter {
+    inner: Option<Box<dyn TransportWriter>>,
+    child: Child,
+    shutdown: ChildShutdown,
+}
+
+#[async_trait]
+impl TransportWriter for ChildWriter {
+    async fn send(&mut self, message: Outbound) -> Result<(), Error> {
+        self.inner.as_mut().ok_or(Error::TransportClosed)?.send(message).await
+    }
+
+    async fn flush(&mut self) -> Result<(), Error> {
+        self.inner.as_mut().ok_or(Error::TransportClosed)?.flush().await
+    }
+
+    async fn close(&mut self) -> Result<(), Error> {
+        if let Some(mut writer) = self.inner.take() {
+            let _ = writer.close().await;
+        }
+        let ChildShutdown { after_close, after_terminate } = self.shutdown;
+        if tokio::time::timeout(after_close, self.child.wait()).await.is_ok() {
+            return Ok(());
+        }
+        if let Some(pid) = self.child.id() {
+            // SAFETY: signalling our own child by the pid Tokio reports while it has not been reaped.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+            if tokio::time::timeout(after_terminate, self.child.wait()).await.is_ok() {
+                return Ok(());
+            }
+        }
+        self.child.kill().await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,301 @@
+//! Newline-delimited JSON over byte streams: the stdio transport and its building block.
+
+use std::{
+    io,
+    os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd},
+    pin::Pin,
+    task::{Context, Poll, ready},
+};
+
+use async_trait::async_trait;
+use bytes::BytesMut;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf, unix::AsyncFd};
+
+use super::{Inbound, Outbound, Transport, TransportReader, TransportWriter};
+use crate::{
+    Error,
+    jsonrpc::{DecodeError, ErrorData, JsonRpcMessage},
+};
+
+/// The largest message accepted by default: 16 MiB.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+
+/// A transport that exchanges newline-delimited JSON-RPC messages over a reader and a writer.
+///
+/// Each message is one line of compact JSON. A line longer than the size limit is skipped and
+/// reported as an invalid request, so one oversized message never ends the session.
+pub struct StreamTransport<R, W> {
+    reader: R,
+    writer: W,
+    max_message_size: usize,
+}
+
+impl<R, W> StreamTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    /// Creates a transport over the given halves with the default size limit.
+    pub fn new(reader: R, writer: W) -> Self {
+        StreamTransport { reader, writer, max_message_size: DEFAULT_MAX_MESSAGE_SIZE }
+    }
+
+    /// Sets the largest message, in bytes, that the reader accepts.
+    pub fn with_max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+}
+
+impl<R, W> Transport for StreamTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    fn split(self) -> (Box<dyn TransportWriter>, Box<dyn TransportReader>) {
+        (
+            Box::new(LineWriter { writer: self.writer, buf: Vec::with_capacity(8192) }),
+            Box::new(LineReader::new(self.reader, self.max_message_size)),
+        )
+    }
+}
+
+/// Returns a transport over this process's stdin and stdout, for a server a client spawned.
+///
+/// When stdin and stdout are pipes or sockets they are driven directly by the reactor, which
+/// avoids a thread hop per read and write; otherwise Tokio's blocking stdio is used.
+pub fn stdio() -> StreamTransport<Box<dyn AsyncRead + Send + Unpin>, Box<dyn AsyncWrite + Send + Unpin>> {
+    let reader: Box<dyn AsyncRead + Send + Unpin> = match PipeFd::dup(0) {
+        Some(fd) => Box::new(fd),
+        None => Box::new(tokio::io::stdin()),
+    };
+    let writer: Box<dyn AsyncWrite + Send + Unpin> = match PipeFd::dup(1) {
+        Some(fd) => Box::new(fd),
+        None => Box::new(tokio::io::stdout()),
+    };
+    StreamTransport::new(reader, writer)
+}
+
+/// A reader that splits a byte stream into lines and decodes each one.
+pub(crate) struct LineReader<R> {
+    reader: R,
+    buf: BytesMut,
+    max: usize,
+    /// How far `buf` has been searched for a newline.
+    scanned: usize,
+    /// True while the rest of an oversized line is being thrown away.
+    discarding: bool,
+}
+
+impl<R: AsyncRead + Send + Unpin + 'static> LineReader<R> {
+    pub(crate) fn new(reader: R, max: usize) -> Self {
+        LineReader { reader, buf: BytesMut::with_capacity(16 * 1024), max, scanned: 0, discarding: false }
+    }
+
+    fn too_large(&self) -> Inbound {
+        Inbound::Invalid(DecodeError {
+            id: None,
+            error: ErrorData::invalid_request(format!("message exceeds the limit of {} bytes", self.max)),
+            answerable: true,
+        })
+    }
+}
+
+#[async_trait]
+impl<R: AsyncRead + Send + Unpin + 'static> TransportReader for LineReader<R> {
+    async fn recv(&mut self) -> Result<Option<Inbound>, Error> {
+        loop {
+            if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.scanned..]) {
+                let end = self.scanned + pos;
+                let line = self.buf.split_to(end + 1);
+                self.scanned = 0;
+                if std::mem::take(&mut self.discarding) {
+                    return Ok(Some(self.too_large()));
+                }
+                let mut line = &line[..end];
+                if let [rest @ .., b'\r'] = line {
+                    line = rest;
+                }
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if line.len() > self.max {
+                    return Ok(Some(self.too_large()));
+                }
+                return Ok(Some(match JsonRpcMessage::decode(line) {
+                    Ok(message) => Inbound::Message(message),
+                    Err(e) => Inbound::Invalid(e),
+                }));
+            }
+            self.scanned = self.buf.len();
+            if self.buf.len() > self.max {
+                self.discarding = true;
+                self.buf.clear();
+                self.scanned = 0;
+            }
+            if self.buf.capacity() - self.buf.len() < 4096 {
+                self.buf.reserve(16 * 1024);
+            }
+            if self.reader.read_buf(&mut self.buf).await? == 0 {
+                if self.buf.iter().all(u8::is_ascii_whitespace) && !self.discarding {
+                    return Ok(None);
+                }
+                // A last message without its newline still counts.
+                self.buf.extend_from_slice(b"\n");
+            }
+        }
+    }
+}
+
+/// A writer that encodes each message as one line and buffers until flushed.
+struct LineWriter<W> {
+    writer: W,
+    buf: Vec<u8>,
+}
+
+#[async_trait]
+impl<W: AsyncWrite + Send + Unpin + 'static> TransportWriter for LineWriter<W> {
+    async fn send(&mut self, message: Outbound) -> Result<(), Error> {
+        serde_json::to_writer(&mut self.buf, &message.message)?;
+        self.buf.push(b'\n');
+        if self.buf.len() >= 64 * 1024 {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> Result<(), Error> {
+        if !self.buf.is_empty() {
+            self.writer.write_all(&self.buf).await?;
+            self.buf.clear();
+        }
+        self.writer.flush().await?;
+        Ok(())
+    }
+
+    async fn close(&mut self) -> Result<(), Error> {
+        self.flush().await?;
+        self.writer.shutdown().await?;
+        Ok(())
+    }
+}
+
+/// A pipe or socket file descriptor driven by the Tokio reactor in non-blocking mode.
+pub(crate) struct PipeFd(AsyncFd<OwnedFd>);
+
+impl PipeFd {
+    /// Duplicates `fd` and wraps the copy, when it is a pipe or a socket.
+    fn dup(fd: RawFd) -> Option<PipeFd> {
+        // SAFETY: fstat and dup only read the descriptor table; the new descriptor is owned below.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(fd, &mut st) != 0 {
+                return None;
+            }
+            let kind = st.st_mode & libc::S_IFMT;
+            if kind != libc::S_IFIFO && kind != libc::S_IFSOCK {
+                return None;
+            }
+            let copy = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3);
+            if copy < 0 {
+                return None;
+            }
+            let owned = OwnedFd::from_raw_fd(copy);
+            let flags = libc::fcntl(copy, libc::F_GETFL);
+            if flags < 0 || libc::fcntl(copy, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+                return None;
+            }
+            AsyncFd::register(owned).ok().map(PipeFd)
+        }
+    }
+}
+
+impl AsyncRead for PipeFd {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        loop {
+            let mut guard = ready!(self.0.poll_read_ready(cx))?;
+            let unfilled = buf.initialize_unfilled();
+            let result = guard.try_io(|fd| {
+                // SAFETY: the buffer is valid for `unfilled.len()` bytes.
+                let n = unsafe { libc::read(fd.as_raw_fd(), unfilled.as_mut_ptr().cast(), unfilled.len()) };
+                if n < 0 { Err(io::Error::last_os_error()) } else { Ok(n as usize) }
+            });
+            match result {
+                Ok(Ok(n)) => {
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                Ok(Err(e)) => return Poll::Ready(Err(e)),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+}
+
+impl AsyncWrite for PipeFd {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        loop {
+            let mut guard = ready!(self.0.poll_write_ready(cx))?;
+            let result = guard.try_io(|fd| {
+                // SAFETY: the buffer is valid for `data.len()` bytes.
+                let n = unsafe { libc::write(fd.as_raw_fd(), data.as_ptr().cast(), data.len()) };
+                if n < 0 { Err(io::Error::last_os_error()) } else { Ok(n as usize) }
+            });
+            match result {
+                Ok(r) => return Poll::Ready(r),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // SAFETY: shutting down the write side of our own duplicate only affects sockets; for a
+        // pipe the peer sees the end once every copy is closed, which dropping this value does.
+        unsafe { libc::shutdown(self.0.as_raw_fd(), libc::SHUT_WR) };
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn read_all(input: &'static [u8], max: usize) -> Vec<Inbound> {
+        let mut reader = LineReader::new(input, max);
+        let mut out = Vec::new();
+        while let Some(item) = reader.recv().await.unwrap() {
+            out.push(item);
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn splits_lines_and_skips_blank_ones() {
+        let items = read_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\r\n\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}", 1024).await;
+        let methods: Vec<_> = items
+            .iter()
+            .map(|i| match i {
+                Inbound::Message(m) => m.method().unwrap().to_owned(),
+                Inbound::Invalid(e) => panic!("unexpected {e}"),
+            })
+            .collect();
+        assert_eq!(methods, ["a", "b"]);
+    }
+
+    #[tokio::test]
+    async fn oversized_line_is_reported_and_skipped() {
+        let mut input = Vec::new();
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"");
+        input.extend(std::iter::repeat_n(b'x', 300));
+        input.extend_from_slice(b"\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}\n");
+        let input: &'static [u8] = Box::leak(input.into_boxed_slice());
+        let items = read_all(input, 64).await;
+        assert_eq!(items.len(), 2);
+        assert!(matches!(&items[0], Inbound::Invalid(e) if e.error.code == crate::jsonrpc::INVALID_REQUEST));
+        assert!(matches!(&items[1], Inbound::Message(m) if m.method() == Some("ok")));
+    }
+}
