@@ -57,15 +57,19 @@ async fn main() -> Result<(), mcpkit::Error> {
             let total = f64::from(c.n);
             for i in 1..=c.n {
                 tokio::time::sleep(Duration::from_millis(10)).await;
-                ctx.log(LoggingLevel::Info, Some("calculator"), format!("step {i} of {}", c.n)).map_err(|e| e.to_string())?;
+                ctx.log(LoggingLevel::Info, Some("calculator"), format!("step {i} of {}", c.n))
+                    .map_err(|e| e.to_string())?;
                 ctx.report_progress(f64::from(i), Some(total), None).map_err(|e| e.to_string())?;
             }
             Ok::<_, String>(format!("counted to {}", c.n))
         })
         .resource(
-            Resource::new("calc://constants", "constants").with_mime_type("application/json").with_description("Known constants."),
+            Resource::new("calc://constants", "constants")
+                .with_mime_type("application/json")
+                .with_description("Known constants."),
             |req: ResourceRequest, _ctx| async move {
-                let map: serde_json::Map<_, _> = CONSTANTS.iter().map(|(k, v)| ((*k).to_owned(), (*v).into())).collect();
+                let map: serde_json::Map<_, _> =
+                    CONSTANTS.iter().map(|(k, v)| ((*k).to_owned(), (*v).into())).collect();
                 let text = serde_json::Value::Object(map).to_string();
                 let contents = vec![ResourceContents::text(req.uri, text).with_mime_type("application/json")];
                 Ok(ReadResourceResult { contents, meta: None })
@@ -76,7 +80,10 @@ async fn main() -> Result<(), mcpkit::Error> {
             |req: ResourceRequest, _ctx| async move {
                 let name = req.variables.get("name").map(String::as_str).unwrap_or_default();
                 match CONSTANTS.iter().find(|(k, _)| *k == name) {
-                    Some((_, v)) => Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, v.to_string())], meta: None }),
+                    Some((_, v)) => Ok(ReadResourceResult {
+                        contents: vec![ResourceContents::text(req.uri, v.to_string())],
+                        meta: None,
+                    }),
                     None => Err(ErrorData::resource_not_found(&req.uri)),
                 }
             },

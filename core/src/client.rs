@@ -162,7 +162,8 @@ impl Service for ClientService {
                 };
                 let with_tools = params.tools.is_some() || params.tool_choice.is_some();
                 if with_tools && caps.sampling.as_ref().and_then(|s| s.tools.as_ref()).is_none() {
-                    let e = ErrorData::invalid_params("tools in sampling were sent without the sampling.tools capability");
+                    let e =
+                        ErrorData::invalid_params("tools in sampling were sent without the sampling.tools capability");
                     return Reply::Now(Err(e));
                 }
                 Reply::Later(async move { answer(handler.create_message(params, incoming).await) }.boxed())
@@ -247,7 +248,8 @@ impl Client {
         options: ClientOptions,
         handler: impl ClientHandler,
     ) -> Result<Client, Error> {
-        let service = Arc::new(ClientService { handler: Arc::new(handler), capabilities: options.capabilities.clone() });
+        let service =
+            Arc::new(ClientService { handler: Arc::new(handler), capabilities: options.capabilities.clone() });
         let config = SessionConfig { default_timeout: options.request_timeout, ..SessionConfig::default() };
         let (peer, task) = rt::start(transport, service, config);
         let mut params = InitializeRequestParams::new(options.capabilities, options.info);
@@ -263,7 +265,10 @@ impl Client {
         };
         if !is_supported_protocol_version(&result.protocol_version) {
             peer.close();
-            return Err(Error::Protocol(format!("the server chose protocol version {}, which is not supported", result.protocol_version)));
+            return Err(Error::Protocol(format!(
+                "the server chose protocol version {}, which is not supported",
+                result.protocol_version
+            )));
         }
         peer.notify(methods::NOTIFICATIONS_INITIALIZED, &serde_json::json!({}), None)?;
         Ok(Client {
@@ -307,7 +312,8 @@ impl Client {
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, Error> {
         self.require(self.server.capabilities.tools.is_some(), "tools")?;
         let params = PaginatedRequestParams { cursor, meta: None };
-        let result: ListToolsResult = self.peer.request_typed(methods::TOOLS_LIST, &params, RequestOptions::default()).await?;
+        let result: ListToolsResult =
+            self.peer.request_typed(methods::TOOLS_LIST, &params, RequestOptions::default()).await?;
         let mut schemas = lock(&self.output_schemas);
         for tool in &result.tools {
             if let Some(schema) = &tool.output_schema
@@ -348,7 +354,11 @@ impl Client {
     ///
     /// When the tool was listed with an output schema, structured content is validated
     /// against it and a mismatch is an error.
-    pub async fn call_tool_with(&self, params: CallToolRequestParams, options: RequestOptions) -> Result<CallToolResult, Error> {
+    pub async fn call_tool_with(
+        &self,
+        params: CallToolRequestParams,
+        options: RequestOptions,
+    ) -> Result<CallToolResult, Error> {
         self.require(self.server.capabilities.tools.is_some(), "tools")?;
         let name = params.name.clone();
         let result: CallToolResult = self.peer.request_typed(methods::TOOLS_CALL, &params, options).await?;
@@ -359,8 +369,16 @@ impl Client {
             let structured = result.structured_content.clone().map(Value::Object);
             match structured {
                 Some(s) if validator.is_valid(&s) => {}
-                Some(_) => return Err(Error::Protocol(format!("tool {name} returned structured content that does not match its output schema"))),
-                None => return Err(Error::Protocol(format!("tool {name} has an output schema but returned no structured content"))),
+                Some(_) => {
+                    return Err(Error::Protocol(format!(
+                        "tool {name} returned structured content that does not match its output schema"
+                    )));
+                }
+                None => {
+                    return Err(Error::Protocol(format!(
+                        "tool {name} has an output schema but returned no structured content"
+                    )));
+                }
             }
         }
         Ok(result)
@@ -423,14 +441,20 @@ impl Client {
     pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
         self.require(self.subscriptions_declared(), "resources.subscribe")?;
         let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
-        self.peer.request_typed::<_, EmptyResult>(methods::RESOURCES_SUBSCRIBE, &params, RequestOptions::default()).await.map(drop)
+        self.peer
+            .request_typed::<_, EmptyResult>(methods::RESOURCES_SUBSCRIBE, &params, RequestOptions::default())
+            .await
+            .map(drop)
     }
 
     /// Ends a subscription.
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
         self.require(self.subscriptions_declared(), "resources.subscribe")?;
         let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
-        self.peer.request_typed::<_, EmptyResult>(methods::RESOURCES_UNSUBSCRIBE, &params, RequestOptions::default()).await.map(drop)
+        self.peer
+            .request_typed::<_, EmptyResult>(methods::RESOURCES_UNSUBSCRIBE, &params, RequestOptions::default())
+            .await
+            .map(drop)
     }
 
     /// Lists one page of prompts.
@@ -455,15 +479,25 @@ impl Client {
     }
 
     /// Gets a prompt with string arguments.
-    pub async fn get_prompt<'a>(&self, name: &str, arguments: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<GetPromptResult, Error> {
+    pub async fn get_prompt<'a>(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<GetPromptResult, Error> {
         self.require(self.server.capabilities.prompts.is_some(), "prompts")?;
-        let arguments: JsonObject = arguments.into_iter().map(|(k, v)| (k.to_owned(), Value::String(v.to_owned()))).collect();
+        let arguments: JsonObject =
+            arguments.into_iter().map(|(k, v)| (k.to_owned(), Value::String(v.to_owned()))).collect();
         let params = GetPromptRequestParams { name: name.to_owned(), arguments: Some(arguments), meta: None };
         self.peer.request_typed(methods::PROMPTS_GET, &params, RequestOptions::default()).await
     }
 
     /// Asks for completions of an argument of a prompt or resource template.
-    pub async fn complete(&self, reference: CompletionReference, argument: &str, value: &str) -> Result<CompleteResult, Error> {
+    pub async fn complete(
+        &self,
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+    ) -> Result<CompleteResult, Error> {
         self.require(self.server.capabilities.completions.is_some(), "completions")?;
         let params = CompleteRequestParams {
             reference,
@@ -478,7 +512,10 @@ impl Client {
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), Error> {
         self.require(self.server.capabilities.logging.is_some(), "logging")?;
         let params = SetLevelRequestParams { level, meta: None };
-        self.peer.request_typed::<_, EmptyResult>(methods::LOGGING_SET_LEVEL, &params, RequestOptions::default()).await.map(drop)
+        self.peer
+            .request_typed::<_, EmptyResult>(methods::LOGGING_SET_LEVEL, &params, RequestOptions::default())
+            .await
+            .map(drop)
     }
 
     /// Tells the server that the client's roots changed.

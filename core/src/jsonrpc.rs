@@ -116,8 +116,7 @@ impl ErrorData {
 
     /// Creates a resource-not-found error (-32002) whose data names the URI.
     pub fn resource_not_found(uri: &str) -> Self {
-        Self::new(RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
-            .with_data(serde_json::json!({ "uri": uri }))
+        Self::new(RESOURCE_NOT_FOUND, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
     }
 }
 

@@ -183,11 +183,8 @@ impl Peer {
                 Err(Error::Cancelled) => "cancelled by the requester",
                 _ => "the request timed out",
             };
-            let params = CancelledNotificationParams {
-                request_id: Some(id),
-                reason: Some(reason.to_owned()),
-                meta: None,
-            };
+            let params =
+                CancelledNotificationParams { request_id: Some(id), reason: Some(reason.to_owned()), meta: None };
             let _ = self.notify(methods::NOTIFICATIONS_CANCELLED, &params, options.related_request);
         }
         outcome
@@ -227,10 +224,7 @@ impl Peer {
         if self.inner.closed.is_cancelled() {
             return Err(Error::TransportClosed);
         }
-        self.inner
-            .out
-            .send(Outbound { message, related_request: related })
-            .map_err(|_| Error::TransportClosed)
+        self.inner.out.send(Outbound { message, related_request: related }).map_err(|_| Error::TransportClosed)
     }
 
     /// Returns whether the session has ended.
@@ -260,9 +254,8 @@ impl Peer {
     }
 
     fn dispatch_progress(&self, params: ProgressNotificationParams) {
-        let entry = lock(&self.inner.progress)
-            .get(&params.progress_token)
-            .map(|e| (e.callback.clone(), e.activity.clone()));
+        let entry =
+            lock(&self.inner.progress).get(&params.progress_token).map(|e| (e.callback.clone(), e.activity.clone()));
         match entry {
             Some((callback, activity)) => {
                 if let Some(activity) = activity {
@@ -349,17 +342,14 @@ impl IncomingRequest {
         {
             let mut last = lock(&self.last_progress);
             if last.is_some_and(|l| progress <= l) {
-                return Err(Error::Protocol(format!("progress must increase: {progress} after {}", last.unwrap_or(0.0))));
+                return Err(Error::Protocol(format!(
+                    "progress must increase: {progress} after {}",
+                    last.unwrap_or(0.0)
+                )));
             }
             *last = Some(progress);
         }
-        let params = ProgressNotificationParams {
-            progress_token: token.clone(),
-            progress,
-            total,
-            message,
-            meta: None,
-        };
+        let params = ProgressNotificationParams { progress_token: token.clone(), progress, total, message, meta: None };
         self.peer.notify(methods::NOTIFICATIONS_PROGRESS, &params, Some(self.id.clone()))
     }
 
@@ -581,7 +571,11 @@ fn respond(peer: &Peer, id: RequestId, outcome: Result<Value, ErrorData>) {
     let _ = peer.send(message, Some(id));
 }
 
-fn handle_notification(peer: &Peer, service: &dyn Service, notification: Notification) -> Option<BoxFuture<'static, ()>> {
+fn handle_notification(
+    peer: &Peer,
+    service: &dyn Service,
+    notification: Notification,
+) -> Option<BoxFuture<'static, ()>> {
     match notification.method.as_str() {
         methods::NOTIFICATIONS_CANCELLED => {
             match parse_params::<CancelledNotificationParams>(&notification.params) {

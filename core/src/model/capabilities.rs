@@ -128,9 +128,7 @@ pub struct ClientCapabilities {
 impl ClientCapabilities {
     /// Declares the `roots` capability.
     pub fn with_roots(mut self, list_changed: bool) -> Self {
-        self.roots = Some(ListChangedCapability {
-            list_changed: Some(list_changed),
-        });
+        self.roots = Some(ListChangedCapability { list_changed: Some(list_changed) });
         self
     }
 
@@ -142,10 +140,8 @@ impl ClientCapabilities {
 
     /// Declares form-mode (and optionally URL-mode) elicitation.
     pub fn with_elicitation(mut self, url: bool) -> Self {
-        self.elicitation = Some(ElicitationCapability {
-            form: Some(JsonObject::new()),
-            url: url.then(JsonObject::new),
-        });
+        self.elicitation =
+            Some(ElicitationCapability { form: Some(JsonObject::new()), url: url.then(JsonObject::new) });
         self
     }
 }
@@ -225,26 +221,19 @@ pub struct ServerCapabilities {
 impl ServerCapabilities {
     /// Declares the `tools` capability.
     pub fn with_tools(mut self, list_changed: bool) -> Self {
-        self.tools = Some(ListChangedCapability {
-            list_changed: Some(list_changed),
-        });
+        self.tools = Some(ListChangedCapability { list_changed: Some(list_changed) });
         self
     }
 
     /// Declares the `prompts` capability.
     pub fn with_prompts(mut self, list_changed: bool) -> Self {
-        self.prompts = Some(ListChangedCapability {
-            list_changed: Some(list_changed),
-        });
+        self.prompts = Some(ListChangedCapability { list_changed: Some(list_changed) });
         self
     }
 
     /// Declares the `resources` capability.
     pub fn with_resources(mut self, subscribe: bool, list_changed: bool) -> Self {
-        self.resources = Some(ResourcesCapability {
-            subscribe: Some(subscribe),
-            list_changed: Some(list_changed),
-        });
+        self.resources = Some(ResourcesCapability { subscribe: Some(subscribe), list_changed: Some(list_changed) });
         self
     }
 

@@ -59,9 +59,7 @@ impl std::fmt::Display for ProgressToken {
 
 /// Extracts the `progressToken` from a request's `_meta`, if present and well-formed.
 pub fn progress_token(meta: Option<&Meta>) -> Option<ProgressToken> {
-    meta?
-        .get(PROGRESS_TOKEN_META_KEY)
-        .and_then(|v| ProgressToken::deserialize(v).ok())
+    meta?.get(PROGRESS_TOKEN_META_KEY).and_then(|v| ProgressToken::deserialize(v).ok())
 }
 
 /// Builds a `_meta` object holding only the given progress token.
@@ -130,10 +128,7 @@ pub struct Icon {
 impl Icon {
     /// Creates an icon from its source URL with no further details.
     pub fn new(src: impl Into<String>) -> Self {
-        Self {
-            src: src.into(),
-            ..Self::default()
-        }
+        Self { src: src.into(), ..Self::default() }
     }
 
     /// Sets the MIME type of the icon.
@@ -188,11 +183,7 @@ pub struct Implementation {
 impl Implementation {
     /// Creates an implementation description from its name and version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            version: version.into(),
-            ..Self::default()
-        }
+        Self { name: name.into(), version: version.into(), ..Self::default() }
     }
 
     /// Sets the human-readable title.
@@ -272,10 +263,7 @@ pub struct PaginatedRequestParams {
 impl PaginatedRequestParams {
     /// Creates params asking for the page after `cursor`.
     pub fn with_cursor(cursor: impl Into<Cursor>) -> Self {
-        Self {
-            cursor: Some(cursor.into()),
-            meta: None,
-        }
+        Self { cursor: Some(cursor.into()), meta: None }
     }
 
     /// Returns the progress token carried in `_meta`, if any.

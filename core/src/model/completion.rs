@@ -111,13 +111,6 @@ impl CompleteResult {
         let total = values.len();
         let has_more = total > 100;
         values.truncate(100);
-        Self {
-            completion: Completion {
-                values,
-                total: Some(total as u64),
-                has_more: Some(has_more),
-            },
-            meta: None,
-        }
+        Self { completion: Completion { values, total: Some(total as u64), has_more: Some(has_more) }, meta: None }
     }
 }

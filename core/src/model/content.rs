@@ -22,10 +22,7 @@ pub struct TextContent {
 impl TextContent {
     /// Creates a text content block.
     pub fn new(text: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            ..Self::default()
-        }
+        Self { text: text.into(), ..Self::default() }
     }
 }
 
@@ -155,20 +152,12 @@ impl ContentBlock {
 
     /// Creates a `resource_link` block pointing at `uri`.
     pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        ContentBlock::ResourceLink(ResourceLink {
-            uri: uri.into(),
-            name: name.into(),
-            ..ResourceLink::default()
-        })
+        ContentBlock::ResourceLink(ResourceLink { uri: uri.into(), name: name.into(), ..ResourceLink::default() })
     }
 
     /// Creates a `resource` block embedding the given contents.
     pub fn embedded(resource: ResourceContents) -> Self {
-        ContentBlock::Resource(EmbeddedResource {
-            resource,
-            annotations: None,
-            meta: None,
-        })
+        ContentBlock::Resource(EmbeddedResource { resource, annotations: None, meta: None })
     }
 
     /// Returns the text of a `text` block.

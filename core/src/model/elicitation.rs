@@ -172,10 +172,7 @@ pub struct EnumOption {
 impl EnumOption {
     /// Creates an option from its value and display label.
     pub fn new(value: impl Into<String>, title: impl Into<String>) -> Self {
-        Self {
-            r#const: value.into(),
-            title: title.into(),
-        }
+        Self { r#const: value.into(), title: title.into() }
     }
 }
 
@@ -439,11 +436,7 @@ pub struct ElicitRequestFormParams {
 impl ElicitRequestFormParams {
     /// Creates form params from a message and a typed schema.
     pub fn new(message: impl Into<String>, schema: &ElicitationSchema) -> Self {
-        Self {
-            message: message.into(),
-            requested_schema: schema.to_json_object(),
-            ..Self::default()
-        }
+        Self { message: message.into(), requested_schema: schema.to_json_object(), ..Self::default() }
     }
 
     /// Parses `requestedSchema` into its typed form.
@@ -474,11 +467,7 @@ pub struct ElicitRequestURLParams {
 
 impl ElicitRequestURLParams {
     /// Creates URL params from a message, an elicitation id and the URL.
-    pub fn new(
-        message: impl Into<String>,
-        elicitation_id: impl Into<String>,
-        url: impl Into<String>,
-    ) -> Self {
+    pub fn new(message: impl Into<String>, elicitation_id: impl Into<String>, url: impl Into<String>) -> Self {
         Self {
             mode: UrlModeTag,
             message: message.into(),
@@ -538,21 +527,15 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
             None | Some(Value::Null) => FormModeTag::VALUE.to_owned(),
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
-                return Err(D::Error::custom(format!(
-                    "elicitation mode must be a string, got {other}"
-                )));
+                return Err(D::Error::custom(format!("elicitation mode must be a string, got {other}")));
             }
         };
         match mode.as_str() {
-            FormModeTag::VALUE => serde_json::from_value(value)
-                .map(ElicitRequestParams::Form)
-                .map_err(D::Error::custom),
-            UrlModeTag::VALUE => serde_json::from_value(value)
-                .map(ElicitRequestParams::Url)
-                .map_err(D::Error::custom),
-            other => Err(D::Error::custom(format!(
-                "unknown elicitation mode `{other}`"
-            ))),
+            FormModeTag::VALUE => {
+                serde_json::from_value(value).map(ElicitRequestParams::Form).map_err(D::Error::custom)
+            }
+            UrlModeTag::VALUE => serde_json::from_value(value).map(ElicitRequestParams::Url).map_err(D::Error::custom),
+            other => Err(D::Error::custom(format!("unknown elicitation mode `{other}`"))),
         }
     }
 }
@@ -612,29 +595,17 @@ pub struct ElicitResult {
 impl ElicitResult {
     /// Creates an `accept` result with the submitted values.
     pub fn accept(content: BTreeMap<String, ElicitContentValue>) -> Self {
-        Self {
-            action: ElicitAction::Accept,
-            content: Some(content),
-            meta: None,
-        }
+        Self { action: ElicitAction::Accept, content: Some(content), meta: None }
     }
 
     /// Creates a `decline` result.
     pub fn decline() -> Self {
-        Self {
-            action: ElicitAction::Decline,
-            content: None,
-            meta: None,
-        }
+        Self { action: ElicitAction::Decline, content: None, meta: None }
     }
 
     /// Creates a `cancel` result.
     pub fn cancel() -> Self {
-        Self {
-            action: ElicitAction::Cancel,
-            content: None,
-            meta: None,
-        }
+        Self { action: ElicitAction::Cancel, content: None, meta: None }
     }
 }
 

@@ -9,8 +9,7 @@ use super::common::{Implementation, Meta};
 pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// Every protocol revision this crate can negotiate, newest first.
-pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
-    &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Returns whether `version` is one of [`SUPPORTED_PROTOCOL_VERSIONS`].
 pub fn is_supported_protocol_version(version: &str) -> bool {
@@ -19,11 +18,7 @@ pub fn is_supported_protocol_version(version: &str) -> bool {
 
 /// Picks the version a server answers with: the requested one if supported, else the latest.
 pub fn negotiate_protocol_version(requested: &str) -> &'static str {
-    SUPPORTED_PROTOCOL_VERSIONS
-        .iter()
-        .copied()
-        .find(|v| *v == requested)
-        .unwrap_or(LATEST_PROTOCOL_VERSION)
+    SUPPORTED_PROTOCOL_VERSIONS.iter().copied().find(|v| *v == requested).unwrap_or(LATEST_PROTOCOL_VERSION)
 }
 
 /// The params of `initialize`.
@@ -44,12 +39,7 @@ pub struct InitializeRequestParams {
 impl InitializeRequestParams {
     /// Creates params requesting the latest protocol version.
     pub fn new(capabilities: ClientCapabilities, client_info: Implementation) -> Self {
-        Self {
-            protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
-            capabilities,
-            client_info,
-            meta: None,
-        }
+        Self { protocol_version: LATEST_PROTOCOL_VERSION.to_owned(), capabilities, client_info, meta: None }
     }
 }
 
@@ -78,13 +68,7 @@ impl InitializeResult {
         capabilities: ServerCapabilities,
         server_info: Implementation,
     ) -> Self {
-        Self {
-            protocol_version: protocol_version.into(),
-            capabilities,
-            server_info,
-            instructions: None,
-            meta: None,
-        }
+        Self { protocol_version: protocol_version.into(), capabilities, server_info, instructions: None, meta: None }
     }
 
     /// Sets the instructions.

@@ -6,9 +6,7 @@ use serde_json::Value;
 use super::common::{Meta, ProgressToken, progress_token};
 
 /// The severity of a log message, ordered as in RFC 5424 (debug is the lowest).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LoggingLevel {
     /// Detailed debugging information.
@@ -89,11 +87,6 @@ pub struct LoggingMessageNotificationParams {
 impl LoggingMessageNotificationParams {
     /// Creates a log message at `level` carrying `data`.
     pub fn new(level: LoggingLevel, data: impl Into<Value>) -> Self {
-        Self {
-            level,
-            logger: None,
-            data: data.into(),
-            meta: None,
-        }
+        Self { level, logger: None, data: data.into(), meta: None }
     }
 }

@@ -28,13 +28,7 @@ pub struct ProgressNotificationParams {
 impl ProgressNotificationParams {
     /// Creates a progress update for `progress_token`.
     pub fn new(progress_token: ProgressToken, progress: f64, total: Option<f64>) -> Self {
-        Self {
-            progress_token,
-            progress,
-            total,
-            message: None,
-            meta: None,
-        }
+        Self { progress_token, progress, total, message: None, meta: None }
     }
 }
 
@@ -56,10 +50,6 @@ pub struct CancelledNotificationParams {
 impl CancelledNotificationParams {
     /// Creates a cancellation of `request_id` with an optional reason.
     pub fn new(request_id: RequestId, reason: Option<String>) -> Self {
-        Self {
-            request_id: Some(request_id),
-            reason,
-            meta: None,
-        }
+        Self { request_id: Some(request_id), reason, meta: None }
     }
 }

@@ -25,11 +25,7 @@ pub struct PromptArgument {
 impl PromptArgument {
     /// Creates an argument with the given name and requiredness.
     pub fn new(name: impl Into<String>, required: bool) -> Self {
-        Self {
-            name: name.into(),
-            required: Some(required),
-            ..Self::default()
-        }
+        Self { name: name.into(), required: Some(required), ..Self::default() }
     }
 
     /// Sets the description.
@@ -65,10 +61,7 @@ pub struct Prompt {
 impl Prompt {
     /// Creates a prompt with the given name.
     pub fn new(name: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            ..Self::default()
-        }
+        Self { name: name.into(), ..Self::default() }
     }
 
     /// Sets the description.

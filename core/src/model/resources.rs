@@ -38,11 +38,7 @@ pub struct Resource {
 impl Resource {
     /// Creates a resource from its URI and name.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            name: name.into(),
-            ..Self::default()
-        }
+        Self { uri: uri.into(), name: name.into(), ..Self::default() }
     }
 
     /// Sets the description.
@@ -89,11 +85,7 @@ pub struct ResourceTemplate {
 impl ResourceTemplate {
     /// Creates a resource template from its URI template and name.
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            uri_template: uri_template.into(),
-            name: name.into(),
-            ..Self::default()
-        }
+        Self { uri_template: uri_template.into(), name: name.into(), ..Self::default() }
     }
 }
 
@@ -220,10 +212,7 @@ pub struct ResourceRequestParams {
 impl ResourceRequestParams {
     /// Creates params naming `uri`.
     pub fn new(uri: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            meta: None,
-        }
+        Self { uri: uri.into(), meta: None }
     }
 
     /// Returns the progress token carried in `_meta`, if any.

@@ -21,10 +21,7 @@ pub struct Root {
 impl Root {
     /// Creates a root from its URI.
     pub fn new(uri: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            ..Self::default()
-        }
+        Self { uri: uri.into(), ..Self::default() }
     }
 
     /// Sets the human-readable name.

@@ -23,11 +23,7 @@ pub struct SamplingMessage {
 impl SamplingMessage {
     /// Creates a user message holding one text block.
     pub fn user_text(text: impl Into<String>) -> Self {
-        Self {
-            role: Role::User,
-            content: SamplingContent::Single(SamplingMessageContentBlock::text(text)),
-            meta: None,
-        }
+        Self { role: Role::User, content: SamplingContent::Single(SamplingMessageContentBlock::text(text)), meta: None }
     }
 
     /// Creates an assistant message holding one text block.

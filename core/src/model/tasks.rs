@@ -8,8 +8,7 @@ use super::common::{Cursor, JsonObject, Meta};
 pub const RELATED_TASK_META_KEY: &str = "io.modelcontextprotocol/related-task";
 
 /// The optional `_meta` key of `CreateTaskResult` with a provisional answer for the model.
-pub const MODEL_IMMEDIATE_RESPONSE_META_KEY: &str =
-    "io.modelcontextprotocol/model-immediate-response";
+pub const MODEL_IMMEDIATE_RESPONSE_META_KEY: &str = "io.modelcontextprotocol/model-immediate-response";
 
 /// The status of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -30,10 +29,7 @@ pub enum TaskStatus {
 impl TaskStatus {
     /// Returns whether the status is terminal (`completed`, `failed` or `cancelled`).
     pub fn is_terminal(self) -> bool {
-        matches!(
-            self,
-            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
-        )
+        matches!(self, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled)
     }
 }
 

@@ -91,17 +91,8 @@ pub fn empty_object_schema() -> JsonObject {
 
 impl Tool {
     /// Creates a tool from its name, description and raw input JSON Schema.
-    pub fn new(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        input_schema: JsonObject,
-    ) -> Self {
-        Self {
-            name: name.into(),
-            description: Some(description.into()),
-            input_schema,
-            ..Self::default()
-        }
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: JsonObject) -> Self {
+        Self { name: name.into(), description: Some(description.into()), input_schema, ..Self::default() }
     }
 
     /// Creates a tool that takes no arguments.
@@ -129,9 +120,7 @@ impl Tool {
 
     /// Sets whether the tool may be called as a task.
     pub fn with_task_support(mut self, task_support: TaskSupport) -> Self {
-        self.execution = Some(ToolExecution {
-            task_support: Some(task_support),
-        });
+        self.execution = Some(ToolExecution { task_support: Some(task_support) });
         self
     }
 
@@ -176,11 +165,7 @@ pub struct CallToolRequestParams {
 impl CallToolRequestParams {
     /// Creates params calling `name` with the given arguments.
     pub fn new(name: impl Into<String>, arguments: JsonObject) -> Self {
-        Self {
-            name: name.into(),
-            arguments: Some(arguments),
-            ..Self::default()
-        }
+        Self { name: name.into(), arguments: Some(arguments), ..Self::default() }
     }
 
     /// Returns the progress token carried in `_meta`, if any.
@@ -209,10 +194,7 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// Creates a successful result holding the given content blocks.
     pub fn success(content: Vec<ContentBlock>) -> Self {
-        Self {
-            content,
-            ..Self::default()
-        }
+        Self { content, ..Self::default() }
     }
 
     /// Creates a successful result holding one text block.
@@ -222,21 +204,13 @@ impl CallToolResult {
 
     /// Creates a tool execution error (`isError: true`) with an explanatory text block.
     pub fn error(message: impl Into<String>) -> Self {
-        Self {
-            content: vec![ContentBlock::text(message)],
-            is_error: Some(true),
-            ..Self::default()
-        }
+        Self { content: vec![ContentBlock::text(message)], is_error: Some(true), ..Self::default() }
     }
 
     /// Creates a structured result, also serializing it into a text block for older clients.
     pub fn structured(value: JsonObject) -> Self {
         let text = Value::Object(value.clone()).to_string();
-        Self {
-            content: vec![ContentBlock::text(text)],
-            structured_content: Some(value),
-            ..Self::default()
-        }
+        Self { content: vec![ContentBlock::text(text)], structured_content: Some(value), ..Self::default() }
     }
 
     /// Returns whether this result reports a tool execution error.

@@ -68,7 +68,11 @@ where
 #[async_trait]
 pub trait PromptHandler: Send + Sync + 'static {
     /// Returns the prompt's messages.
-    async fn get(&self, arguments: HashMap<String, String>, context: RequestContext) -> Result<GetPromptResult, ErrorData>;
+    async fn get(
+        &self,
+        arguments: HashMap<String, String>,
+        context: RequestContext,
+    ) -> Result<GetPromptResult, ErrorData>;
 }
 
 #[async_trait]
@@ -77,7 +81,11 @@ where
     F: Fn(HashMap<String, String>, RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<GetPromptResult, ErrorData>> + Send + 'static,
 {
-    async fn get(&self, arguments: HashMap<String, String>, context: RequestContext) -> Result<GetPromptResult, ErrorData> {
+    async fn get(
+        &self,
+        arguments: HashMap<String, String>,
+        context: RequestContext,
+    ) -> Result<GetPromptResult, ErrorData> {
         self(arguments, context).await
     }
 }
@@ -86,7 +94,11 @@ where
 #[async_trait]
 pub trait CompletionHandler: Send + Sync + 'static {
     /// Returns the suggestions, best first.
-    async fn complete(&self, params: CompleteRequestParams, context: RequestContext) -> Result<CompleteResult, ErrorData>;
+    async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        context: RequestContext,
+    ) -> Result<CompleteResult, ErrorData>;
 }
 
 #[async_trait]
@@ -95,7 +107,11 @@ where
     F: Fn(CompleteRequestParams, RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<CompleteResult, ErrorData>> + Send + 'static,
 {
-    async fn complete(&self, params: CompleteRequestParams, context: RequestContext) -> Result<CompleteResult, ErrorData> {
+    async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        context: RequestContext,
+    ) -> Result<CompleteResult, ErrorData> {
         self(params, context).await
     }
 }

@@ -283,7 +283,11 @@ impl Server {
     /// Registers a resource template; reads of matching URIs go to its handler.
     ///
     /// Fails when the template is not a valid RFC 6570 template.
-    pub fn add_resource_template(&self, template: ResourceTemplate, handler: impl ResourceHandler) -> Result<(), Error> {
+    pub fn add_resource_template(
+        &self,
+        template: ResourceTemplate,
+        handler: impl ResourceHandler,
+    ) -> Result<(), Error> {
         self.add_resource_template_arc(template, Arc::new(handler))
     }
 
@@ -502,9 +506,7 @@ impl SessionHandle {
         if self.client_capabilities().and_then(|c| c.roots).is_none() {
             return Err(Error::CapabilityMissing("roots".into()));
         }
-        self.peer()
-            .request_typed(methods::ROOTS_LIST, &serde_json::json!({}), rt::RequestOptions::default())
-            .await
+        self.peer().request_typed(methods::ROOTS_LIST, &serde_json::json!({}), rt::RequestOptions::default()).await
     }
 
     /// Resolves when the session has ended.

@@ -62,7 +62,11 @@ impl<T> Registry<T> {
     }
 
     /// Returns one page starting at `cursor` and the cursor of the next page, if any.
-    pub(crate) fn page(&self, cursor: Option<&str>, page_size: usize) -> Result<(Vec<Arc<T>>, Option<String>), ErrorData> {
+    pub(crate) fn page(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<(Vec<Arc<T>>, Option<String>), ErrorData> {
         let start = match cursor {
             None => 0,
             Some(c) => decode_cursor(c).ok_or_else(|| ErrorData::invalid_params(format!("Invalid cursor: {c:?}")))?,

@@ -14,10 +14,10 @@ use crate::{
     jsonrpc::{ErrorData, Notification, Request, RequestId},
     model::{
         CallToolRequestParams, CallToolResult, CompleteRequestParams, EmptyResult, GetPromptRequestParams,
-        InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-        ListResourcesResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParams, Meta,
-        PaginatedRequestParams, ResourceRequestParams, ResourceUpdatedNotificationParams, SetLevelRequestParams,
-        methods, negotiate_protocol_version,
+        InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+        ListToolsResult, LoggingLevel, LoggingMessageNotificationParams, Meta, PaginatedRequestParams,
+        ResourceRequestParams, ResourceUpdatedNotificationParams, SetLevelRequestParams, methods,
+        negotiate_protocol_version,
     },
     server::handler::ResourceRequest,
     session::{IncomingRequest, Peer, Reply, Service, lock, request_params, to_result},
@@ -77,7 +77,13 @@ impl ServerSession {
     }
 
     /// Sends a log message if it passes the level the client set.
-    pub(crate) fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value, related: Option<RequestId>) -> Result<(), Error> {
+    pub(crate) fn log(
+        &self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: Value,
+        related: Option<RequestId>,
+    ) -> Result<(), Error> {
         if level < *lock(&self.log_level) {
             return Ok(());
         }
@@ -123,7 +129,8 @@ impl ServerSession {
 
     fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorData> {
         let params: PaginatedRequestParams = request_params(params)?;
-        let (page, next_cursor) = lock(&self.server.tools).page(params.cursor.as_deref(), self.server.options.page_size)?;
+        let (page, next_cursor) =
+            lock(&self.server.tools).page(params.cursor.as_deref(), self.server.options.page_size)?;
         to_result(&ListToolsResult { tools: page.iter().map(|e| e.tool.clone()).collect(), next_cursor, meta: None })
     }
 
@@ -205,8 +212,13 @@ impl ServerSession {
 
     fn list_prompts(&self, params: Option<Value>) -> Result<Value, ErrorData> {
         let params: PaginatedRequestParams = request_params(params)?;
-        let (page, next_cursor) = lock(&self.server.prompts).page(params.cursor.as_deref(), self.server.options.page_size)?;
-        to_result(&ListPromptsResult { prompts: page.iter().map(|e| e.prompt.clone()).collect(), next_cursor, meta: None })
+        let (page, next_cursor) =
+            lock(&self.server.prompts).page(params.cursor.as_deref(), self.server.options.page_size)?;
+        to_result(&ListPromptsResult {
+            prompts: page.iter().map(|e| e.prompt.clone()).collect(),
+            next_cursor,
+            meta: None,
+        })
     }
 
     fn get_prompt(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
@@ -313,7 +325,11 @@ impl Service for Arc<ServerSession> {
         }
     }
 
-    fn notification(&self, notification: Notification, _peer: &Peer) -> Option<futures::future::BoxFuture<'static, ()>> {
+    fn notification(
+        &self,
+        notification: Notification,
+        _peer: &Peer,
+    ) -> Option<futures::future::BoxFuture<'static, ()>> {
         match notification.method.as_str() {
             methods::NOTIFICATIONS_INITIALIZED => {
                 let mut phase = lock(&self.phase);

@@ -51,7 +51,9 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorData> {
         match serde_json::to_value(&self.0) {
             Ok(serde_json::Value::Object(map)) => Ok(CallToolResult::structured(map)),
-            Ok(other) => Err(ErrorData::internal_error(format!("structured content must be a JSON object, not {other}"))),
+            Ok(other) => {
+                Err(ErrorData::internal_error(format!("structured content must be a JSON object, not {other}")))
+            }
             Err(e) => Err(ErrorData::internal_error(format!("could not encode the tool result: {e}"))),
         }
     }

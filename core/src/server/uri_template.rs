@@ -6,9 +6,15 @@ use std::collections::HashMap;
 enum Part {
     Literal(String),
     /// A variable; `greedy` variables (`{+var}`, `{#var}`) may span `/`.
-    Var { name: String, greedy: bool },
+    Var {
+        name: String,
+        greedy: bool,
+    },
     /// A `{/var}` path segment or `{?a,b}` query expansion.
-    Prefixed { prefix: char, names: Vec<String> },
+    Prefixed {
+        prefix: char,
+        names: Vec<String>,
+    },
 }
 
 /// A parsed URI template that can match concrete URIs and extract their variables.
@@ -157,6 +163,9 @@ mod tests {
             m("search://items{?q,limit}", "search://items?q=rust&limit=5"),
             Some(vec![("limit".into(), "5".into()), ("q".into(), "rust".into())])
         );
-        assert_eq!(m("x://root{/a,b}", "x://root/one/two"), Some(vec![("a".into(), "one".into()), ("b".into(), "two".into())]));
+        assert_eq!(
+            m("x://root{/a,b}", "x://root/one/two"),
+            Some(vec![("a".into(), "one".into()), ("b".into(), "two".into())])
+        );
     }
 }

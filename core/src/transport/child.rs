@@ -88,10 +88,7 @@ impl Transport for ChildProcessTransport {
     fn split(self) -> (Box<dyn TransportWriter>, Box<dyn TransportReader>) {
         let (writer, _) = StreamTransport::new(tokio::io::empty(), self.stdin).split();
         let reader = LineReader::new(self.stdout, self.max_message_size);
-        (
-            Box::new(ChildWriter { inner: Some(writer), child: self.child, shutdown: self.shutdown }),
-            Box::new(reader),
-        )
+        (Box::new(ChildWriter { inner: Some(writer), child: self.child, shutdown: self.shutdown }), Box::new(reader))
     }
 }
 

@@ -275,7 +275,8 @@ mod tests {
 
     #[tokio::test]
     async fn splits_lines_and_skips_blank_ones() {
-        let items = read_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\r\n\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}", 1024).await;
+        let items =
+            read_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\r\n\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}", 1024).await;
         let methods: Vec<_> = items
             .iter()
             .map(|i| match i {

@@ -1,0 +1,31 @@
+# One entry point for every chore; CI runs `make test`.
+SHELL := /bin/bash
+CARGO ?= cargo
+export CARGO_TARGET_DIR ?= $(CURDIR)/target
+
+.PHONY: demo test lint test-rust test-interop bench build-examples help
+
+help: ## Lists the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+demo: build-examples ## Builds the examples and runs the calculator client against the calculator server over stdio.
+	$(CARGO_TARGET_DIR)/debug/examples/calculator_client
+
+build-examples:
+	$(CARGO) build -p mcpkit --examples
+
+test: lint test-rust test-interop ## Runs every test: lints, Rust tests, interop with the official TypeScript SDK.
+
+lint: ## Checks formatting and runs clippy with warnings denied.
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-rust: ## Runs the Rust unit, integration and doc tests.
+	$(CARGO) test --workspace
+
+test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
+	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
+
+bench: ## Prints the stdio benchmark beside rmcp (release build).
+	$(CARGO) build --release -p mcpkit-bench
+	$(CARGO_TARGET_DIR)/release/mcpkit-bench
