@@ -58,19 +58,14 @@ impl Checker {
         let validator = match jsonschema::draft202012::new(&root) {
             Ok(v) => v,
             Err(e) => {
-                self.failures
-                    .push(format!("{label}: cannot build validator: {e}"));
+                self.failures.push(format!("{label}: cannot build validator: {e}"));
                 return;
             }
         };
-        let errors: Vec<String> = validator
-            .iter_errors(instance)
-            .map(|e| format!("{} at {}", e, e.instance_path()))
-            .collect();
+        let errors: Vec<String> =
+            validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
         if !errors.is_empty() {
-            self.failures.push(format!(
-                "{label}: schema violation(s) {errors:?} in {instance}"
-            ));
+            self.failures.push(format!("{label}: schema violation(s) {errors:?} in {instance}"));
         }
     }
 
@@ -104,13 +99,10 @@ impl Checker {
             Ok(back) => {
                 let again = serde_json::to_value(&back).expect("re-serializes");
                 if &again != json {
-                    self.failures
-                        .push(format!("{label}: round trip changed {json} into {again}"));
+                    self.failures.push(format!("{label}: round trip changed {json} into {again}"));
                 }
             }
-            Err(e) => self
-                .failures
-                .push(format!("{label}: cannot deserialize {json}: {e}")),
+            Err(e) => self.failures.push(format!("{label}: cannot deserialize {json}: {e}")),
         }
     }
 }
@@ -158,11 +150,7 @@ fn implementation() -> Implementation {
 }
 
 fn text_block() -> TextContent {
-    TextContent {
-        text: "Hello".into(),
-        annotations: Some(annotations()),
-        meta: Some(meta()),
-    }
+    TextContent { text: "Hello".into(), annotations: Some(annotations()), meta: Some(meta()) }
 }
 
 fn image_block() -> ImageContent {
@@ -175,12 +163,7 @@ fn image_block() -> ImageContent {
 }
 
 fn audio_block() -> AudioContent {
-    AudioContent {
-        data: "UklGRg==".into(),
-        mime_type: "audio/wav".into(),
-        annotations: None,
-        meta: Some(meta()),
-    }
+    AudioContent { data: "UklGRg==".into(), mime_type: "audio/wav".into(), annotations: None, meta: Some(meta()) }
 }
 
 fn resource_link() -> ResourceLink {
@@ -285,27 +268,15 @@ fn tool() -> Tool {
 fn client_capabilities() -> ClientCapabilities {
     ClientCapabilities {
         experimental: Some(obj(json!({ "com.example/feature": { "x": 1 } }))),
-        roots: Some(RootsCapability {
-            list_changed: Some(true),
-        }),
-        sampling: Some(SamplingCapability {
-            context: Some(JsonObject::new()),
-            tools: Some(JsonObject::new()),
-        }),
-        elicitation: Some(ElicitationCapability {
-            form: Some(JsonObject::new()),
-            url: Some(JsonObject::new()),
-        }),
+        roots: Some(RootsCapability { list_changed: Some(true) }),
+        sampling: Some(SamplingCapability { context: Some(JsonObject::new()), tools: Some(JsonObject::new()) }),
+        elicitation: Some(ElicitationCapability { form: Some(JsonObject::new()), url: Some(JsonObject::new()) }),
         tasks: Some(ClientTasksCapability {
             list: Some(JsonObject::new()),
             cancel: Some(JsonObject::new()),
             requests: Some(ClientTaskRequestsCapability {
-                sampling: Some(SamplingTasksCapability {
-                    create_message: Some(JsonObject::new()),
-                }),
-                elicitation: Some(ElicitationTasksCapability {
-                    create: Some(JsonObject::new()),
-                }),
+                sampling: Some(SamplingTasksCapability { create_message: Some(JsonObject::new()) }),
+                elicitation: Some(ElicitationTasksCapability { create: Some(JsonObject::new()) }),
             }),
         }),
     }
@@ -323,9 +294,7 @@ fn server_capabilities() -> ServerCapabilities {
         list: Some(JsonObject::new()),
         cancel: Some(JsonObject::new()),
         requests: Some(ServerTaskRequestsCapability {
-            tools: Some(ToolsTasksCapability {
-                call: Some(JsonObject::new()),
-            }),
+            tools: Some(ToolsTasksCapability { call: Some(JsonObject::new()) }),
         }),
     });
     caps
@@ -399,10 +368,7 @@ fn untitled_multi() -> UntitledMultiSelectEnumSchema {
         title: Some("Toppings".into()),
         min_items: Some(1),
         max_items: Some(2),
-        items: UntitledEnumItems {
-            r#enum: vec!["cheese".into(), "ham".into()],
-            ..Default::default()
-        },
+        items: UntitledEnumItems { r#enum: vec!["cheese".into(), "ham".into()], ..Default::default() },
         default: Some(vec!["cheese".into()]),
         ..Default::default()
     }
@@ -411,9 +377,7 @@ fn untitled_multi() -> UntitledMultiSelectEnumSchema {
 fn titled_multi() -> TitledMultiSelectEnumSchema {
     TitledMultiSelectEnumSchema {
         description: Some("Pick some".into()),
-        items: TitledEnumItems {
-            any_of: vec![EnumOption::new("c", "Cheese"), EnumOption::new("h", "Ham")],
-        },
+        items: TitledEnumItems { any_of: vec![EnumOption::new("c", "Cheese"), EnumOption::new("h", "Ham")] },
         default: Some(vec!["h".into()]),
         ..Default::default()
     }
@@ -436,25 +400,14 @@ fn elicitation_schema() -> ElicitationSchema {
     .with_property("email", string_schema(), true)
     .with_property("age", number_schema(), false)
     .with_property("subscribe", boolean_schema(), false)
-    .with_property(
-        "color",
-        EnumSchema::Single(SingleSelectEnumSchema::Titled(titled_single())),
-        false,
-    )
-    .with_property(
-        "toppings",
-        EnumSchema::Multi(MultiSelectEnumSchema::Untitled(untitled_multi())),
-        false,
-    )
+    .with_property("color", EnumSchema::Single(SingleSelectEnumSchema::Titled(titled_single())), false)
+    .with_property("toppings", EnumSchema::Multi(MultiSelectEnumSchema::Untitled(untitled_multi())), false)
     .with_property("size", EnumSchema::Legacy(legacy_enum()), false)
 }
 
 fn url_params() -> ElicitRequestURLParams {
-    let mut p = ElicitRequestURLParams::new(
-        "Please sign in to Example",
-        "elicit-1",
-        "https://example.com/connect?session=abc",
-    );
+    let mut p =
+        ElicitRequestURLParams::new("Please sign in to Example", "elicit-1", "https://example.com/connect?session=abc");
     p.task = Some(TaskMetadata { ttl: Some(60_000) });
     p.meta = Some(req_meta());
     p
@@ -493,19 +446,8 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("Annotations", &annotations());
     c.check("Icon", &icon());
     c.check("Icon", &Icon::new("data:image/png;base64,iVBORw0KGgo="));
-    c.check(
-        "Icons",
-        &Icons {
-            icons: Some(vec![icon()]),
-        },
-    );
-    c.check(
-        "BaseMetadata",
-        &BaseMetadata {
-            name: "n".into(),
-            title: Some("N".into()),
-        },
-    );
+    c.check("Icons", &Icons { icons: Some(vec![icon()]) });
+    c.check("BaseMetadata", &BaseMetadata { name: "n".into(), title: Some("N".into()) });
     c.check("Implementation", &implementation());
     c.check("Implementation", &Implementation::new("bare", "0.1.0"));
     c.check("Role", &Role::Assistant);
@@ -514,38 +456,15 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("ProgressToken", &ProgressToken::from(7));
     c.check("RequestId", &RequestId::Number(1));
     c.check("RequestId", &RequestId::String("req-1".into()));
-    c.check(
-        "RequestParams",
-        &RequestParams {
-            meta: Some(req_meta()),
-        },
-    );
-    c.check(
-        "NotificationParams",
-        &NotificationParams { meta: Some(meta()) },
-    );
+    c.check("RequestParams", &RequestParams { meta: Some(req_meta()) });
+    c.check("NotificationParams", &NotificationParams { meta: Some(meta()) });
     c.check(
         "TaskAugmentedRequestParams",
-        &TaskAugmentedRequestParams {
-            task: Some(TaskMetadata { ttl: Some(1000) }),
-            meta: Some(req_meta()),
-        },
+        &TaskAugmentedRequestParams { task: Some(TaskMetadata { ttl: Some(1000) }), meta: Some(req_meta()) },
     );
-    c.check(
-        "PaginatedRequestParams",
-        &PaginatedRequestParams {
-            cursor: Some("c-2".into()),
-            meta: Some(req_meta()),
-        },
-    );
+    c.check("PaginatedRequestParams", &PaginatedRequestParams { cursor: Some("c-2".into()), meta: Some(req_meta()) });
     c.check("PaginatedRequestParams", &PaginatedRequestParams::default());
-    c.check(
-        "PaginatedResult",
-        &PaginatedResult {
-            next_cursor: Some("c-3".into()),
-            meta: Some(meta()),
-        },
-    );
+    c.check("PaginatedResult", &PaginatedResult { next_cursor: Some("c-3".into()), meta: Some(meta()) });
     c.check("EmptyResult", &EmptyResult { meta: Some(meta()) });
     c.check("EmptyResult", &EmptyResult::default());
     c.check("Result", &EmptyResult { meta: Some(meta()) });
@@ -554,22 +473,15 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("ClientCapabilities", &client_capabilities());
     c.check(
         "ClientCapabilities",
-        &ClientCapabilities::default()
-            .with_roots(false)
-            .with_sampling()
-            .with_elicitation(true),
+        &ClientCapabilities::default().with_roots(false).with_sampling().with_elicitation(true),
     );
     c.check("ServerCapabilities", &server_capabilities());
     c.check("ServerCapabilities", &ServerCapabilities::default());
     let mut init = InitializeRequestParams::new(client_capabilities(), implementation());
     init.meta = Some(req_meta());
     c.check("InitializeRequestParams", &init);
-    let mut init_result = InitializeResult::new(
-        LATEST_PROTOCOL_VERSION,
-        server_capabilities(),
-        implementation(),
-    )
-    .with_instructions("Use the weather tool for forecasts.");
+    let mut init_result = InitializeResult::new(LATEST_PROTOCOL_VERSION, server_capabilities(), implementation())
+        .with_instructions("Use the weather tool for forecasts.");
     init_result.meta = Some(meta());
     c.check("InitializeResult", &init_result);
     c.check("ServerResult", &init_result);
@@ -584,19 +496,10 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("AudioContent", &ContentBlock::Audio(audio_block()));
     c.check("AudioContent", &ContentBlock::audio("UklGRg==", "audio/wav"));
     c.check("ResourceLink", &ContentBlock::ResourceLink(resource_link()));
-    c.check(
-        "ResourceLink",
-        &ContentBlock::resource_link("file:///a.txt", "a.txt"),
-    );
+    c.check("ResourceLink", &ContentBlock::resource_link("file:///a.txt", "a.txt"));
     c.check("EmbeddedResource", &ContentBlock::Resource(embedded()));
-    c.check(
-        "ToolUseContent",
-        &SamplingMessageContentBlock::ToolUse(tool_use()),
-    );
-    c.check(
-        "ToolResultContent",
-        &SamplingMessageContentBlock::ToolResult(tool_result()),
-    );
+    c.check("ToolUseContent", &SamplingMessageContentBlock::ToolUse(tool_use()));
+    c.check("ToolResultContent", &SamplingMessageContentBlock::ToolResult(tool_result()));
     for block in [
         SamplingMessageContentBlock::Text(text_block()),
         SamplingMessageContentBlock::Image(image_block()),
@@ -609,15 +512,9 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
 
     // Resources.
     c.check("TextResourceContents", &ResourceContents::Text(text_contents()));
-    c.check(
-        "TextResourceContents",
-        &ResourceContents::text("file:///x.txt", "x").with_mime_type("text/plain"),
-    );
+    c.check("TextResourceContents", &ResourceContents::text("file:///x.txt", "x").with_mime_type("text/plain"));
     c.check("BlobResourceContents", &ResourceContents::Blob(blob_contents()));
-    c.check(
-        "BlobResourceContents",
-        &ResourceContents::blob("file:///x.bin", "AAAA", "application/octet-stream"),
-    );
+    c.check("BlobResourceContents", &ResourceContents::blob("file:///x.bin", "AAAA", "application/octet-stream"));
     c.check("ResourceContents", &ResourceContents::Text(text_contents()));
     c.check("ResourceContents", &ResourceContents::Blob(blob_contents()));
     let resource = Resource {
@@ -658,32 +555,21 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
             meta: Some(meta()),
         },
     );
-    let read = ResourceRequestParams {
-        meta: Some(req_meta()),
-        ..ResourceRequestParams::new("file:///project/README.md")
-    };
+    let read =
+        ResourceRequestParams { meta: Some(req_meta()), ..ResourceRequestParams::new("file:///project/README.md") };
     c.check("ResourceRequestParams", &read);
     c.check("ReadResourceRequestParams", &read);
     c.check("SubscribeRequestParams", &read);
-    c.check(
-        "UnsubscribeRequestParams",
-        &ResourceRequestParams::new("file:///x"),
-    );
+    c.check("UnsubscribeRequestParams", &ResourceRequestParams::new("file:///x"));
     let read_result = ReadResourceResult {
-        contents: vec![
-            ResourceContents::Text(text_contents()),
-            ResourceContents::Blob(blob_contents()),
-        ],
+        contents: vec![ResourceContents::Text(text_contents()), ResourceContents::Blob(blob_contents())],
         meta: Some(meta()),
     };
     c.check("ReadResourceResult", &read_result);
     c.check("ServerResult", &read_result);
     c.check(
         "ResourceUpdatedNotificationParams",
-        &ResourceUpdatedNotificationParams {
-            uri: "file:///project/README.md".into(),
-            meta: Some(meta()),
-        },
+        &ResourceUpdatedNotificationParams { uri: "file:///project/README.md".into(), meta: Some(meta()) },
     );
 
     // Tools.
@@ -699,12 +585,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
             open_world_hint: Some(false),
         },
     );
-    c.check(
-        "ToolExecution",
-        &ToolExecution {
-            task_support: Some(TaskSupport::Required),
-        },
-    );
+    c.check("ToolExecution", &ToolExecution { task_support: Some(TaskSupport::Required) });
     c.check(
         "ListToolsResult",
         &ListToolsResult {
@@ -719,21 +600,12 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("CallToolRequestParams", &call);
     c.check(
         "CallToolRequestParams",
-        &CallToolRequestParams {
-            name: "noop".into(),
-            ..CallToolRequestParams::default()
-        },
+        &CallToolRequestParams { name: "noop".into(), ..CallToolRequestParams::default() },
     );
     c.check("CallToolResult", &CallToolResult::text("18°C"));
     c.check("CallToolResult", &CallToolResult::error("City not found"));
-    c.check(
-        "CallToolResult",
-        &CallToolResult::structured(obj(json!({ "temperature": 18.5 }))),
-    );
-    let full_result = CallToolResult {
-        meta: Some(meta()),
-        ..CallToolResult::success(all_content_blocks())
-    };
+    c.check("CallToolResult", &CallToolResult::structured(obj(json!({ "temperature": 18.5 }))));
+    let full_result = CallToolResult { meta: Some(meta()), ..CallToolResult::success(all_content_blocks()) };
     c.check("CallToolResult", &full_result);
     c.check("ServerResult", &full_result);
 
@@ -742,25 +614,16 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
         title: Some("Code review".into()),
         icons: Some(vec![icon()]),
         meta: Some(meta()),
-        ..Prompt::new("code_review")
-            .with_description("Reviews code")
-            .with_argument(PromptArgument {
-                title: Some("Code".into()),
-                ..PromptArgument::new("code", true).with_description("The code")
-            })
+        ..Prompt::new("code_review").with_description("Reviews code").with_argument(PromptArgument {
+            title: Some("Code".into()),
+            ..PromptArgument::new("code", true).with_description("The code")
+        })
     };
     c.check("Prompt", &prompt);
-    c.check(
-        "PromptArgument",
-        &PromptArgument::new("lang", false).with_description("Language"),
-    );
+    c.check("PromptArgument", &PromptArgument::new("lang", false).with_description("Language"));
     c.check(
         "ListPromptsResult",
-        &ListPromptsResult {
-            prompts: vec![prompt, Prompt::new("bare")],
-            next_cursor: None,
-            meta: Some(meta()),
-        },
+        &ListPromptsResult { prompts: vec![prompt, Prompt::new("bare")], next_cursor: None, meta: Some(meta()) },
     );
     c.check(
         "GetPromptRequestParams",
@@ -771,10 +634,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
         },
     );
     c.check("PromptMessage", &PromptMessage::user_text("Review this"));
-    c.check(
-        "PromptMessage",
-        &PromptMessage::new(Role::Assistant, ContentBlock::Resource(embedded())),
-    );
+    c.check("PromptMessage", &PromptMessage::new(Role::Assistant, ContentBlock::Resource(embedded())));
     c.check(
         "GetPromptResult",
         &GetPromptResult {
@@ -789,52 +649,32 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     );
 
     // Completion.
-    let prompt_ref = PromptReference {
-        name: "code_review".into(),
-        title: Some("Code review".into()),
-    };
-    c.check(
-        "PromptReference",
-        &CompletionReference::Prompt(prompt_ref.clone()),
-    );
+    let prompt_ref = PromptReference { name: "code_review".into(), title: Some("Code review".into()) };
+    c.check("PromptReference", &CompletionReference::Prompt(prompt_ref.clone()));
     c.check(
         "ResourceTemplateReference",
-        &CompletionReference::Resource(ResourceTemplateReference {
-            uri: "file:///project/{path}".into(),
-        }),
+        &CompletionReference::Resource(ResourceTemplateReference { uri: "file:///project/{path}".into() }),
     );
     c.check(
         "CompleteRequestParams",
         &CompleteRequestParams {
             reference: CompletionReference::Prompt(prompt_ref),
-            argument: CompletionArgument {
-                name: "lang".into(),
-                value: "py".into(),
-            },
-            context: Some(CompletionContext {
-                arguments: Some(BTreeMap::from([("code".into(), "x = 1".into())])),
-            }),
+            argument: CompletionArgument { name: "lang".into(), value: "py".into() },
+            context: Some(CompletionContext { arguments: Some(BTreeMap::from([("code".into(), "x = 1".into())])) }),
             meta: Some(req_meta()),
         },
     );
     c.check(
         "CompleteRequestParams",
         &CompleteRequestParams {
-            reference: CompletionReference::Resource(ResourceTemplateReference {
-                uri: "file:///{path}".into(),
-            }),
-            argument: CompletionArgument {
-                name: "path".into(),
-                value: "sr".into(),
-            },
+            reference: CompletionReference::Resource(ResourceTemplateReference { uri: "file:///{path}".into() }),
+            argument: CompletionArgument { name: "path".into(), value: "sr".into() },
             context: None,
             meta: None,
         },
     );
-    let complete = CompleteResult {
-        meta: Some(meta()),
-        ..CompleteResult::new(vec!["python".into(), "pytorch".into()])
-    };
+    let complete =
+        CompleteResult { meta: Some(meta()), ..CompleteResult::new(vec!["python".into(), "pytorch".into()]) };
     c.check("CompleteResult", &complete);
     c.check("ServerResult", &complete);
 
@@ -851,13 +691,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     ] {
         c.check("LoggingLevel", &level);
     }
-    c.check(
-        "SetLevelRequestParams",
-        &SetLevelRequestParams {
-            level: LoggingLevel::Warning,
-            meta: Some(req_meta()),
-        },
-    );
+    c.check("SetLevelRequestParams", &SetLevelRequestParams { level: LoggingLevel::Warning, meta: Some(req_meta()) });
     c.check(
         "LoggingMessageNotificationParams",
         &LoggingMessageNotificationParams {
@@ -883,10 +717,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
             ..ProgressNotificationParams::new(ProgressToken::from(7), 50.0, Some(100.0))
         },
     );
-    c.check(
-        "ProgressNotificationParams",
-        &ProgressNotificationParams::new(ProgressToken::from("tok"), 0.25, None),
-    );
+    c.check("ProgressNotificationParams", &ProgressNotificationParams::new(ProgressToken::from("tok"), 0.25, None));
     c.check(
         "CancelledNotificationParams",
         &CancelledNotificationParams {
@@ -897,21 +728,12 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
             )
         },
     );
-    c.check(
-        "CancelledNotificationParams",
-        &CancelledNotificationParams::new(RequestId::Number(9), None),
-    );
+    c.check("CancelledNotificationParams", &CancelledNotificationParams::new(RequestId::Number(9), None));
 
     // Roots.
-    let root = Root {
-        meta: Some(meta()),
-        ..Root::new("file:///home/user/project").with_name("Project")
-    };
+    let root = Root { meta: Some(meta()), ..Root::new("file:///home/user/project").with_name("Project") };
     c.check("Root", &root);
-    let roots = ListRootsResult {
-        roots: vec![root, Root::new("file:///tmp")],
-        meta: Some(meta()),
-    };
+    let roots = ListRootsResult { roots: vec![root, Root::new("file:///tmp")], meta: Some(meta()) };
     c.check("ListRootsResult", &roots);
     c.check("ClientResult", &roots);
 
@@ -922,33 +744,19 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
         "SamplingMessage",
         &SamplingMessage {
             role: Role::User,
-            content: SamplingContent::Multiple(vec![SamplingMessageContentBlock::ToolResult(
-                tool_result(),
-            )]),
+            content: SamplingContent::Multiple(vec![SamplingMessageContentBlock::ToolResult(tool_result())]),
             meta: None,
         },
     );
-    c.check(
-        "ModelHint",
-        &ModelHint {
-            name: Some("claude-3-5-sonnet".into()),
-        },
-    );
+    c.check("ModelHint", &ModelHint { name: Some("claude-3-5-sonnet".into()) });
     let prefs = ModelPreferences {
-        hints: Some(vec![ModelHint {
-            name: Some("sonnet".into()),
-        }]),
+        hints: Some(vec![ModelHint { name: Some("sonnet".into()) }]),
         cost_priority: Some(0.3),
         speed_priority: Some(0.8),
         intelligence_priority: Some(0.5),
     };
     c.check("ModelPreferences", &prefs);
-    c.check(
-        "ToolChoice",
-        &ToolChoice {
-            mode: Some(ToolChoiceMode::Required),
-        },
-    );
+    c.check("ToolChoice", &ToolChoice { mode: Some(ToolChoiceMode::Required) });
     c.check("ToolChoice", &ToolChoice::default());
     let create = CreateMessageRequestParams {
         model_preferences: Some(prefs),
@@ -958,9 +766,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
         stop_sequences: Some(vec!["\n\n".into()]),
         metadata: Some(obj(json!({ "provider": { "top_k": 5 } }))),
         tools: Some(vec![tool()]),
-        tool_choice: Some(ToolChoice {
-            mode: Some(ToolChoiceMode::Auto),
-        }),
+        tool_choice: Some(ToolChoice { mode: Some(ToolChoiceMode::Auto) }),
         task: Some(TaskMetadata { ttl: Some(10_000) }),
         meta: Some(req_meta()),
         ..CreateMessageRequestParams::new(
@@ -968,9 +774,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
                 sampling_message(),
                 SamplingMessage {
                     role: Role::Assistant,
-                    content: SamplingContent::Single(SamplingMessageContentBlock::ToolUse(
-                        tool_use(),
-                    )),
+                    content: SamplingContent::Single(SamplingMessageContentBlock::ToolUse(tool_use())),
                     meta: None,
                 },
             ],
@@ -978,10 +782,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
         )
     };
     c.check("CreateMessageRequestParams", &create);
-    c.check(
-        "CreateMessageRequestParams",
-        &CreateMessageRequestParams::new(vec![SamplingMessage::user_text("Hi")], 10),
-    );
+    c.check("CreateMessageRequestParams", &CreateMessageRequestParams::new(vec![SamplingMessage::user_text("Hi")], 10));
     let created = CreateMessageResult {
         role: Role::Assistant,
         content: SamplingContent::Single(SamplingMessageContentBlock::text("Paris")),
@@ -1018,17 +819,11 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     // Elicitation.
     let string_def = PrimitiveSchemaDefinition::String(string_schema());
     c.check("StringSchema", &string_def);
-    c.check(
-        "StringSchema",
-        &PrimitiveSchemaDefinition::String(StringSchema::default()),
-    );
+    c.check("StringSchema", &PrimitiveSchemaDefinition::String(StringSchema::default()));
     c.check("NumberSchema", &PrimitiveSchemaDefinition::Number(number_schema()));
     c.check(
         "NumberSchema",
-        &PrimitiveSchemaDefinition::Number(NumberSchema {
-            r#type: NumberType::Integer,
-            ..NumberSchema::default()
-        }),
+        &PrimitiveSchemaDefinition::Number(NumberSchema { r#type: NumberType::Integer, ..NumberSchema::default() }),
     );
     c.check("BooleanSchema", &PrimitiveSchemaDefinition::Boolean(boolean_schema()));
     c.check("StringSchema", &string_schema());
@@ -1039,29 +834,18 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("UntitledMultiSelectEnumSchema", &untitled_multi());
     c.check("TitledMultiSelectEnumSchema", &titled_multi());
     c.check("LegacyTitledEnumSchema", &legacy_enum());
-    let single_defs = [
-        SingleSelectEnumSchema::Untitled(untitled_single()),
-        SingleSelectEnumSchema::Titled(titled_single()),
-    ];
-    let multi_defs = [
-        MultiSelectEnumSchema::Untitled(untitled_multi()),
-        MultiSelectEnumSchema::Titled(titled_multi()),
-    ];
+    let single_defs =
+        [SingleSelectEnumSchema::Untitled(untitled_single()), SingleSelectEnumSchema::Titled(titled_single())];
+    let multi_defs = [MultiSelectEnumSchema::Untitled(untitled_multi()), MultiSelectEnumSchema::Titled(titled_multi())];
     for s in &single_defs {
         c.check("SingleSelectEnumSchema", s);
         c.check("EnumSchema", &EnumSchema::Single(s.clone()));
-        c.check(
-            "PrimitiveSchemaDefinition",
-            &PrimitiveSchemaDefinition::Enum(EnumSchema::Single(s.clone())),
-        );
+        c.check("PrimitiveSchemaDefinition", &PrimitiveSchemaDefinition::Enum(EnumSchema::Single(s.clone())));
     }
     for m in &multi_defs {
         c.check("MultiSelectEnumSchema", m);
         c.check("EnumSchema", &EnumSchema::Multi(m.clone()));
-        c.check(
-            "PrimitiveSchemaDefinition",
-            &PrimitiveSchemaDefinition::Enum(EnumSchema::Multi(m.clone())),
-        );
+        c.check("PrimitiveSchemaDefinition", &PrimitiveSchemaDefinition::Enum(EnumSchema::Multi(m.clone())));
     }
     c.check("EnumSchema", &EnumSchema::Legacy(legacy_enum()));
     for p in [
@@ -1092,10 +876,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
             ("email".into(), ElicitContentValue::String("a@example.com".into())),
             ("age".into(), ElicitContentValue::Number(30.into())),
             ("subscribe".into(), ElicitContentValue::Boolean(true)),
-            (
-                "toppings".into(),
-                ElicitContentValue::StringArray(vec!["cheese".into()]),
-            ),
+            ("toppings".into(), ElicitContentValue::StringArray(vec!["cheese".into()])),
         ]))
     };
     c.check("ElicitResult", &accepted);
@@ -1105,14 +886,9 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check_at(
         "ElicitationCompleteNotificationParams",
         "#/$defs/ElicitationCompleteNotification/properties/params",
-        &ElicitationCompleteNotificationParams {
-            elicitation_id: "elicit-1".into(),
-            meta: Some(meta()),
-        },
+        &ElicitationCompleteNotificationParams { elicitation_id: "elicit-1".into(), meta: Some(meta()) },
     );
-    let error_data = URLElicitationRequiredErrorData {
-        elicitations: vec![url_params()],
-    };
+    let error_data = URLElicitationRequiredErrorData { elicitations: vec![url_params()] };
     c.validate_json(
         "URLElicitationRequiredErrorData",
         "#/$defs/URLElicitationRequiredError",
@@ -1146,37 +922,17 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("Task", &task(None));
     c.check("TaskMetadata", &TaskMetadata { ttl: Some(60_000) });
     c.check("TaskMetadata", &TaskMetadata::default());
-    c.check(
-        "RelatedTaskMetadata",
-        &RelatedTaskMetadata {
-            task_id: "task-1".into(),
-        },
-    );
+    c.check("RelatedTaskMetadata", &RelatedTaskMetadata { task_id: "task-1".into() });
     let mut create_meta = meta();
-    create_meta.insert(
-        MODEL_IMMEDIATE_RESPONSE_META_KEY.into(),
-        json!("Working on it."),
-    );
-    let create_task = CreateTaskResult {
-        task: task(Some(60_000)),
-        meta: Some(create_meta),
-    };
+    create_meta.insert(MODEL_IMMEDIATE_RESPONSE_META_KEY.into(), json!("Working on it."));
+    let create_task = CreateTaskResult { task: task(Some(60_000)), meta: Some(create_meta) };
     c.check("CreateTaskResult", &create_task);
     c.check("ServerResult", &create_task);
     c.check("ClientResult", &create_task);
-    let with_meta = TaskWithMeta {
-        task: task(None),
-        meta: Some(meta()),
-    };
+    let with_meta = TaskWithMeta { task: task(None), meta: Some(meta()) };
     c.check("GetTaskResult", &with_meta);
     c.check("GetTaskResult", &TaskWithMeta::from(task(Some(1))));
-    c.check(
-        "CancelTaskResult",
-        &TaskWithMeta::from(Task {
-            status: TaskStatus::Cancelled,
-            ..task(Some(1000))
-        }),
-    );
+    c.check("CancelTaskResult", &TaskWithMeta::from(Task { status: TaskStatus::Cancelled, ..task(Some(1000)) }));
     c.check("TaskStatusNotificationParams", &with_meta);
     c.check(
         "ListTasksResult",
@@ -1193,20 +949,11 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
             payload: obj(serde_json::to_value(CallToolResult::text("done")).unwrap()),
         },
     );
-    let task_id_params = TaskIdRequestParams {
-        task_id: "task-1".into(),
-        meta: Some(meta()),
-    };
+    let task_id_params = TaskIdRequestParams { task_id: "task-1".into(), meta: Some(meta()) };
     for (label, pointer) in [
         ("GetTaskRequestParams", "#/$defs/GetTaskRequest/properties/params"),
-        (
-            "GetTaskPayloadRequestParams",
-            "#/$defs/GetTaskPayloadRequest/properties/params",
-        ),
-        (
-            "CancelTaskRequestParams",
-            "#/$defs/CancelTaskRequest/properties/params",
-        ),
+        ("GetTaskPayloadRequestParams", "#/$defs/GetTaskPayloadRequest/properties/params"),
+        ("CancelTaskRequestParams", "#/$defs/CancelTaskRequest/properties/params"),
     ] {
         c.check_at(label, pointer, &task_id_params);
     }
@@ -1219,18 +966,9 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
         .filter(|(name, def)| !is_envelope(name, def) && !c.covered.contains(*name))
         .map(|(name, _)| name)
         .collect();
-    println!(
-        "schema coverage: {} of {} defs checked directly",
-        c.covered.len(),
-        c.defs().len()
-    );
+    println!("schema coverage: {} of {} defs checked directly", c.covered.len(), c.defs().len());
     assert!(uncovered.is_empty(), "defs without a sample: {uncovered:?}");
-    assert!(
-        c.failures.is_empty(),
-        "{} failure(s):\n{}",
-        c.failures.len(),
-        c.failures.join("\n")
-    );
+    assert!(c.failures.is_empty(), "{} failure(s):\n{}", c.failures.len(), c.failures.join("\n"));
 }
 
 #[test]
@@ -1274,10 +1012,7 @@ fn unknown_fields_are_tolerated_and_meta_survives() {
     }))
     .unwrap();
     assert_eq!(params.progress_token(), Some(ProgressToken::Number(42)));
-    assert_eq!(
-        serde_json::to_value(&params).unwrap()["_meta"]["progressToken"],
-        json!(42)
-    );
+    assert_eq!(serde_json::to_value(&params).unwrap()["_meta"]["progressToken"], json!(42));
 }
 
 #[test]
@@ -1295,8 +1030,7 @@ fn wire_quirks() {
     .unwrap();
     assert!(matches!(p, ElicitRequestParams::Url(_)));
     assert!(
-        serde_json::from_value::<ElicitRequestParams>(json!({ "mode": "carrier-pigeon", "message": "?" }))
-            .is_err()
+        serde_json::from_value::<ElicitRequestParams>(json!({ "mode": "carrier-pigeon", "message": "?" })).is_err()
     );
     if let ElicitRequestParams::Form(form) = serde_json::from_value::<ElicitRequestParams>(json!({
         "mode": "form", "message": "x", "requestedSchema": serde_json::to_value(elicitation_schema()).unwrap()
@@ -1319,15 +1053,13 @@ fn wire_quirks() {
     for raw in [json!("1"), json!(1)] {
         let token: ProgressToken = serde_json::from_value(raw.clone()).unwrap();
         assert_eq!(serde_json::to_value(&token).unwrap(), raw);
-        let params: CancelledNotificationParams =
-            serde_json::from_value(json!({ "requestId": raw })).unwrap();
+        let params: CancelledNotificationParams = serde_json::from_value(json!({ "requestId": raw })).unwrap();
         assert_eq!(serde_json::to_value(&params).unwrap()["requestId"], raw);
     }
 
     // Sampling content may be a single block or an array.
     let single: SamplingMessage =
-        serde_json::from_value(json!({ "role": "user", "content": { "type": "text", "text": "a" } }))
-            .unwrap();
+        serde_json::from_value(json!({ "role": "user", "content": { "type": "text", "text": "a" } })).unwrap();
     assert_eq!(single.content.blocks().len(), 1);
     assert!(matches!(single.content, SamplingContent::Single(_)));
     let multi: SamplingMessage = serde_json::from_value(
@@ -1355,8 +1087,7 @@ fn wire_quirks() {
     assert!(is_supported_protocol_version("2024-11-05"));
 
     // Embedded resource contents are discriminated by `text` vs `blob`.
-    let blob: ResourceContents =
-        serde_json::from_value(json!({ "uri": "file:///b", "blob": "AAAA" })).unwrap();
+    let blob: ResourceContents = serde_json::from_value(json!({ "uri": "file:///b", "blob": "AAAA" })).unwrap();
     assert!(matches!(blob, ResourceContents::Blob(_)));
     assert_eq!(methods::TOOLS_CALL, "tools/call");
 }
