@@ -1,0 +1,175 @@
+// Interoperability tests between mcpkit (Rust) and the official MCP
+// TypeScript SDK. Run from this directory with:  npm ci && node --test
+//
+//   (a) ts_client.mjs (TS SDK client)  ->  Rust calculator_server
+//   (b) Rust calculator_client         ->  ts_server.mjs (TS SDK server)
+//   (c) ts_client.mjs                  ->  ts_server.mjs (sanity: the TS pair
+//       agrees with the contract on its own, so a failure of (a) or (b) points
+//       at the Rust side)
+//
+// The Rust binaries come from `cargo build -p mcpkit --examples` and are
+// looked up in $CARGO_TARGET_DIR (relative paths are taken from the
+// repository root) or else <repo>/target.
+
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO_ROOT = resolve(HERE, '..', '..');
+const TARGET_DIR = process.env.CARGO_TARGET_DIR
+  ? resolve(REPO_ROOT, process.env.CARGO_TARGET_DIR)
+  : join(REPO_ROOT, 'target');
+const EXAMPLES_DIR = join(TARGET_DIR, 'debug', 'examples');
+const RUST_SERVER = join(EXAMPLES_DIR, 'calculator_server');
+const RUST_CLIENT = join(EXAMPLES_DIR, 'calculator_client');
+const TS_SERVER = join(HERE, 'ts_server.mjs');
+const TS_CLIENT = join(HERE, 'ts_client.mjs');
+const NODE = process.execPath;
+
+const TEST_TIMEOUT_MS = 30_000;
+// Children are killed a little before the test timeout so that their output
+// can still be reported.
+const CHILD_TIMEOUT_MS = 25_000;
+
+// Every child runs in its own process group, so that killing the group also
+// kills the server that a client spawned.
+const running = new Set();
+
+// Kills the child's whole process group, even when the child itself has
+// already exited: a server it spawned may still be alive and holding our pipes.
+function killGroup(child) {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // group already empty
+  }
+  if (child.exitCode === null && child.signalCode === null) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+// How long a child's descendants may keep its output pipes open after the
+// child itself has exited before they are killed.
+const LINGER_MS = 3_000;
+
+after(() => {
+  for (const child of running) killGroup(child);
+});
+
+/** Runs a command to completion (or timeout); resolves with its output. */
+function run(command, args, { timeoutMs = CHILD_TIMEOUT_MS } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, {
+      cwd: HERE,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      env: process.env,
+    });
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+    }, timeoutMs);
+    let lingerTimer;
+    child.on('exit', () => {
+      lingerTimer = setTimeout(() => killGroup(child), LINGER_MS);
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      running.delete(child);
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      clearTimeout(lingerTimer);
+      // Whatever the child left behind in its group goes too.
+      killGroup(child);
+      running.delete(child);
+      resolvePromise({ code, signal, stdout, stderr, timedOut });
+    });
+  });
+}
+
+function describeRun(what, r) {
+  return [
+    `${what}: ${r.timedOut ? `timed out after ${CHILD_TIMEOUT_MS} ms` : `exit code ${r.code}${r.signal ? `, signal ${r.signal}` : ''}`}`,
+    '--- stdout ---',
+    r.stdout.trimEnd(),
+    '--- stderr ---',
+    r.stderr.trimEnd(),
+    '--------------',
+  ].join('\n');
+}
+
+function requireBinary(path) {
+  assert.ok(
+    existsSync(path),
+    `Rust example binary not found: ${path}\n` +
+      `Build it first with:  cargo build -p mcpkit --examples\n` +
+      `(binaries are looked up in $CARGO_TARGET_DIR/debug/examples, else <repo>/target/debug/examples)`,
+  );
+}
+
+test('(a) TS SDK client against the Rust calculator_server', { timeout: TEST_TIMEOUT_MS }, async () => {
+  requireBinary(RUST_SERVER);
+  const r = await run(NODE, [TS_CLIENT, RUST_SERVER]);
+  const report = describeRun(`node ts_client.mjs ${RUST_SERVER}`, r);
+  assert.ok(!r.timedOut, report);
+  assert.equal(r.code, 0, report);
+  assert.match(r.stdout, /all \d+ checks passed/, report);
+});
+
+test('(b) Rust calculator_client against the TS SDK server', { timeout: TEST_TIMEOUT_MS }, async () => {
+  requireBinary(RUST_CLIENT);
+  const r = await run(RUST_CLIENT, [NODE, TS_SERVER]);
+  const report = describeRun(`calculator_client node ts_server.mjs`, r);
+  assert.ok(!r.timedOut, report);
+  assert.equal(r.code, 0, report);
+
+  const lines = r.stdout.split(/\r?\n/).map((l) => l.trim());
+  const indexOf = (pred) => lines.findIndex(pred);
+  const expectLine = (description, pred) => {
+    const i = indexOf(pred);
+    assert.ok(i >= 0, `calculator_client printed no line ${description}\n${report}`);
+    return i;
+  };
+
+  expectLine('"add(2, 3) = 5"', (l) => l === 'add(2, 3) = 5');
+  const p1 = expectLine('starting "progress 1/3"', (l) => l.startsWith('progress 1/3'));
+  const p2 = expectLine('starting "progress 2/3"', (l) => l.startsWith('progress 2/3'));
+  const p3 = expectLine('starting "progress 3/3"', (l) => l.startsWith('progress 3/3'));
+  assert.ok(p1 < p2 && p2 < p3, `progress lines out of order\n${report}`);
+  const logLines = lines.filter((l) => l.startsWith('log info:'));
+  assert.ok(
+    logLines.length >= 3,
+    `expected a "log info: ..." line for each of the 3 notifications/message sent by count(3), got ${logLines.length}\n${report}`,
+  );
+  expectLine('starting "resource calc://constants:"', (l) => l.startsWith('resource calc://constants:'));
+  assert.ok(r.stdout.includes('3.141592653589793'), `the contents of calc://constants (pi) were not printed\n${report}`);
+  expectLine('starting "prompt explain:"', (l) => l.startsWith('prompt explain:'));
+  assert.ok(
+    r.stdout.includes('Explain step by step how to compute 2+3.'),
+    `the text of prompt "explain" was not printed\n${report}`,
+  );
+});
+
+test('(c) sanity: TS SDK client against the TS SDK server', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const r = await run(NODE, [TS_CLIENT, NODE, TS_SERVER]);
+  const report = describeRun('node ts_client.mjs node ts_server.mjs', r);
+  assert.ok(!r.timedOut, report);
+  assert.equal(r.code, 0, report);
+  assert.match(r.stdout, /all \d+ checks passed/, report);
+});
