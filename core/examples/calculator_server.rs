@@ -1,6 +1,7 @@
 //! A small calculator MCP server over stdio: tools, a resource, a template and a prompt.
 //!
-//! Run it under any MCP client, for example `cargo run --example calculator_client`.
+//! Run it under any MCP client, for example `cargo run --example calculator_client`, or serve
+//! it over Streamable HTTP with `calculator_server --http 8080` (at `http://127.0.0.1:8080/mcp`).
 
 use std::time::Duration;
 
@@ -102,5 +103,17 @@ async fn main() -> Result<(), mcpkit::Error> {
             Ok(CompleteResult::new(names.filter(|n| n.starts_with(&params.argument.value)).collect()))
         })
         .build()?;
-    server.serve_stdio().await
+    let args: Vec<String> = std::env::args().collect();
+    match args.iter().position(|a| a == "--http") {
+        Some(i) => {
+            let port: u16 = args.get(i + 1).and_then(|p| p.parse().ok()).unwrap_or(8080);
+            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+            let options = mcpkit::transport::http::HttpServerOptions::default();
+            let bound = mcpkit::transport::http::StreamableHttpServer::bind(server, addr, options).await?;
+            eprintln!("serving MCP at {}", bound.url());
+            bound.wait().await;
+            Ok(())
+        }
+        None => server.serve_stdio().await,
+    }
 }

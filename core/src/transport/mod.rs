@@ -5,6 +5,8 @@
 //! happen here, so the session only ever sees decoded messages or decode failures to answer.
 
 mod child;
+#[cfg(feature = "http")]
+pub mod http;
 mod memory;
 mod stream;
 

@@ -1,0 +1,888 @@
+//! The Streamable HTTP server: one endpoint, JSON or SSE replies, sessions and resumability.
+//!
+//! [`StreamableHttpServer`] turns a [`Server`] into an axum [`Router`] that can be mounted into
+//! an existing application, or bound to its own listener with [`StreamableHttpServer::bind`].
+//! Each MCP session is one core session whose transport routes outgoing messages to the SSE
+//! stream of the request they belong to, or to the standalone GET stream.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    net::SocketAddr,
+    sync::{
+        Arc, Mutex, Weak,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use async_trait::async_trait;
+use axum::{
+    Router,
+    body::{Body, Bytes},
+    extract::{Request, State},
+    http::{HeaderMap, HeaderValue, Method, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::any,
+};
+use futures::StreamExt;
+use tokio::{sync::mpsc, task::JoinHandle};
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    Error, Server,
+    jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
+    model::{SUPPORTED_PROTOCOL_VERSIONS, methods},
+    server::SessionHandle,
+    session::lock,
+    transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
+};
+
+/// The header that carries the session id.
+pub const SESSION_ID_HEADER: &str = "mcp-session-id";
+/// The header that carries the negotiated protocol version.
+pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// Settings of a Streamable HTTP server.
+#[derive(Clone)]
+pub struct HttpServerOptions {
+    /// The path of the MCP endpoint.
+    pub path: String,
+    /// Accepted `Host` header values (`name:port`); `None` means loopback names, with the
+    /// bound port when the server binds its own listener.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Accepted `Origin` header values; `None` means `http://` loopback origins like the
+    /// hosts. A request without an `Origin` header is always accepted.
+    pub allowed_origins: Option<Vec<String>>,
+    /// Whether a request whose handler sends nothing before its result gets a plain JSON
+    /// reply; when false every request gets an SSE stream.
+    pub json_response: bool,
+    /// Whether sessions are kept (with `Mcp-Session-Id`); when false every POST stands alone.
+    pub stateful: bool,
+    /// How long a session may stay unused before it is ended.
+    pub session_idle_timeout: Duration,
+    /// The largest request body accepted, in bytes.
+    pub max_body_size: usize,
+    /// The reconnection delay announced in each SSE stream's first event.
+    pub sse_retry: Duration,
+    /// How often an idle SSE stream gets a comment to keep proxies from closing it.
+    pub keep_alive: Option<Duration>,
+    /// Where SSE events are kept for clients that reconnect.
+    pub event_store: Arc<dyn EventStore>,
+}
+
+impl Default for HttpServerOptions {
+    fn default() -> Self {
+        HttpServerOptions {
+            path: "/mcp".to_owned(),
+            allowed_hosts: None,
+            allowed_origins: None,
+            json_response: true,
+            stateful: true,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_body_size: 4 * 1024 * 1024,
+            sse_retry: Duration::from_millis(1000),
+            keep_alive: Some(Duration::from_secs(15)),
+            event_store: Arc::new(InMemoryEventStore::default()),
+        }
+    }
+}
+
+impl std::fmt::Debug for HttpServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServerOptions")
+            .field("path", &self.path)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("json_response", &self.json_response)
+            .field("stateful", &self.stateful)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("max_body_size", &self.max_body_size)
+            .finish()
+    }
+}
+
+/// One stored SSE event: its id and the message it carried.
+#[derive(Clone, Debug)]
+pub struct StoredEvent {
+    /// The event id, unique within the session.
+    pub id: String,
+    /// The message.
+    pub message: JsonRpcMessage,
+}
+
+/// Keeps the SSE events of each session so that a client that reconnects with
+/// `Last-Event-ID` gets exactly what it missed on that stream.
+pub trait EventStore: Send + Sync + 'static {
+    /// Stores an event of `stream` in `session`.
+    fn append(&self, session: &str, stream: u64, event: StoredEvent);
+
+    /// Returns the events of `stream` in `session` that came after the event `after`, oldest
+    /// first, or `None` when that event is no longer known.
+    fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<StoredEvent>>;
+
+    /// Forgets a session's events.
+    fn remove_session(&self, session: &str);
+}
+
+/// An in-memory [`EventStore`] that keeps a bounded number of recent events per session.
+#[derive(Debug)]
+pub struct InMemoryEventStore {
+    per_session: usize,
+    sessions: Mutex<HashMap<String, VecDeque<(u64, u64, StoredEvent)>>>,
+}
+
+impl InMemoryEventStore {
+    /// Creates a store that keeps at most `per_session` events for each session.
+    pub fn new(per_session: usize) -> Self {
+        InMemoryEventStore { per_session: per_session.max(1), sessions: Mutex::default() }
+    }
+}
+
+impl Default for InMemoryEventStore {
+    fn default() -> Self {
+        Self::new(1024)
+    }
+}
+
+impl EventStore for InMemoryEventStore {
+    fn append(&self, session: &str, stream: u64, event: StoredEvent) {
+        let Some((_, seq)) = parse_event_id(&event.id) else { return };
+        let mut sessions = lock(&self.sessions);
+        let events = sessions.entry(session.to_owned()).or_default();
+        if events.len() == self.per_session {
+            events.pop_front();
+        }
+        events.push_back((stream, seq, event));
+    }
+
+    fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<StoredEvent>> {
+        let sessions = lock(&self.sessions);
+        let events = sessions.get(session)?;
+        let oldest = events.iter().find(|(s, _, _)| *s == stream).map(|(_, seq, _)| *seq);
+        // A gap between what the client saw and what is kept means events were lost.
+        if oldest.is_some_and(|oldest| oldest > after + 1) {
+            return None;
+        }
+        Some(events.iter().filter(|(s, seq, _)| *s == stream && *seq > after).map(|(_, _, e)| e.clone()).collect())
+    }
+
+    fn remove_session(&self, session: &str) {
+        lock(&self.sessions).remove(session);
+    }
+}
+
+fn event_id(stream: u64, seq: u64) -> String {
+    format!("{stream}_{seq}")
+}
+
+fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = id.split_once('_')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+/// The id of the standalone GET stream in every session.
+const STANDALONE: u64 = 0;
+
+/// A frame on its way to one HTTP response.
+enum Frame {
+    /// A message with its event id.
+    Event(String, JsonRpcMessage),
+}
+
+struct StreamState {
+    sink: Option<mpsc::UnboundedSender<Frame>>,
+    next_seq: u64,
+    /// The request this stream answers; `None` for the standalone stream.
+    request: Option<RequestId>,
+    /// Whether the first frame may go out as a plain JSON body.
+    json_candidate: bool,
+}
+
+#[derive(Default)]
+struct Routes {
+    by_request: HashMap<RequestId, u64>,
+    streams: HashMap<u64, StreamState>,
+    /// Messages for the standalone stream while no GET stream is open.
+    backlog: VecDeque<JsonRpcMessage>,
+}
+
+/// One MCP session over HTTP.
+struct HttpSession {
+    id: String,
+    inbound: mpsc::UnboundedSender<Inbound>,
+    handle: SessionHandle,
+    routes: Mutex<Routes>,
+    next_stream: AtomicU64,
+    last_seen: Mutex<Instant>,
+    store: Arc<dyn EventStore>,
+    closed: CancellationToken,
+}
+
+const BACKLOG_LIMIT: usize = 256;
+
+impl HttpSession {
+    fn touch(&self) {
+        *lock(&self.last_seen) = Instant::now();
+    }
+
+    fn open_stream(&self, request: Option<RequestId>, json_candidate: bool) -> (u64, mpsc::UnboundedReceiver<Frame>) {
+        let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut routes = lock(&self.routes);
+        if let Some(id) = &request {
+            routes.by_request.insert(id.clone(), stream);
+        }
+        routes.streams.insert(stream, StreamState { sink: Some(tx), next_seq: 1, request, json_candidate });
+        (stream, rx)
+    }
+
+    /// Routes one outgoing message to the stream it belongs to.
+    fn route(&self, outbound: Outbound) {
+        let Outbound { message, related_request } = outbound;
+        let mut routes = lock(&self.routes);
+        let stream = related_request.as_ref().and_then(|id| routes.by_request.get(id).copied());
+        let Some(stream) = stream else {
+            return self.route_standalone(&mut routes, message);
+        };
+        let final_for = match &message {
+            JsonRpcMessage::Response(r) => Some(&r.id),
+            JsonRpcMessage::Error(e) => e.id.as_ref(),
+            _ => None,
+        };
+        let is_final = final_for.is_some() && final_for == related_request.as_ref();
+        let Some(state) = routes.streams.get_mut(&stream) else { return };
+        let seq = state.next_seq;
+        state.next_seq += 1;
+        let id = event_id(stream, seq);
+        let first_and_final = is_final && seq == 1 && state.json_candidate;
+        if !first_and_final {
+            self.store.append(&self.id, stream, StoredEvent { id: id.clone(), message: message.clone() });
+        }
+        if let Some(sink) = &state.sink
+            && sink.send(Frame::Event(id, message)).is_err()
+        {
+            state.sink = None;
+        }
+        if is_final {
+            let request = state.request.take();
+            routes.streams.remove(&stream);
+            if let Some(request) = request {
+                routes.by_request.remove(&request);
+            }
+        }
+    }
+
+    fn route_standalone(&self, routes: &mut Routes, message: JsonRpcMessage) {
+        match routes.streams.get_mut(&STANDALONE) {
+            Some(state) if state.sink.is_some() => {
+                let seq = state.next_seq;
+                state.next_seq += 1;
+                let id = event_id(STANDALONE, seq);
+                self.store.append(&self.id, STANDALONE, StoredEvent { id: id.clone(), message: message.clone() });
+                if let Some(sink) = &state.sink
+                    && sink.send(Frame::Event(id, message.clone())).is_err()
+                {
+                    state.sink = None;
+                    routes.backlog.push_back(message);
+                }
+            }
+            _ => {
+                if routes.backlog.len() == BACKLOG_LIMIT {
+                    routes.backlog.pop_front();
+                }
+                routes.backlog.push_back(message);
+            }
+        }
+    }
+
+    fn end(&self) {
+        self.closed.cancel();
+        let mut routes = lock(&self.routes);
+        routes.streams.clear();
+        routes.by_request.clear();
+        drop(routes);
+        self.store.remove_session(&self.id);
+        self.handle.close();
+    }
+}
+
+/// The transport a core session uses inside the HTTP server.
+struct SessionTransport {
+    rx: mpsc::UnboundedReceiver<Inbound>,
+    session: Weak<HttpSession>,
+}
+
+struct SessionReader(mpsc::UnboundedReceiver<Inbound>);
+
+#[async_trait]
+impl TransportReader for SessionReader {
+    async fn recv(&mut self) -> Result<Option<Inbound>, Error> {
+        Ok(self.0.recv().await)
+    }
+}
+
+struct SessionWriter(Weak<HttpSession>);
+
+#[async_trait]
+impl TransportWriter for SessionWriter {
+    async fn send(&mut self, message: Outbound) -> Result<(), Error> {
+        let session = self.0.upgrade().ok_or(Error::TransportClosed)?;
+        session.route(message);
+        Ok(())
+    }
+
+    async fn close(&mut self) -> Result<(), Error> {
+        if let Some(session) = self.0.upgrade() {
+            session.closed.cancel();
+            let mut routes = lock(&session.routes);
+            routes.streams.clear();
+            routes.by_request.clear();
+        }
+        Ok(())
+    }
+}
+
+impl Transport for SessionTransport {
+    fn split(self) -> (Box<dyn TransportWriter>, Box<dyn TransportReader>) {
+        (Box::new(SessionWriter(self.session)), Box::new(SessionReader(self.rx)))
+    }
+}
+
+struct HttpState {
+    server: Server,
+    options: HttpServerOptions,
+    hosts: Vec<String>,
+    origins: Vec<String>,
+    any_loopback_port: bool,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    sweeper: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Drop for HttpState {
+    fn drop(&mut self) {
+        if let Some(task) = lock(&self.sweeper).take() {
+            task.abort();
+        }
+    }
+}
+
+/// Serves a [`Server`] over Streamable HTTP.
+#[derive(Clone)]
+pub struct StreamableHttpServer {
+    state: Arc<HttpState>,
+}
+
+impl std::fmt::Debug for StreamableHttpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttpServer").field("options", &self.state.options).finish()
+    }
+}
+
+const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+
+impl StreamableHttpServer {
+    /// Creates an HTTP front for `server`, checking hosts against `options` (or any port of
+    /// the loopback names when no list is given).
+    pub fn new(server: Server, options: HttpServerOptions) -> Self {
+        Self::with_port(server, options, None)
+    }
+
+    fn with_port(server: Server, options: HttpServerOptions, port: Option<u16>) -> Self {
+        let hosts = options.allowed_hosts.clone().unwrap_or_else(|| match port {
+            Some(port) => LOOPBACK_NAMES.iter().map(|n| format!("{n}:{port}")).collect(),
+            None => Vec::new(),
+        });
+        let origins = options.allowed_origins.clone().unwrap_or_else(|| {
+            hosts.iter().flat_map(|h| [format!("http://{h}"), format!("https://{h}")]).collect()
+        });
+        let any_loopback_port = options.allowed_hosts.is_none() && port.is_none();
+        StreamableHttpServer {
+            state: Arc::new(HttpState {
+                server,
+                options,
+                hosts,
+                origins,
+                any_loopback_port,
+                sessions: Mutex::default(),
+                sweeper: Mutex::default(),
+            }),
+        }
+    }
+
+    /// Returns a router serving the MCP endpoint at the configured path, to mount or merge
+    /// into an axum application.
+    pub fn router(&self) -> Router {
+        Router::new().route(&self.state.options.path, any(handle)).with_state(self.state.clone())
+    }
+
+    /// Returns the number of live sessions.
+    pub fn session_count(&self) -> usize {
+        lock(&self.state.sessions).len()
+    }
+
+    /// Binds `addr` and serves in the background; hosts default to loopback names with the
+    /// bound port.
+    pub async fn bind(server: Server, addr: SocketAddr, options: HttpServerOptions) -> Result<BoundHttpServer, Error> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let local_addr = listener.local_addr()?;
+        let http = Self::with_port(server, options, Some(local_addr.port()));
+        let router = http.router();
+        let shutdown = CancellationToken::new();
+        let signal = shutdown.clone();
+        let task = tokio::spawn(async move {
+            let serve = axum::serve(listener, router).with_graceful_shutdown(signal.cancelled_owned());
+            if let Err(e) = serve.await {
+                tracing::warn!(error = %e, "the HTTP server stopped");
+            }
+        });
+        Ok(BoundHttpServer { local_addr, shutdown, task, http })
+    }
+}
+
+/// A Streamable HTTP server bound to its own listener.
+#[derive(Debug)]
+pub struct BoundHttpServer {
+    local_addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: JoinHandle<()>,
+    http: StreamableHttpServer,
+}
+
+impl BoundHttpServer {
+    /// Returns the address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Returns the URL of the MCP endpoint.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.local_addr, self.http.state.options.path)
+    }
+
+    /// Returns the HTTP front, for instance to count sessions.
+    pub fn http(&self) -> &StreamableHttpServer {
+        &self.http
+    }
+
+    /// Serves until the task ends (it ends after [`BoundHttpServer::shutdown`]).
+    pub async fn wait(self) {
+        let _ = self.task.await;
+    }
+
+    /// Stops accepting connections, ends every session and waits for the server to stop.
+    pub async fn shutdown(self) {
+        self.shutdown.cancel();
+        let sessions: Vec<_> = lock(&self.http.state.sessions).drain().map(|(_, s)| s).collect();
+        for session in sessions {
+            session.end();
+        }
+        let _ = self.task.await;
+    }
+}
+
+fn error_response(status: StatusCode, code: i64, message: &str) -> Response {
+    let body = JsonRpcMessage::error(None, ErrorData::new(code, message)).encode();
+    (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+impl HttpState {
+    fn host_allowed(&self, host: Option<&str>) -> bool {
+        let Some(host) = host else { return false };
+        if self.any_loopback_port {
+            let name = match host.rsplit_once(':') {
+                Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) && !name.is_empty() => name,
+                _ => host,
+            };
+            return LOOPBACK_NAMES.contains(&name);
+        }
+        self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
+    }
+
+    fn origin_allowed(&self, origin: Option<&str>) -> bool {
+        let Some(origin) = origin else { return true };
+        if self.any_loopback_port {
+            let rest = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
+            return rest.is_some_and(|rest| self.host_allowed(Some(rest)));
+        }
+        self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin))
+    }
+
+    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+        let Some(id) = header_str(headers, SESSION_ID_HEADER) else {
+            return Err(error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: missing Mcp-Session-Id header"));
+        };
+        let session = lock(&self.sessions).get(id).cloned();
+        match session {
+            Some(s) if !s.closed.is_cancelled() => {
+                s.touch();
+                Ok(s)
+            }
+            Some(s) => {
+                lock(&self.sessions).remove(&s.id);
+                Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found"))
+            }
+            None => Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found")),
+        }
+    }
+
+    fn new_session(self: &Arc<Self>, id: String) -> Arc<HttpSession> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let session = Arc::new_cyclic(|weak: &Weak<HttpSession>| {
+            let transport = SessionTransport { rx, session: weak.clone() };
+            HttpSession {
+                id,
+                inbound: tx,
+                handle: self.server.serve(transport),
+                routes: Mutex::default(),
+                next_stream: AtomicU64::new(STANDALONE + 1),
+                last_seen: Mutex::new(Instant::now()),
+                store: self.options.event_store.clone(),
+                closed: CancellationToken::new(),
+            }
+        });
+        session
+    }
+
+    fn ensure_sweeper(self: &Arc<Self>) {
+        let mut sweeper = lock(&self.sweeper);
+        if sweeper.is_some() {
+            return;
+        }
+        let weak = Arc::downgrade(self);
+        let idle = self.options.session_idle_timeout;
+        let period = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
+        *sweeper = Some(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(period).await;
+                let Some(state) = weak.upgrade() else { return };
+                let expired: Vec<_> = {
+                    let mut sessions = lock(&state.sessions);
+                    let now = Instant::now();
+                    let dead: Vec<String> = sessions
+                        .iter()
+                        .filter(|(_, s)| s.closed.is_cancelled() || now.duration_since(*lock(&s.last_seen)) > idle)
+                        .map(|(id, _)| id.clone())
+                        .collect();
+                    dead.iter().filter_map(|id| sessions.remove(id)).collect()
+                };
+                for session in expired {
+                    tracing::debug!(session = %session.id, "session expired");
+                    session.end();
+                }
+            }
+        }));
+    }
+}
+
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // The operating system's generator is unavailable; fall back to a time-seeded id
+        // that is still unique, though not secret.
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+        bytes.copy_from_slice(&nanos.to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    let headers = request.headers();
+    if !state.host_allowed(header_str(headers, "host")) {
+        return error_response(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Host header");
+    }
+    if !state.origin_allowed(header_str(headers, "origin")) {
+        return error_response(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Origin header");
+    }
+    if let Some(version) = header_str(headers, PROTOCOL_VERSION_HEADER)
+        && !SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
+    {
+        let message = format!("Bad Request: unsupported protocol version {version}");
+        return error_response(StatusCode::BAD_REQUEST, -32600, &message);
+    }
+    match *request.method() {
+        Method::POST => post(state, request).await,
+        Method::GET => get(state, request.headers()),
+        Method::DELETE => delete(state, request.headers()),
+        _ => method_not_allowed(),
+    }
+}
+
+fn method_not_allowed() -> Response {
+    let mut response = error_response(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+    response
+}
+
+fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {
+    let accept: Vec<&str> = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|v| v.split(';').next().unwrap_or("").trim())
+        .collect();
+    accept.contains(&"*/*") || wanted.iter().all(|w| accept.contains(w))
+}
+
+async fn post(state: Arc<HttpState>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    if !accepts(&headers, &["application/json", "text/event-stream"]) {
+        let message = "Not Acceptable: the client must accept both application/json and text/event-stream";
+        return error_response(StatusCode::NOT_ACCEPTABLE, -32600, message);
+    }
+    let is_json = header_str(&headers, "content-type")
+        .is_some_and(|c| c.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
+    if !is_json {
+        let message = "Unsupported Media Type: the body must be application/json";
+        return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, -32600, message);
+    }
+    let bytes: Bytes = match axum::body::to_bytes(body, state.options.max_body_size).await {
+        Ok(b) => b,
+        Err(_) => {
+            let message = format!("Payload Too Large: the limit is {} bytes", state.options.max_body_size);
+            return error_response(StatusCode::PAYLOAD_TOO_LARGE, -32600, &message);
+        }
+    };
+    let message = match JsonRpcMessage::decode(&bytes) {
+        Ok(m) => m,
+        Err(e) => {
+            let body = JsonRpcMessage::error(e.id, e.error).encode();
+            return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+        }
+    };
+    let is_initialize = matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
+    if !state.options.stateful {
+        return post_stateless(&state, message, is_initialize).await;
+    }
+    let session = if is_initialize {
+        if header_str(&headers, SESSION_ID_HEADER).is_some() {
+            let message = "Bad Request: initialize must not carry a session id";
+            return error_response(StatusCode::BAD_REQUEST, -32600, message);
+        }
+        state.ensure_sweeper();
+        let session = state.new_session(new_session_id());
+        lock(&state.sessions).insert(session.id.clone(), session.clone());
+        session
+    } else {
+        match state.session(&headers) {
+            Ok(s) => s,
+            Err(response) => return response,
+        }
+    };
+    let JsonRpcMessage::Request(req) = &message else {
+        // Notifications and responses are accepted once handed to the session.
+        return match session.inbound.send(Inbound::Message(message)) {
+            Ok(()) => StatusCode::ACCEPTED.into_response(),
+            Err(_) => error_response(StatusCode::NOT_FOUND, -32001, "Session not found"),
+        };
+    };
+    let id = req.id.clone();
+    if lock(&session.routes).by_request.contains_key(&id) {
+        let body = JsonRpcMessage::error(Some(id.clone()), ErrorData::invalid_request(format!("request id {id} is already in use"))).encode();
+        return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+    }
+    let (stream, rx) = session.open_stream(Some(id), state.options.json_response);
+    if session.inbound.send(Inbound::Message(message)).is_err() {
+        return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
+    }
+    let mut response = reply(&state, &session, stream, rx).await;
+    if is_initialize {
+        if let Ok(value) = HeaderValue::from_str(&session.id) {
+            response.headers_mut().insert(SESSION_ID_HEADER, value);
+        }
+    }
+    response
+}
+
+/// Answers one request: JSON when its response is the first thing the handler sends (and
+/// JSON replies are enabled), an SSE stream otherwise.
+async fn reply(
+    state: &Arc<HttpState>,
+    session: &Arc<HttpSession>,
+    stream: u64,
+    mut rx: mpsc::UnboundedReceiver<Frame>,
+) -> Response {
+    if state.options.json_response {
+        let first = tokio::select! {
+            frame = rx.recv() => frame,
+            _ = session.closed.cancelled() => None,
+        };
+        let Some(Frame::Event(event_id, message)) = first else {
+            return error_response(StatusCode::NOT_FOUND, -32001, "Session ended before the response");
+        };
+        if matches!(message, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)) {
+            return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], message.encode()).into_response();
+        }
+        return sse_response(state, session, stream, Some((event_id, message)), rx);
+    }
+    sse_response(state, session, stream, None, rx)
+}
+
+fn sse_event(id: Option<&str>, message: &JsonRpcMessage) -> Bytes {
+    let mut out = Vec::with_capacity(128);
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"event: message\ndata: ");
+    out.extend_from_slice(&message.encode());
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// Streams frames as SSE: a priming event first (for 2025-11-25 sessions), then every frame.
+fn sse_response(
+    state: &Arc<HttpState>,
+    session: &Arc<HttpSession>,
+    stream: u64,
+    first: Option<(String, JsonRpcMessage)>,
+    rx: mpsc::UnboundedReceiver<Frame>,
+) -> Response {
+    let mut head = Vec::new();
+    let priming = session.handle.protocol_version().is_none_or(|v| v.as_str() >= "2025-11-25");
+    if priming {
+        let retry = state.options.sse_retry.as_millis();
+        head.push(Bytes::from(format!("id: {}\nretry: {retry}\ndata: \n\n", event_id(stream, 0))));
+    }
+    if let Some((id, message)) = first {
+        head.push(sse_event(Some(&id), &message));
+    }
+    frames_response(head, rx, state.options.keep_alive, session.closed.clone())
+}
+
+fn frames_response(
+    head: Vec<Bytes>,
+    rx: mpsc::UnboundedReceiver<Frame>,
+    keep_alive: Option<Duration>,
+    closed: CancellationToken,
+) -> Response {
+    let frames = futures::stream::unfold((rx, closed), move |(mut rx, closed)| async move {
+        let ping = async {
+            match keep_alive {
+                Some(d) => tokio::time::sleep(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            frame = rx.recv() => frame.map(|Frame::Event(id, m)| (sse_event(Some(&id), &m), (rx, closed))),
+            _ = ping => Some((Bytes::from_static(b": keep-alive\n\n"), (rx, closed))),
+            _ = closed.cancelled() => None,
+        }
+    });
+    let body = futures::stream::iter(head).chain(frames).map(Ok::<_, std::convert::Infallible>);
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(body))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+fn get(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
+    if !accepts(headers, &["text/event-stream"]) {
+        return error_response(StatusCode::NOT_ACCEPTABLE, -32600, "Not Acceptable: the client must accept text/event-stream");
+    }
+    if !state.options.stateful {
+        return method_not_allowed();
+    }
+    let session = match state.session(headers) {
+        Ok(s) => s,
+        Err(response) => return response,
+    };
+    if let Some(last) = header_str(headers, "last-event-id") {
+        return resume(&state, &session, last);
+    }
+    let (tx, rx) = mpsc::unbounded_channel();
+    {
+        let mut routes = lock(&session.routes);
+        if routes.streams.get(&STANDALONE).is_some_and(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed())) {
+            return error_response(StatusCode::CONFLICT, -32600, "Conflict: a GET stream is already open for this session");
+        }
+        let next_seq = routes.streams.get(&STANDALONE).map_or(1, |s| s.next_seq);
+        routes.streams.insert(STANDALONE, StreamState { sink: Some(tx), next_seq, request: None, json_candidate: false });
+        let backlog: Vec<_> = routes.backlog.drain(..).collect();
+        for message in backlog {
+            session.route_standalone(&mut routes, message);
+        }
+    }
+    let retry = state.options.sse_retry.as_millis();
+    let head = vec![Bytes::from(format!("retry: {retry}\n\n"))];
+    frames_response(head, rx, state.options.keep_alive, session.closed.clone())
+}
+
+/// Replays what a client missed on one stream and, if that stream is still live, goes on
+/// delivering it on this response.
+fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Response {
+    let Some((stream, seq)) = parse_event_id(last.trim()) else {
+        return error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: unknown Last-Event-ID");
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    let mut routes = lock(&session.routes);
+    let Some(missed) = state.options.event_store.replay(&session.id, stream, seq) else {
+        return error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: the events after Last-Event-ID are gone");
+    };
+    let head: Vec<Bytes> = missed.iter().map(|e| sse_event(Some(&e.id), &e.message)).collect();
+    match routes.streams.get_mut(&stream) {
+        Some(live) => live.sink = Some(tx),
+        None => drop(tx),
+    }
+    drop(routes);
+    frames_response(head, rx, state.options.keep_alive, session.closed.clone())
+}
+
+fn delete(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
+    if !state.options.stateful {
+        return method_not_allowed();
+    }
+    let session = match state.session(headers) {
+        Ok(s) => s,
+        Err(response) => return response,
+    };
+    lock(&state.sessions).remove(&session.id);
+    session.end();
+    StatusCode::OK.into_response()
+}
+
+/// Handles one POST without a session: a throw-away core session is initialized on the
+/// client's behalf, then answers the one message.
+async fn post_stateless(state: &Arc<HttpState>, message: JsonRpcMessage, is_initialize: bool) -> Response {
+    let session = state.new_session(String::new());
+    let guard = EndOnDrop(session.clone());
+    if !is_initialize {
+        let init = serde_json::json!({
+            "protocolVersion": crate::model::LATEST_PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": { "name": "stateless-client", "version": "0" }
+        });
+        let id = RequestId::String("mcpkit-stateless-init".into());
+        let (_, mut rx) = session.open_stream(Some(id.clone()), true);
+        let _ = session.inbound.send(Inbound::Message(JsonRpcMessage::request(id, methods::INITIALIZE, Some(init))));
+        let _ = rx.recv().await;
+        let initialized = JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None);
+        let _ = session.inbound.send(Inbound::Message(initialized));
+    }
+    let JsonRpcMessage::Request(req) = &message else {
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let (stream, rx) = session.open_stream(Some(req.id.clone()), state.options.json_response);
+    if session.inbound.send(Inbound::Message(message)).is_err() {
+        return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended");
+    }
+    let response = reply(state, &session, stream, rx).await;
+    drop(guard);
+    response
+}
+
+struct EndOnDrop(Arc<HttpSession>);
+
+impl Drop for EndOnDrop {
+    fn drop(&mut self) {
+        self.0.end();
+    }
+}
