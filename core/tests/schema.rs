@@ -1091,3 +1091,28 @@ fn wire_quirks() {
     assert!(matches!(blob, ResourceContents::Blob(_)));
     assert_eq!(methods::TOOLS_CALL, "tools/call");
 }
+
+#[test]
+fn jsonrpc_envelopes_validate_against_the_schema() {
+    use mcpkit::jsonrpc::{ErrorData, JsonRpcMessage};
+    let mut c = Checker::new();
+    let call = CallToolRequestParams::new("add", obj(json!({ "a": 1, "b": 2 })));
+    let cases = [
+        ("JSONRPCRequest", JsonRpcMessage::request(RequestId::Number(1), "tools/call", Some(json!(call)))),
+        ("CallToolRequest", JsonRpcMessage::request(RequestId::String("a".into()), "tools/call", Some(json!(call)))),
+        ("PingRequest", JsonRpcMessage::request(RequestId::Number(2), "ping", None)),
+        ("JSONRPCNotification", JsonRpcMessage::notification("notifications/initialized", None)),
+        ("InitializedNotification", JsonRpcMessage::notification("notifications/initialized", None)),
+        ("JSONRPCResultResponse", JsonRpcMessage::response(RequestId::Number(1), json!({ "content": [] }))),
+        ("JSONRPCErrorResponse", JsonRpcMessage::error(Some(RequestId::Number(1)), ErrorData::method_not_found("x"))),
+        ("JSONRPCErrorResponse", JsonRpcMessage::error(None, ErrorData::parse_error("bad JSON"))),
+        ("JSONRPCMessage", JsonRpcMessage::error(None, ErrorData::invalid_request("batch"))),
+    ];
+    for (def, message) in cases {
+        let value: Value = serde_json::from_slice(&message.encode()).expect("encodes to JSON");
+        c.validate_json(def, &format!("#/$defs/{def}"), &value);
+        let decoded = JsonRpcMessage::decode(&message.encode()).expect("decodes");
+        assert_eq!(decoded, message, "{def} round trip");
+    }
+    assert!(c.failures.is_empty(), "{:#?}", c.failures);
+}
