@@ -9,6 +9,7 @@ use futures::FutureExt;
 use serde_json::Value;
 
 use super::{RequestContext, ServerInner, ToolEntry};
+use crate::model::{JsonObject, ServerCapabilities};
 use crate::{
     Error,
     jsonrpc::{ErrorData, Notification, Request, RequestId},
@@ -42,6 +43,8 @@ pub(crate) struct ServerSession {
     phase: Mutex<Phase>,
     client: OnceLock<InitializeRequestParams>,
     protocol_version: OnceLock<String>,
+    /// The capabilities declared in this session's `initialize` result.
+    capabilities: OnceLock<ServerCapabilities>,
     log_level: Mutex<LoggingLevel>,
     subscriptions: Mutex<HashSet<String>>,
     pub(crate) peer: OnceLock<Peer>,
@@ -55,6 +58,7 @@ impl ServerSession {
             phase: Mutex::new(Phase::Uninitialized),
             client: OnceLock::new(),
             protocol_version: OnceLock::new(),
+            capabilities: OnceLock::new(),
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
         }
@@ -109,9 +113,11 @@ impl ServerSession {
         }
         let params: InitializeRequestParams = request_params(params)?;
         let version = negotiate_protocol_version(&params.protocol_version);
+        let capabilities = self.server.capabilities();
+        let _ = self.capabilities.set(capabilities.clone());
         let result = InitializeResult {
             protocol_version: version.to_owned(),
-            capabilities: self.server.capabilities(),
+            capabilities,
             server_info: self.server.info.clone(),
             instructions: self.server.options.instructions.clone(),
             meta: None,
@@ -142,10 +148,10 @@ impl ServerSession {
         let Some(entry) = lock(&self.server.tools).get(&params.name) else {
             return Reply::Now(Err(ErrorData::invalid_params(format!("Unknown tool: {}", params.name))));
         };
-        let arguments = params.arguments.unwrap_or_default();
-        if let Some(failure) = entry.check_input(&arguments) {
-            return Reply::Now(to_result(&CallToolResult::error(failure)));
-        }
+        let arguments = match entry.check_input(params.arguments.unwrap_or_default()) {
+            Ok(arguments) => arguments,
+            Err(failure) => return Reply::Now(to_result(&CallToolResult::error(failure))),
+        };
         let context = self.context(incoming, params.meta);
         Reply::Later(
             async move {
@@ -302,7 +308,9 @@ impl Service for Arc<ServerSession> {
                 "Received {method} before initialize: the session is not initialized"
             ))));
         }
-        let caps = self.server.capabilities();
+        let Some(caps) = self.capabilities.get() else {
+            return Reply::Now(Err(ErrorData::internal_error("the session has no negotiated capabilities")));
+        };
         let m = method.as_str();
         match m {
             methods::TOOLS_LIST => gated(caps.tools.is_some(), m, || Reply::Now(self.list_tools(params))),
@@ -356,16 +364,17 @@ impl Service for Arc<ServerSession> {
 }
 
 impl ToolEntry {
-    /// Validates arguments against the input schema, returning a message on failure.
-    fn check_input(&self, arguments: &serde_json::Map<String, Value>) -> Option<String> {
-        let validator = self.input.as_ref()?;
-        let instance = Value::Object(arguments.clone());
-        let errors: Vec<String> = validator.iter_errors(&instance).take(5).map(|e| e.to_string()).collect();
-        if errors.is_empty() {
-            None
-        } else {
-            Some(format!("Invalid arguments for tool {}: {}", self.tool.name, errors.join("; ")))
+    /// Validates arguments against the input schema, handing them back, or a message on
+    /// failure.
+    fn check_input(&self, arguments: JsonObject) -> Result<JsonObject, String> {
+        let Some(validator) = self.input.as_ref() else { return Ok(arguments) };
+        let instance = Value::Object(arguments);
+        if validator.is_valid(&instance) {
+            let Value::Object(arguments) = instance else { unreachable!("built from an object above") };
+            return Ok(arguments);
         }
+        let errors: Vec<String> = validator.iter_errors(&instance).take(5).map(|e| e.to_string()).collect();
+        Err(format!("Invalid arguments for tool {}: {}", self.tool.name, errors.join("; ")))
     }
 
     /// Checks a successful result against the output schema.
