@@ -128,8 +128,11 @@ pub trait EventStore: Send + Sync + 'static {
 #[derive(Debug)]
 pub struct InMemoryEventStore {
     per_session: usize,
-    sessions: Mutex<HashMap<String, VecDeque<(u64, u64, StoredEvent)>>>,
+    sessions: Mutex<HashMap<String, SessionEvents>>,
 }
+
+/// The stored events of one session: stream, sequence number and event, oldest first.
+type SessionEvents = VecDeque<(u64, u64, StoredEvent)>;
 
 impl InMemoryEventStore {
     /// Creates a store that keeps at most `per_session` events for each session.
@@ -225,6 +228,13 @@ impl HttpSession {
         *lock(&self.last_seen) = Instant::now();
     }
 
+    /// Returns whether a request is running or a client is listening on a stream; a busy
+    /// session is never idle.
+    fn is_busy(&self) -> bool {
+        let routes = lock(&self.routes);
+        !routes.by_request.is_empty() || routes.streams.values().any(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed()))
+    }
+
     fn open_stream(&self, request: Option<RequestId>, json_candidate: bool) -> (u64, mpsc::UnboundedReceiver<Frame>) {
         let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
@@ -264,6 +274,7 @@ impl HttpSession {
             state.sink = None;
         }
         if is_final {
+            *lock(&self.last_seen) = Instant::now();
             let request = state.request.take();
             routes.streams.remove(&stream);
             if let Some(request) = request {
@@ -273,26 +284,23 @@ impl HttpSession {
     }
 
     fn route_standalone(&self, routes: &mut Routes, message: JsonRpcMessage) {
-        match routes.streams.get_mut(&STANDALONE) {
-            Some(state) if state.sink.is_some() => {
-                let seq = state.next_seq;
-                state.next_seq += 1;
-                let id = event_id(STANDALONE, seq);
-                self.store.append(&self.id, STANDALONE, StoredEvent { id: id.clone(), message: message.clone() });
-                if let Some(sink) = &state.sink
-                    && sink.send(Frame::Event(id, message.clone())).is_err()
-                {
-                    state.sink = None;
-                    routes.backlog.push_back(message);
-                }
+        // Once a GET stream has been opened, every message gets an id and is stored, even while
+        // no client listens, so that resuming with Last-Event-ID replays all of them; the
+        // backlog keeps undelivered ones for a fresh GET.
+        if let Some(state) = routes.streams.get_mut(&STANDALONE) {
+            let seq = state.next_seq;
+            state.next_seq += 1;
+            let id = event_id(STANDALONE, seq);
+            self.store.append(&self.id, STANDALONE, StoredEvent { id: id.clone(), message: message.clone() });
+            if state.sink.as_ref().is_some_and(|sink| sink.send(Frame::Event(id, message.clone())).is_ok()) {
+                return;
             }
-            _ => {
-                if routes.backlog.len() == BACKLOG_LIMIT {
-                    routes.backlog.pop_front();
-                }
-                routes.backlog.push_back(message);
-            }
+            state.sink = None;
         }
+        if routes.backlog.len() == BACKLOG_LIMIT {
+            routes.backlog.pop_front();
+        }
+        routes.backlog.push_back(message);
     }
 
     fn end(&self) {
@@ -511,6 +519,7 @@ impl HttpState {
         self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin))
     }
 
+    #[allow(clippy::result_large_err)] // the error is the response to send, built once
     fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = header_str(headers, SESSION_ID_HEADER) else {
             return Err(error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: missing Mcp-Session-Id header"));
@@ -531,7 +540,7 @@ impl HttpState {
 
     fn new_session(self: &Arc<Self>, id: String) -> Arc<HttpSession> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let session = Arc::new_cyclic(|weak: &Weak<HttpSession>| {
+        Arc::new_cyclic(|weak: &Weak<HttpSession>| {
             let transport = SessionTransport { rx, session: weak.clone() };
             HttpSession {
                 id,
@@ -543,8 +552,7 @@ impl HttpState {
                 store: self.options.event_store.clone(),
                 closed: CancellationToken::new(),
             }
-        });
-        session
+        })
     }
 
     fn ensure_sweeper(self: &Arc<Self>) {
@@ -564,7 +572,9 @@ impl HttpState {
                     let now = Instant::now();
                     let dead: Vec<String> = sessions
                         .iter()
-                        .filter(|(_, s)| s.closed.is_cancelled() || now.duration_since(*lock(&s.last_seen)) > idle)
+                        .filter(|(_, s)| {
+                            s.closed.is_cancelled() || (!s.is_busy() && now.duration_since(*lock(&s.last_seen)) > idle)
+                        })
                         .map(|(id, _)| id.clone())
                         .collect();
                     dead.iter().filter_map(|id| sessions.remove(id)).collect()
@@ -625,7 +635,9 @@ fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {
         .flat_map(|v| v.split(','))
         .map(|v| v.split(';').next().unwrap_or("").trim())
         .collect();
-    accept.contains(&"*/*") || wanted.iter().all(|w| accept.contains(w))
+    // Media types are case-insensitive (RFC 9110 §8.3.1).
+    let has = |w: &str| accept.iter().any(|a| a.eq_ignore_ascii_case(w));
+    has("*/*") || wanted.iter().all(|w| has(w))
 }
 
 async fn post(state: Arc<HttpState>, request: Request) -> Response {
@@ -691,10 +703,8 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     }
     let mut response = reply(&state, &session, stream, rx).await;
-    if is_initialize {
-        if let Ok(value) = HeaderValue::from_str(&session.id) {
-            response.headers_mut().insert(SESSION_ID_HEADER, value);
-        }
+    if is_initialize && let Ok(value) = HeaderValue::from_str(&session.id) {
+        response.headers_mut().insert(SESSION_ID_HEADER, value);
     }
     response
 }
@@ -828,6 +838,10 @@ fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Res
         return error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: the events after Last-Event-ID are gone");
     };
     let head: Vec<Bytes> = missed.iter().map(|e| sse_event(Some(&e.id), &e.message)).collect();
+    if stream == STANDALONE {
+        // The replay covers what the backlog held: do not deliver it a second time.
+        routes.backlog.clear();
+    }
     match routes.streams.get_mut(&stream) {
         Some(live) => live.sink = Some(tx),
         None => drop(tx),
@@ -875,8 +889,13 @@ async fn post_stateless(state: &Arc<HttpState>, message: JsonRpcMessage, is_init
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended");
     }
     let response = reply(state, &session, stream, rx).await;
-    drop(guard);
-    response
+    // An SSE reply is still being produced: end the session when its body is done, not now.
+    let (parts, body) = response.into_parts();
+    let body = body.into_data_stream().map(move |chunk| {
+        let _ = &guard;
+        chunk
+    });
+    Response::from_parts(parts, Body::from_stream(body))
 }
 
 struct EndOnDrop(Arc<HttpSession>);
