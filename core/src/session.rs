@@ -130,6 +130,9 @@ impl std::fmt::Debug for Peer {
 
 impl Peer {
     /// Sends a request and waits for its result.
+    ///
+    /// Dropping the returned future before the response arrives cancels the request with
+    /// the peer, as a cancellation or a time-out does.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
         let inner = &self.inner;
         if inner.input_ended.is_cancelled() {
@@ -153,7 +156,14 @@ impl Peer {
         };
         let (tx, rx) = oneshot::channel();
         lock(&inner.pending).insert(id.clone(), tx);
-        let _cleanup = RequestCleanup { peer: self, id: id.clone(), token };
+        let mut cleanup = RequestCleanup {
+            peer: self,
+            id: id.clone(),
+            token,
+            related: options.related_request.clone(),
+            cancellable: method != methods::INITIALIZE,
+            reason: "the requester stopped waiting",
+        };
         let message = JsonRpcMessage::request(id.clone(), method, params);
         self.send(message, options.related_request.clone())?;
 
@@ -178,14 +188,10 @@ impl Peer {
                 _ = wait_activity(&activity) => continue,
             }
         };
-        if let Err(Error::Cancelled | Error::Timeout(_)) = &outcome {
-            let reason = match &outcome {
-                Err(Error::Cancelled) => "cancelled by the requester",
-                _ => "the request timed out",
-            };
-            let params =
-                CancelledNotificationParams { request_id: Some(id), reason: Some(reason.to_owned()), meta: None };
-            let _ = self.notify(methods::NOTIFICATIONS_CANCELLED, &params, options.related_request);
+        match &outcome {
+            Err(Error::Cancelled) => cleanup.reason = "cancelled by the requester",
+            Err(Error::Timeout(_)) => cleanup.reason = "the request timed out",
+            _ => {}
         }
         outcome
     }
@@ -288,17 +294,33 @@ impl<F: Future + Unpin> Future for OptionFuture<F> {
     }
 }
 
+/// Forgets an outgoing request when its caller stops waiting, however that happens.
+///
+/// A request still unanswered at that point (cancelled, timed out, or its future dropped,
+/// as when the handler that sent it is stopped) is cancelled with the peer, which may
+/// otherwise keep working on it; `initialize` is never cancelled, as the lifecycle requires.
 struct RequestCleanup<'a> {
     peer: &'a Peer,
     id: RequestId,
     token: Option<ProgressToken>,
+    related: Option<RequestId>,
+    cancellable: bool,
+    reason: &'static str,
 }
 
 impl Drop for RequestCleanup<'_> {
     fn drop(&mut self) {
-        lock(&self.peer.inner.pending).remove(&self.id);
+        let unanswered = lock(&self.peer.inner.pending).remove(&self.id).is_some();
         if let Some(token) = &self.token {
             lock(&self.peer.inner.progress).remove(token);
+        }
+        if unanswered && self.cancellable && !self.peer.inner.input_ended.is_cancelled() {
+            let params = CancelledNotificationParams {
+                request_id: Some(self.id.clone()),
+                reason: Some(self.reason.to_owned()),
+                meta: None,
+            };
+            let _ = self.peer.notify(methods::NOTIFICATIONS_CANCELLED, &params, self.related.take());
         }
     }
 }
@@ -391,7 +413,7 @@ pub(crate) struct SessionConfig {
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        SessionConfig { default_timeout: DEFAULT_REQUEST_TIMEOUT, drain_timeout: Duration::from_secs(5) }
+        SessionConfig { default_timeout: DEFAULT_REQUEST_TIMEOUT, drain_timeout: Duration::from_secs(1) }
     }
 }
 

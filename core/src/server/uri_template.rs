@@ -68,6 +68,10 @@ fn match_parts(parts: &[Part], input: &str, vars: &mut HashMap<String, String>) 
     match first {
         Part::Literal(lit) => input.strip_prefix(lit.as_str()).is_some_and(|tail| match_parts(rest, tail, vars)),
         Part::Var { name, greedy } => {
+            // A variable matches at least one character: `x://{id}` does not match `x://`.
+            if input.is_empty() {
+                return false;
+            }
             // Try every split point, shortest first, so a following literal anchors the match.
             for (end, _) in input.char_indices().skip(1).chain(std::iter::once((input.len(), ' '))) {
                 let value = &input[..end];

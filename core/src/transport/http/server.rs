@@ -232,7 +232,8 @@ impl HttpSession {
     /// session is never idle.
     fn is_busy(&self) -> bool {
         let routes = lock(&self.routes);
-        !routes.by_request.is_empty() || routes.streams.values().any(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed()))
+        !routes.by_request.is_empty()
+            || routes.streams.values().any(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed()))
     }
 
     fn open_stream(&self, request: Option<RequestId>, json_candidate: bool) -> (u64, mpsc::UnboundedReceiver<Frame>) {
@@ -400,9 +401,10 @@ impl StreamableHttpServer {
             Some(port) => LOOPBACK_NAMES.iter().map(|n| format!("{n}:{port}")).collect(),
             None => Vec::new(),
         });
-        let origins = options.allowed_origins.clone().unwrap_or_else(|| {
-            hosts.iter().flat_map(|h| [format!("http://{h}"), format!("https://{h}")]).collect()
-        });
+        let origins = options
+            .allowed_origins
+            .clone()
+            .unwrap_or_else(|| hosts.iter().flat_map(|h| [format!("http://{h}"), format!("https://{h}")]).collect());
         let any_loopback_port = options.allowed_hosts.is_none() && port.is_none();
         StreamableHttpServer {
             state: Arc::new(HttpState {
@@ -695,7 +697,11 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
     };
     let id = req.id.clone();
     if lock(&session.routes).by_request.contains_key(&id) {
-        let body = JsonRpcMessage::error(Some(id.clone()), ErrorData::invalid_request(format!("request id {id} is already in use"))).encode();
+        let body = JsonRpcMessage::error(
+            Some(id.clone()),
+            ErrorData::invalid_request(format!("request id {id} is already in use")),
+        )
+        .encode();
         return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
     }
     let (stream, rx) = session.open_stream(Some(id), state.options.json_response);
@@ -796,7 +802,11 @@ fn frames_response(
 
 fn get(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
     if !accepts(headers, &["text/event-stream"]) {
-        return error_response(StatusCode::NOT_ACCEPTABLE, -32600, "Not Acceptable: the client must accept text/event-stream");
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            -32600,
+            "Not Acceptable: the client must accept text/event-stream",
+        );
     }
     if !state.options.stateful {
         return method_not_allowed();
@@ -812,10 +822,16 @@ fn get(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
     {
         let mut routes = lock(&session.routes);
         if routes.streams.get(&STANDALONE).is_some_and(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed())) {
-            return error_response(StatusCode::CONFLICT, -32600, "Conflict: a GET stream is already open for this session");
+            return error_response(
+                StatusCode::CONFLICT,
+                -32600,
+                "Conflict: a GET stream is already open for this session",
+            );
         }
         let next_seq = routes.streams.get(&STANDALONE).map_or(1, |s| s.next_seq);
-        routes.streams.insert(STANDALONE, StreamState { sink: Some(tx), next_seq, request: None, json_candidate: false });
+        routes
+            .streams
+            .insert(STANDALONE, StreamState { sink: Some(tx), next_seq, request: None, json_candidate: false });
         let backlog: Vec<_> = routes.backlog.drain(..).collect();
         for message in backlog {
             session.route_standalone(&mut routes, message);
