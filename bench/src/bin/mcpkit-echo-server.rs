@@ -14,7 +14,7 @@ struct EchoArgs {
     text: String,
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), mcpkit::Error> {
     let server = Server::builder(Implementation::new("mcpkit-echo-server", env!("CARGO_PKG_VERSION")))
         .typed_tool("echo", "Returns the given text unchanged.", |EchoArgs { text }, _context| async move { text })

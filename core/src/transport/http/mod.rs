@@ -2,6 +2,7 @@
 
 mod client;
 mod server;
+mod sse;
 
 pub use client::*;
 pub use server::*;
