@@ -23,7 +23,7 @@ use reqwest::{
     header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue},
 };
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use url::{Host, Url};
 
@@ -52,6 +52,8 @@ const LAST_EVENT_ID: &str = "last-event-id";
 const MAX_RECONNECTIONS: u32 = 1000;
 /// How long a default client waits for a TCP connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the client waits for the server to answer the GET that opens the standalone stream.
+const GET_STREAM_OPEN_WAIT: Duration = Duration::from_secs(2);
 /// The longest wait for the answer to the closing DELETE.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How many characters of an HTTP error body go into the error message.
@@ -640,29 +642,37 @@ impl Shared {
             }
         }
         if self.options.open_get_stream {
-            self.start_get_stream();
+            let opened = self.start_get_stream();
+            let _ = tokio::time::timeout(self.options.request_timeout.min(GET_STREAM_OPEN_WAIT), opened).await;
         }
         Ok(())
     }
 
     /// Opens the standalone GET stream in the background, replacing any previous one.
-    fn start_get_stream(self: &Arc<Self>) {
+    ///
+    /// The returned receiver fires once the server answered the first GET (with a stream or a
+    /// refusal), so a caller can make sure the stream is open before it sends requests whose
+    /// server-side messages may travel on it.
+    fn start_get_stream(self: &Arc<Self>) -> oneshot::Receiver<()> {
         let token = self.closed.child_token();
         if let Some(previous) = lock(&self.state).get_stream.replace(token.clone()) {
             previous.cancel();
         }
+        let (opened, opened_rx) = oneshot::channel();
         let shared = self.clone();
         tokio::spawn(async move {
             tokio::select! {
                 _ = token.cancelled() => {}
-                _ = shared.run_get_stream() => {}
+                _ = shared.run_get_stream(opened) => {}
             }
         });
+        opened_rx
     }
 
     /// Reads the standalone GET stream, reconnecting it after the server's `retry` delay while
     /// reconnections keep bringing events.
-    async fn run_get_stream(&self) {
+    async fn run_get_stream(&self, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut cursor = Cursor::default();
         let mut fruitless = 0;
         for attempt in 0..MAX_RECONNECTIONS {
@@ -670,7 +680,11 @@ impl Shared {
                 tokio::time::sleep(cursor.retry.unwrap_or(self.options.default_retry)).await;
             }
             let seen = cursor.events;
-            match self.open_event_stream(cursor.last_event_id.as_deref()).await {
+            let answer = self.open_event_stream(cursor.last_event_id.as_deref()).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            match answer {
                 Ok(response) => {
                     self.read_reply(response, None, &mut cursor).await;
                 }
@@ -895,7 +909,11 @@ impl TransportWriter for HttpWriter {
                 shared.post_ack(&message).await;
                 let legacy = lock(&shared.state).legacy_endpoint.is_some();
                 if shared.options.open_get_stream && !legacy {
-                    shared.start_get_stream();
+                    // Servers may send requests on the GET stream as soon as the client calls a
+                    // tool, so the stream is given a bounded moment to open first.
+                    let opened = shared.start_get_stream();
+                    let wait = shared.options.request_timeout.min(GET_STREAM_OPEN_WAIT);
+                    let _ = tokio::time::timeout(wait, opened).await;
                 }
             }
             // Notifications and responses are acknowledged at once, so waiting for them keeps
