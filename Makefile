@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo test lint test-rust test-interop bench build-examples help
+.PHONY: demo test lint test-rust test-interop test-conformance bench build-examples help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -14,7 +14,7 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-test: lint test-rust test-interop ## Runs every test: lints, Rust tests, interop with the official TypeScript SDK.
+test: lint test-rust test-interop test-conformance ## Runs every test: lints, Rust tests, TypeScript SDK interop, the official conformance suite.
 
 lint: ## Checks formatting and runs clippy with warnings denied.
 	$(CARGO) fmt --all --check
@@ -25,6 +25,9 @@ test-rust: ## Runs the Rust unit, integration and doc tests.
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
+
+test-conformance: ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
+	tests/conformance/run.sh all rust
 
 bench: ## Prints the stdio benchmark beside rmcp (release build).
 	$(CARGO) build --release -p mcpkit-bench

@@ -101,7 +101,7 @@ struct ProgressEntry {
 }
 
 struct PeerInner {
-    out: mpsc::UnboundedSender<Outbound>,
+    out: mpsc::UnboundedSender<WriterCommand>,
     next_id: AtomicI64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>>,
     progress: Mutex<HashMap<ProgressToken, ProgressEntry>>,
@@ -230,7 +230,10 @@ impl Peer {
         if self.inner.closed.is_cancelled() {
             return Err(Error::TransportClosed);
         }
-        self.inner.out.send(Outbound { message, related_request: related }).map_err(|_| Error::TransportClosed)
+        self.inner
+            .out
+            .send(WriterCommand::Send(Outbound { message, related_request: related }))
+            .map_err(|_| Error::TransportClosed)
     }
 
     /// Returns whether the session has ended.
@@ -379,6 +382,18 @@ impl IncomingRequest {
     pub fn is_cancelled(&self) -> bool {
         self.cancellation.is_cancelled()
     }
+
+    /// Ends the stream that carries this request's messages without ending the request.
+    ///
+    /// Over Streamable HTTP the client reconnects after the announced `retry` delay and gets
+    /// every later message, the response included, on the resumed stream (SSE polling). Other
+    /// transports have no such stream and ignore it.
+    pub fn close_stream(&self) -> Result<(), Error> {
+        if self.peer.inner.closed.is_cancelled() {
+            return Err(Error::TransportClosed);
+        }
+        self.peer.inner.out.send(WriterCommand::CloseStream(self.id.clone())).map_err(|_| Error::TransportClosed)
+    }
 }
 
 /// How a role answers a request.
@@ -463,28 +478,43 @@ pub(crate) fn start<S: Service>(
     (peer, task)
 }
 
+/// What the writer task is asked to do, in order.
+enum WriterCommand {
+    /// Send a message.
+    Send(Outbound),
+    /// End the stream that carries the messages of a request, if the transport has one.
+    CloseStream(RequestId),
+}
+
+async fn execute(writer: &mut Box<dyn TransportWriter>, command: WriterCommand) -> Result<(), Error> {
+    match command {
+        WriterCommand::Send(outbound) => writer.send(outbound).await,
+        WriterCommand::CloseStream(request) => writer.close_request_stream(&request).await,
+    }
+}
+
 async fn run_writer(
     mut writer: Box<dyn TransportWriter>,
-    mut rx: mpsc::UnboundedReceiver<Outbound>,
+    mut rx: mpsc::UnboundedReceiver<WriterCommand>,
     closed: CancellationToken,
 ) {
     let result: Result<(), Error> = async {
         loop {
             let first = tokio::select! {
                 biased;
-                message = rx.recv() => message,
+                command = rx.recv() => command,
                 _ = closed.cancelled() => None,
             };
             let Some(first) = first else { break };
-            writer.send(first).await?;
+            execute(&mut writer, first).await?;
             while let Ok(next) = rx.try_recv() {
-                writer.send(next).await?;
+                execute(&mut writer, next).await?;
             }
             writer.flush().await?;
         }
         // Whatever handlers queued before the end still goes out.
         while let Ok(next) = rx.try_recv() {
-            writer.send(next).await?;
+            execute(&mut writer, next).await?;
         }
         writer.flush().await
     }

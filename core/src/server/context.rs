@@ -76,6 +76,13 @@ impl RequestContext {
         self.session.log(level, logger, data.into(), Some(self.incoming.id.clone()))
     }
 
+    /// Ends the SSE stream of this request over Streamable HTTP; the client reconnects after
+    /// the server's `retry` delay and gets the rest, the result included (SSE polling). It
+    /// does nothing on other transports.
+    pub fn close_sse_stream(&self) -> Result<(), Error> {
+        self.incoming.close_stream()
+    }
+
     /// Returns the client's name and version.
     pub fn client_info(&self) -> Option<Implementation> {
         self.session.client_params().map(|p| p.client_info)

@@ -61,6 +61,14 @@ pub trait TransportWriter: Send + 'static {
         Ok(())
     }
 
+    /// Ends the stream that carries the messages of `request` without ending the request, on
+    /// transports that have one stream per request; the peer resumes it later. Others ignore
+    /// it.
+    async fn close_request_stream(&mut self, request: &RequestId) -> Result<(), Error> {
+        let _ = request;
+        Ok(())
+    }
+
     /// Ends the connection; the peer's reader then sees the end of the stream.
     async fn close(&mut self) -> Result<(), Error>;
 }

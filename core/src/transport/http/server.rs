@@ -160,7 +160,7 @@ impl EventStore for InMemoryEventStore {
 
     fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<StoredEvent>> {
         let sessions = lock(&self.sessions);
-        let events = sessions.get(session)?;
+        let Some(events) = sessions.get(session) else { return Some(Vec::new()) };
         let oldest = events.iter().find(|(s, _, _)| *s == stream).map(|(_, seq, _)| *seq);
         // A gap between what the client saw and what is kept means events were lost.
         if oldest.is_some_and(|oldest| oldest > after + 1) {
@@ -337,6 +337,20 @@ impl TransportWriter for SessionWriter {
     async fn send(&mut self, message: Outbound) -> Result<(), Error> {
         let session = self.0.upgrade().ok_or(Error::TransportClosed)?;
         session.route(message);
+        Ok(())
+    }
+
+    async fn close_request_stream(&mut self, request: &RequestId) -> Result<(), Error> {
+        // Clients of earlier revisions cannot resume a stream without a priming event.
+        let resumable = |s: &HttpSession| s.handle.protocol_version().is_some_and(|v| v.as_str() >= "2025-11-25");
+        if let Some(session) = self.0.upgrade().filter(|s| resumable(s)) {
+            let mut routes = lock(&session.routes);
+            let stream = routes.by_request.get(request).copied();
+            if let Some(state) = stream.and_then(|s| routes.streams.get_mut(&s)) {
+                state.sink = None;
+                state.json_candidate = false;
+            }
+        }
         Ok(())
     }
 
@@ -729,7 +743,12 @@ async fn reply(
             _ = session.closed.cancelled() => None,
         };
         let Some(Frame::Event(event_id, message)) = first else {
-            return error_response(StatusCode::NOT_FOUND, -32001, "Session ended before the response");
+            if session.closed.is_cancelled() {
+                return error_response(StatusCode::NOT_FOUND, -32001, "Session ended before the response");
+            }
+            // The handler closed its stream before sending anything: the client gets the
+            // priming event and comes back for the rest.
+            return sse_response(state, session, stream, None, rx);
         };
         if matches!(message, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)) {
             return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], message.encode()).into_response();

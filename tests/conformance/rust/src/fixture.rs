@@ -197,9 +197,9 @@ const COMPLETIONS: &[&str] = &["testValue1", "testValue2", "test-data", "example
 /// Builds the complete conformance fixture server.
 ///
 /// The names, arguments and payloads are the ones the suite's server scenarios call and
-/// check (see `tests/conformance/README.md`). `test_reconnection` only answers after a short
-/// pause: closing its own SSE stream first, as the suite's `server-sse-polling` scenario wants,
-/// needs a way for a handler to end its request's stream, which mcpkit does not offer yet.
+/// check (see `tests/conformance/README.md`). `test_reconnection` closes its own SSE stream
+/// before answering, so its result reaches the client on the stream it resumes with
+/// `Last-Event-ID` (the suite's `server-sse-polling` scenario).
 pub fn fixture() -> Server {
     Server::builder(server_info())
         .instructions("The mcpkit fixture for the official MCP conformance suite.")
@@ -349,8 +349,9 @@ pub fn fixture() -> Server {
             },
         )
         .tool(
-            no_arguments("test_reconnection", "Answers after a short pause, for the SSE resumption scenario."),
-            |_args: JsonObject, _ctx: RequestContext| async move {
+            no_arguments("test_reconnection", "Closes its SSE stream, then answers on the resumed stream."),
+            |_args: JsonObject, ctx: RequestContext| async move {
+                ctx.close_sse_stream().map_err(|e| ErrorData::internal_error(e.to_string()))?;
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 Ok(CallToolResult::text(RECONNECTION_TEXT))
             },
