@@ -217,6 +217,24 @@ impl Service for ClientService {
     }
 }
 
+/// Follows `nextCursor` from page to page and gathers every item.
+async fn collect_pages<T, F, Fut>(mut fetch: F) -> Result<Vec<T>, Error>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), Error>>,
+{
+    let mut all = Vec::new();
+    let mut cursor = None;
+    loop {
+        let (items, next) = fetch(cursor).await?;
+        all.extend(items);
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(all),
+        }
+    }
+}
+
 /// A connected, initialized MCP client.
 ///
 /// Cloning is cheap; clones share the connection.
@@ -327,16 +345,11 @@ impl Client {
 
     /// Lists every tool, following the pages.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, Error> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
+        collect_pages(|cursor| async move {
             let page = self.list_tools(cursor).await?;
-            all.extend(page.tools);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
     }
 
     /// Calls a tool with JSON arguments (an object, or `null` for none).
@@ -393,16 +406,11 @@ impl Client {
 
     /// Lists every resource, following the pages.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
+        collect_pages(|cursor| async move {
             let page = self.list_resources(cursor).await?;
-            all.extend(page.resources);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+            Ok((page.resources, page.next_cursor))
+        })
+        .await
     }
 
     /// Lists one page of resource templates.
@@ -414,16 +422,11 @@ impl Client {
 
     /// Lists every resource template, following the pages.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
+        collect_pages(|cursor| async move {
             let page = self.list_resource_templates(cursor).await?;
-            all.extend(page.resource_templates);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+            Ok((page.resource_templates, page.next_cursor))
+        })
+        .await
     }
 
     /// Reads a resource.
@@ -466,16 +469,11 @@ impl Client {
 
     /// Lists every prompt, following the pages.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
+        collect_pages(|cursor| async move {
             let page = self.list_prompts(cursor).await?;
-            all.extend(page.prompts);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
+            Ok((page.prompts, page.next_cursor))
+        })
+        .await
     }
 
     /// Gets a prompt with string arguments.
