@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo test lint test-rust test-interop test-conformance bench build-examples help
+.PHONY: demo test lint test-rust test-interop test-conformance test-python bench build-examples help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -14,7 +14,7 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-test: lint test-rust test-interop test-conformance ## Runs every test: lints, Rust tests, TypeScript SDK interop, the official conformance suite.
+test: lint test-rust test-python test-interop test-conformance ## Runs every test: lints, Rust tests, TypeScript SDK interop, the official conformance suite.
 
 lint: ## Checks formatting and runs clippy with warnings denied.
 	$(CARGO) fmt --all --check
@@ -22,6 +22,9 @@ lint: ## Checks formatting and runs clippy with warnings denied.
 
 test-rust: ## Runs the Rust unit, integration and doc tests.
 	$(CARGO) test --workspace
+
+test-python: ## Builds the Python package into .venv, runs pytest, ruff, mypy and stubtest.
+	python/scripts/test.sh
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test

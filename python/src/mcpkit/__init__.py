@@ -1,0 +1,43 @@
+"""Model Context Protocol (2025-11-25) servers and clients, on the mcpkit Rust core."""
+
+from ._native import __version__
+from .client import Client
+from .context import Context
+from .errors import (
+    CapabilityMissing,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    McpError,
+    MethodNotFound,
+    ParseError,
+    ProtocolError,
+    RequestCancelled,
+    RequestTimeout,
+    ResourceNotFound,
+    TransportClosed,
+)
+from .server import HttpServer, Server
+from .types import Audio, Image
+
+__all__ = [
+    "__version__",
+    "Audio",
+    "CapabilityMissing",
+    "Client",
+    "Context",
+    "HttpServer",
+    "Image",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "McpError",
+    "MethodNotFound",
+    "ParseError",
+    "ProtocolError",
+    "RequestCancelled",
+    "RequestTimeout",
+    "ResourceNotFound",
+    "Server",
+    "TransportClosed",
+]

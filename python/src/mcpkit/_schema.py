@@ -1,0 +1,393 @@
+"""JSON Schemas from type hints and docstrings, and the conversions that go with them.
+
+Supported hints: ``str``, ``int``, ``float``, ``bool``, ``None``, ``Any``, ``list[X]``,
+``tuple``, ``set``, ``dict[str, X]``, ``Optional``/``Union``, ``Literal``, ``Enum``,
+``TypedDict``, dataclasses, ``Annotated[X, "description"]`` and pydantic models (when
+pydantic is installed; it is never required).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import inspect
+import re
+import sys
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Optional, Union
+
+JsonObject = dict[str, Any]
+
+_NONE_TYPE = type(None)
+_UNION_TYPES: tuple[Any, ...] = (Union,)
+if sys.version_info >= (3, 10):
+    import types
+
+    _UNION_TYPES = (Union, types.UnionType)
+
+
+def is_typeddict(hint: Any) -> bool:
+    """Whether a hint is a ``TypedDict`` class (``typing`` or ``typing_extensions``)."""
+    return isinstance(hint, type) and issubclass(hint, dict) and hasattr(hint, "__required_keys__")
+
+
+def _pydantic_model(hint: Any) -> bool:
+    base = getattr(sys.modules.get("pydantic"), "BaseModel", None)
+    return base is not None and isinstance(hint, type) and issubclass(hint, base)
+
+
+def _strip_annotated(hint: Any) -> tuple[Any, Optional[str]]:
+    """Returns the hint inside ``Annotated`` and the first string metadata, as a description."""
+    if typing.get_origin(hint) is typing.Annotated:
+        inner, *extras = typing.get_args(hint)
+        text = next((e for e in extras if isinstance(e, str)), None)
+        return inner, text
+    return hint, None
+
+
+class SchemaBuilder:
+    """Builds schemas for one tool, collecting pydantic ``$defs`` at the top level."""
+
+    def __init__(self) -> None:
+        self.defs: JsonObject = {}
+        self._active: set[int] = set()
+
+    def finish(self, schema: JsonObject) -> JsonObject:
+        if self.defs:
+            schema["$defs"] = self.defs
+        return schema
+
+    def schema(self, hint: Any) -> JsonObject:
+        hint, description = _strip_annotated(hint)
+        result = self._schema(hint)
+        if description:
+            result = {**result, "description": description}
+        return result
+
+    def _schema(self, hint: Any) -> JsonObject:
+        if hint is Any or hint is inspect.Parameter.empty or hint is object:
+            return {}
+        if hint is None or hint is _NONE_TYPE:
+            return {"type": "null"}
+        if hint is bool:
+            return {"type": "boolean"}
+        if hint is int:
+            return {"type": "integer"}
+        if hint is float:
+            return {"type": "number"}
+        if hint is str:
+            return {"type": "string"}
+        if hint is bytes:
+            return {"type": "string", "contentEncoding": "base64"}
+        if hint is datetime.datetime:
+            return {"type": "string", "format": "date-time"}
+        if hint is datetime.date:
+            return {"type": "string", "format": "date"}
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if origin in _UNION_TYPES:
+            return {"anyOf": [self.schema(a) for a in args]}
+        if origin is typing.Literal:
+            return _enum_schema(list(args))
+        if isinstance(hint, type) and issubclass(hint, enum.Enum):
+            schema = _enum_schema([m.value for m in hint])
+            return {"title": hint.__name__, **schema}
+        if origin in (list, set, frozenset) or hint in (list, set, frozenset) or origin is Sequence:
+            array: JsonObject = {"type": "array"}
+            if args:
+                array["items"] = self.schema(args[0])
+            if origin in (set, frozenset):
+                array["uniqueItems"] = True
+            return array
+        if origin is tuple or hint is tuple:
+            if not args or (len(args) == 2 and args[1] is Ellipsis):
+                return {"type": "array", "items": self.schema(args[0])} if args else {"type": "array"}
+            items = [self.schema(a) for a in args]
+            return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
+        if origin in (dict, Mapping) or hint in (dict, Mapping):
+            schema = {"type": "object"}
+            if len(args) == 2:
+                schema["additionalProperties"] = self.schema(args[1])
+            return schema
+        if id(hint) in self._active:
+            return {}
+        self._active.add(id(hint))
+        try:
+            if _pydantic_model(hint):
+                return self._pydantic(hint)
+            if is_typeddict(hint):
+                return self._typed_dict(hint)
+            if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+                return self._dataclass(hint)
+        finally:
+            self._active.discard(id(hint))
+        return {}
+
+    def _pydantic(self, model: Any) -> JsonObject:
+        schema: JsonObject = dict(model.model_json_schema())
+        self.defs.update(schema.pop("$defs", {}))
+        return schema
+
+    def _typed_dict(self, td: Any) -> JsonObject:
+        hints = typing.get_type_hints(td, include_extras=True)
+        doc, docs = _class_docs(td)
+        properties = {name: self._described(self.schema(h), docs.get(name)) for name, h in hints.items()}
+        required = [n for n in hints if n in getattr(td, "__required_keys__", hints.keys())]
+        return _object(td.__name__, properties, required, doc)
+
+    def _dataclass(self, cls: type) -> JsonObject:
+        hints = typing.get_type_hints(cls, include_extras=True)
+        doc, docs = _class_docs(cls)
+        properties: JsonObject = {}
+        required: list[str] = []
+        for f in dataclasses.fields(cls):
+            schema = self._described(self.schema(hints.get(f.name, Any)), docs.get(f.name))
+            if f.default is not dataclasses.MISSING:
+                schema["default"] = to_jsonable(f.default)
+            elif f.default_factory is dataclasses.MISSING:
+                required.append(f.name)
+            properties[f.name] = schema
+        return _object(cls.__name__, properties, required, doc)
+
+    @staticmethod
+    def _described(schema: JsonObject, description: Optional[str]) -> JsonObject:
+        if description and "description" not in schema:
+            schema = {**schema, "description": description}
+        return schema
+
+
+def _object(title: str, properties: JsonObject, required: list[str], doc: Optional[str]) -> JsonObject:
+    schema: JsonObject = {"type": "object", "title": title, "properties": properties}
+    if required:
+        schema["required"] = required
+    if doc:
+        schema["description"] = doc
+    return schema
+
+
+def _enum_schema(values: list[Any]) -> JsonObject:
+    schema: JsonObject = {"enum": [to_jsonable(v) for v in values]}
+    kinds = {type(v) for v in values}
+    names = {str: "string", int: "integer", float: "number", bool: "boolean"}
+    if len(kinds) == 1 and next(iter(kinds)) in names:
+        schema["type"] = names[next(iter(kinds))]
+    return schema
+
+
+def _class_docs(cls: type) -> tuple[Optional[str], dict[str, str]]:
+    """Reads a class's description and the field descriptions of its ``Attributes:`` section."""
+    doc = cls.__doc__
+    if not doc or doc.startswith(cls.__name__ + "("):  # The docstring dataclasses generate.
+        return None, {}
+    return parse_docstring(doc, sections=("Attributes", "Args", "Fields"))
+
+
+_SECTION = re.compile(r"^(\w[\w ]*):\s*$")
+_ARG = re.compile(r"^\s*\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def parse_docstring(
+    doc: Optional[str], sections: Sequence[str] = ("Args", "Arguments", "Parameters")
+) -> tuple[Optional[str], dict[str, str]]:
+    """Returns the first paragraph and the per-parameter descriptions of a Google-style docstring."""
+    if not doc:
+        return None, {}
+    lines = inspect.cleandoc(doc).splitlines()
+    paragraph: list[str] = []
+    for line in lines:
+        if not line.strip() or _SECTION.match(line.strip()):
+            break
+        paragraph.append(line.strip())
+    params: dict[str, str] = {}
+    current: Optional[str] = None
+    in_section = False
+    indent = 0
+    for line in lines:
+        stripped = line.strip()
+        header = _SECTION.match(stripped)
+        if header and not line.startswith((" ", "\t")):
+            in_section = header.group(1) in sections
+            current = None
+            continue
+        if not in_section or not stripped:
+            continue
+        line_indent = len(line) - len(line.lstrip())
+        match = _ARG.match(line)
+        if match and (current is None or line_indent <= indent):
+            current, indent = match.group(1), line_indent
+            params[current] = match.group(2).strip()
+        elif current is not None:
+            params[current] = (params[current] + " " + stripped).strip()
+    return (" ".join(paragraph) or None), params
+
+
+def is_structured(hint: Any) -> bool:
+    """Whether a return hint describes an object: TypedDict, dataclass, pydantic model or ``dict[str, X]``."""
+    hint, _ = _strip_annotated(hint)
+    if getattr(hint, "__name__", None) == "CallToolResult" and getattr(hint, "__module__", None) == "mcpkit.types":
+        return False  # A complete result is passed through as it is.
+    if _pydantic_model(hint) or is_typeddict(hint):
+        return True
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return True
+    return typing.get_origin(hint) in (dict, Mapping) and len(typing.get_args(hint)) == 2
+
+
+def is_primitive(hint: Any) -> bool:
+    """Whether a return hint is ``int``, ``float``, ``str`` or ``bool``, which results wrap as ``result``."""
+    hint, _ = _strip_annotated(hint)
+    return hint in (int, float, str, bool)
+
+
+def to_jsonable(value: Any) -> Any:
+    """Converts dataclasses, pydantic models, enums, tuples and sets into JSON-shaped values."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value.value if isinstance(value, enum.Enum) else value
+    if isinstance(value, enum.Enum):
+        return to_jsonable(value.value)
+    if hasattr(value, "model_dump") and _pydantic_model(type(value)):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        import base64
+
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+
+
+def coerce(value: Any, hint: Any) -> Any:
+    """Turns a validated JSON value into the Python type a parameter is annotated with."""
+    hint, _ = _strip_annotated(hint)
+    if value is None or hint is Any or hint is inspect.Parameter.empty:
+        return value
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in _UNION_TYPES:
+        for arm in args:
+            if arm is _NONE_TYPE:
+                continue
+            try:
+                return coerce(value, arm)
+            except (TypeError, ValueError):
+                continue
+        return value
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(value)
+    if _pydantic_model(hint):
+        return hint.model_validate(value)
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        if not isinstance(value, Mapping):
+            raise TypeError(f"expected an object for {hint.__name__}")
+        hints = typing.get_type_hints(hint)
+        return hint(**{k: coerce(v, hints.get(k, Any)) for k, v in value.items()})
+    if is_typeddict(hint) and isinstance(value, Mapping):
+        hints = typing.get_type_hints(hint)
+        return {k: coerce(v, hints.get(k, Any)) for k, v in value.items()}
+    if (origin in (list, set, frozenset, tuple) or origin is Sequence) and isinstance(value, list):
+        if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+            return tuple(coerce(v, a) for v, a in zip(value, args))
+        items = [coerce(v, args[0]) for v in value] if args else value
+        return items if origin in (list, Sequence) else origin(items)
+    if origin in (dict, Mapping) and len(args) == 2 and isinstance(value, Mapping):
+        return {k: coerce(v, args[1]) for k, v in value.items()}
+    return value
+
+
+def _hints(fn: Callable[..., Any], context_type: type) -> dict[str, Any]:
+    """Resolves a function's hints; names that cannot be resolved (for instance a ``Context``
+    imported inside a function under postponed annotations) are matched by name or become ``Any``."""
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except NameError:
+        pass
+    hints: dict[str, Any] = {}
+    for name, hint in getattr(fn, "__annotations__", {}).items():
+        if isinstance(hint, str):
+            try:
+                hint = eval(hint, getattr(fn, "__globals__", {}))  # noqa: S307 - the function's own annotation.
+            except Exception:
+                hint = context_type if hint.split(".")[-1] == context_type.__name__ else Any
+        hints[name] = hint
+    return hints
+
+
+class Parameter:
+    """One parameter of a handler: its name, hint, default, and whether it takes the context."""
+
+    def __init__(self, name: str, hint: Any, default: Any, is_context: bool) -> None:
+        self.name = name
+        self.hint = hint
+        self.default = default
+        self.is_context = is_context
+
+
+class Signature:
+    """What a decorated function takes and returns, with its description."""
+
+    def __init__(self, fn: Callable[..., Any], context_type: type) -> None:
+        self.fn = fn
+        self.is_async = inspect.iscoroutinefunction(fn)
+        hints = _hints(fn, context_type)
+        doc = inspect.getdoc(fn)
+        self.description, self.param_docs = parse_docstring(doc)
+        self.params: list[Parameter] = []
+        for name, p in inspect.signature(fn).parameters.items():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            hint = hints.get(name, Any)
+            bare, _ = _strip_annotated(hint)
+            is_context = bare is context_type or context_type in typing.get_args(bare)
+            self.params.append(Parameter(name, hint, p.default, is_context))
+        self.returns = hints.get("return", inspect.Parameter.empty)
+
+    def input_schema(self) -> JsonObject:
+        builder = SchemaBuilder()
+        properties: JsonObject = {}
+        required: list[str] = []
+        for p in self.params:
+            if p.is_context:
+                continue
+            schema = builder.schema(p.hint)
+            if p.name in self.param_docs and "description" not in schema:
+                schema["description"] = self.param_docs[p.name]
+            if p.default is inspect.Parameter.empty:
+                required.append(p.name)
+            else:
+                try:
+                    schema["default"] = to_jsonable(p.default)
+                except TypeError:
+                    pass
+            properties[p.name] = schema
+        schema = {"type": "object", "properties": properties}
+        if required:
+            schema["required"] = required
+        return builder.finish(schema)
+
+    def output_schema(self) -> Optional[JsonObject]:
+        if is_structured(self.returns):
+            builder = SchemaBuilder()
+            return builder.finish(builder.schema(self.returns))
+        if is_primitive(self.returns):
+            builder = SchemaBuilder()
+            inner = builder.schema(self.returns)
+            return builder.finish({"type": "object", "properties": {"result": inner}, "required": ["result"]})
+        return None
+
+    def bind(self, arguments: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        """Builds the keyword arguments of a call from JSON arguments and the context."""
+        kwargs: dict[str, Any] = {}
+        for p in self.params:
+            if p.is_context:
+                kwargs[p.name] = context
+            elif p.name in arguments:
+                kwargs[p.name] = coerce(arguments[p.name], p.hint)
+        return kwargs

@@ -1,0 +1,108 @@
+"""The context a server handler receives when it declares a parameter annotated ``Context``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Optional, Union, cast
+
+from . import _native
+from .types import (
+    CreateMessageResult,
+    ElicitResult,
+    Implementation,
+    JsonObject,
+    LoggingLevel,
+    Root,
+    SamplingMessage,
+    optional,
+)
+
+
+class Context:
+    """What a handler can do while it runs: report progress, log, and ask the client."""
+
+    def __init__(self, native: _native.Context) -> None:
+        self._native = native
+
+    @property
+    def request_id(self) -> Union[int, str]:
+        """The JSON-RPC id of the request being handled."""
+        return self._native.request_id
+
+    @property
+    def is_cancelled(self) -> bool:
+        """Whether the client cancelled the request (or the session ended)."""
+        return self._native.is_cancelled
+
+    @property
+    def client_info(self) -> Optional[Implementation]:
+        """The client's name and version."""
+        return cast(Optional[Implementation], self._native.client_info)
+
+    @property
+    def client_capabilities(self) -> JsonObject:
+        """The capabilities the client declared."""
+        return self._native.client_capabilities
+
+    def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> None:
+        """Reports progress, when the client asked for it; ``progress`` must increase."""
+        self._native.report_progress(progress, total, message)
+
+    def log(self, level: LoggingLevel, data: Any, logger: Optional[str] = None) -> None:
+        """Sends a log message, if its level passes the client's threshold."""
+        self._native.log(level, data, logger)
+
+    def debug(self, data: Any, logger: Optional[str] = None) -> None:
+        """Logs at level ``debug``."""
+        self.log("debug", data, logger)
+
+    def info(self, data: Any, logger: Optional[str] = None) -> None:
+        """Logs at level ``info``."""
+        self.log("info", data, logger)
+
+    def warning(self, data: Any, logger: Optional[str] = None) -> None:
+        """Logs at level ``warning``."""
+        self.log("warning", data, logger)
+
+    def error(self, data: Any, logger: Optional[str] = None) -> None:
+        """Logs at level ``error``."""
+        self.log("error", data, logger)
+
+    async def sample(
+        self,
+        messages: Union[str, Sequence[Union[str, SamplingMessage]]],
+        *,
+        max_tokens: int = 1000,
+        system_prompt: Optional[str] = None,
+        temperature: Optional[float] = None,
+        stop_sequences: Optional[list[str]] = None,
+        model_preferences: Optional[JsonObject] = None,
+        include_context: Optional[str] = None,
+        metadata: Optional[JsonObject] = None,
+    ) -> CreateMessageResult:
+        """Asks the client to sample from its model; a ``str`` is one user message."""
+        items = [messages] if isinstance(messages, str) else list(messages)
+        wire = [{"role": "user", "content": {"type": "text", "text": m}} if isinstance(m, str) else m for m in items]
+        params = {
+            "messages": wire,
+            "maxTokens": max_tokens,
+            **optional(
+                systemPrompt=system_prompt,
+                temperature=temperature,
+                stopSequences=stop_sequences,
+                modelPreferences=model_preferences,
+                includeContext=include_context,
+                metadata=metadata,
+            ),
+        }
+        return cast(CreateMessageResult, await self._native.create_message(params))
+
+    async def elicit(self, message: str, schema: JsonObject) -> ElicitResult:
+        """Asks the user, through the client, for data matching a flat object ``schema``."""
+        params = {"mode": "form", "message": message, "requestedSchema": schema}
+        return cast(ElicitResult, await self._native.elicit(params))
+
+    async def list_roots(self) -> list[Root]:
+        """Asks the client for its roots."""
+        result = await self._native.list_roots()
+        return cast(list[Root], result.get("roots", []))

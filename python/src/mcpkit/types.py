@@ -1,0 +1,192 @@
+"""JSON shapes of MCP 2025-11-25 as ``TypedDict``s, and the content helper classes.
+
+Results cross from the Rust core as plain dicts; these types only describe them.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Literal, Optional, TypedDict, Union
+
+JsonObject = dict[str, Any]
+ContentBlock = dict[str, Any]
+LoggingLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+
+class Implementation(TypedDict, total=False):
+    name: str
+    version: str
+    title: str
+
+
+class Tool(TypedDict, total=False):
+    name: str
+    title: str
+    description: str
+    inputSchema: JsonObject
+    outputSchema: JsonObject
+    annotations: JsonObject
+    _meta: JsonObject
+
+
+class CallToolResult(TypedDict, total=False):
+    content: list[ContentBlock]
+    structuredContent: JsonObject
+    isError: bool
+    _meta: JsonObject
+
+
+class Resource(TypedDict, total=False):
+    uri: str
+    name: str
+    title: str
+    description: str
+    mimeType: str
+
+
+class ResourceTemplate(TypedDict, total=False):
+    uriTemplate: str
+    name: str
+    title: str
+    description: str
+    mimeType: str
+
+
+class ResourceContents(TypedDict, total=False):
+    uri: str
+    mimeType: str
+    text: str
+    blob: str
+
+
+class ReadResourceResult(TypedDict, total=False):
+    contents: list[ResourceContents]
+
+
+class PromptArgument(TypedDict, total=False):
+    name: str
+    description: str
+    required: bool
+
+
+class Prompt(TypedDict, total=False):
+    name: str
+    title: str
+    description: str
+    arguments: list[PromptArgument]
+
+
+class PromptMessage(TypedDict):
+    role: Literal["user", "assistant"]
+    content: ContentBlock
+
+
+class GetPromptResult(TypedDict, total=False):
+    description: str
+    messages: list[PromptMessage]
+
+
+class Completion(TypedDict, total=False):
+    values: list[str]
+    total: int
+    hasMore: bool
+
+
+class CompleteResult(TypedDict, total=False):
+    completion: Completion
+
+
+class SamplingMessage(TypedDict):
+    role: Literal["user", "assistant"]
+    content: Union[ContentBlock, list[ContentBlock]]
+
+
+class CreateMessageResult(TypedDict, total=False):
+    role: Literal["user", "assistant"]
+    content: Union[ContentBlock, list[ContentBlock]]
+    model: str
+    stopReason: str
+
+
+class ElicitResult(TypedDict, total=False):
+    action: Literal["accept", "decline", "cancel"]
+    content: JsonObject
+
+
+class Root(TypedDict, total=False):
+    uri: str
+    name: str
+
+
+class ProgressParams(TypedDict, total=False):
+    progressToken: Union[str, int]
+    progress: float
+    total: float
+    message: str
+
+
+class LogMessage(TypedDict, total=False):
+    level: LoggingLevel
+    logger: str
+    data: Any
+
+
+class InitializeResult(TypedDict, total=False):
+    protocolVersion: str
+    capabilities: JsonObject
+    serverInfo: Implementation
+    instructions: str
+
+
+class _Media:
+    """Binary content with a MIME type, sent base64-encoded."""
+
+    kind: str = ""
+
+    def __init__(self, data: bytes, mime_type: str) -> None:
+        self.data = data
+        self.mime_type = mime_type
+
+    def to_content(self) -> ContentBlock:
+        return {"type": self.kind, "data": base64.b64encode(self.data).decode("ascii"), "mimeType": self.mime_type}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self.data)} bytes, {self.mime_type!r})"
+
+
+class Image(_Media):
+    """An image returned by a tool: ``Image(png_bytes)`` or ``Image(data, "image/jpeg")``."""
+
+    kind = "image"
+
+    def __init__(self, data: bytes, mime_type: str = "image/png") -> None:
+        super().__init__(data, mime_type)
+
+
+class Audio(_Media):
+    """Audio returned by a tool: ``Audio(wav_bytes)`` or ``Audio(data, "audio/mpeg")``."""
+
+    kind = "audio"
+
+    def __init__(self, data: bytes, mime_type: str = "audio/wav") -> None:
+        super().__init__(data, mime_type)
+
+
+def text(value: str) -> ContentBlock:
+    """Returns a text content block."""
+    return {"type": "text", "text": value}
+
+
+def user(content: Union[str, ContentBlock]) -> PromptMessage:
+    """Returns a prompt message from the user."""
+    return {"role": "user", "content": text(content) if isinstance(content, str) else content}
+
+
+def assistant(content: Union[str, ContentBlock]) -> PromptMessage:
+    """Returns a prompt message from the assistant."""
+    return {"role": "assistant", "content": text(content) if isinstance(content, str) else content}
+
+
+def optional(**fields: Optional[Any]) -> JsonObject:
+    """Returns the fields that are not ``None``."""
+    return {k: v for k, v in fields.items() if v is not None}
