@@ -4,7 +4,8 @@
 //! The client is deliberately raw: requests are serialised before a run
 //! starts, a writer task sends them and a reader task matches the responses
 //! by their integer ids, so the numbers measure the server and not a client
-//! library.
+//! library. The MCP messages and response checks here are shared with the
+//! Streamable HTTP client in [`crate::http`].
 
 use std::{
     process::Stdio,
@@ -26,9 +27,9 @@ pub(crate) type Error = Box<dyn std::error::Error + Send + Sync>;
 pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The protocol version the driver asks for.
-const PROTOCOL_VERSION: &str = "2025-11-25";
+pub(crate) const PROTOCOL_VERSION: &str = "2025-11-25";
 /// The id of the `initialize` request; other requests use larger ids.
-const INITIALIZE_ID: u64 = 0;
+pub(crate) const INITIALIZE_ID: u64 = 0;
 /// How many lines that are not awaited responses (server notifications,
 /// for instance) are tolerated in one exchange before giving up.
 const MAX_EXTRA_LINES: usize = 1_000;
@@ -54,7 +55,7 @@ struct ResultBody {
 /// Parses one line and returns the id of the successful response it holds,
 /// `None` for blank lines and messages sent by the server on its own
 /// initiative, or an error for failed, malformed or id-less responses.
-fn parse_response(line: &[u8]) -> Result<Option<u64>> {
+pub(crate) fn parse_response(line: &[u8]) -> Result<Option<u64>> {
     if line.trim_ascii().is_empty() {
         return Ok(None);
     }
@@ -79,17 +80,55 @@ fn write_error(error: std::io::Error) -> Error {
     format!("cannot write to the server: {error}").into()
 }
 
+/// Serialises the `initialize` request, with id [`INITIALIZE_ID`].
+pub(crate) fn initialize_request() -> String {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": INITIALIZE_ID,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": { "name": "mcpkit-bench", "version": env!("CARGO_PKG_VERSION") },
+        },
+    })
+    .to_string()
+}
+
+/// The `notifications/initialized` notification.
+pub(crate) const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Serialises one call of the `echo` tool with `{"text":"hi"}` and id `id`.
+pub(crate) fn echo_request(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}}}}}}"#
+    )
+}
+
+/// Checks that a raw `echo` response carries the text `hi`.
+pub(crate) fn check_echo_response(response: &[u8]) -> Result<()> {
+    let response: serde_json::Value = serde_json::from_slice(response)?;
+    let text = &response["result"]["content"][0]["text"];
+    if text != "hi" {
+        return Err(format!("echo returned {} instead of \"hi\"", response["result"]).into());
+    }
+    Ok(())
+}
+
 /// Serialises `count` calls of the `echo` tool with `{"text":"hi"}`, with ids
 /// counting up from `first_id`, one newline-terminated line each.
 pub(crate) fn echo_requests(first_id: u64, count: usize) -> Vec<String> {
-    (first_id..)
-        .take(count)
-        .map(|id| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}}}}}}"#
-            ) + "\n"
-        })
-        .collect()
+    (first_id..).take(count).map(|id| echo_request(id) + "\n").collect()
+}
+
+/// Reads a field given in kB from `/proc/<pid>/status`, such as `VmRSS`.
+pub(crate) fn status_kib(pid: u32, field: &str) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let value = status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .ok_or_else(|| format!("no {field} in /proc/{pid}/status"))?;
+    Ok(value.trim().trim_end_matches("kB").trim().parse()?)
 }
 
 /// The send and receive instants of a run of requests, by request order.
@@ -196,36 +235,20 @@ impl Session {
 
     /// Sends `initialize` and waits for its result.
     pub(crate) async fn initialize(&mut self) -> Result<()> {
-        let request = serde_json::json!({
-            "jsonrpc": "2.0",
-            "id": INITIALIZE_ID,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": { "name": "mcpkit-bench", "version": env!("CARGO_PKG_VERSION") },
-            },
-        });
-        self.send(&request.to_string()).await?;
+        self.send(&initialize_request()).await?;
         self.receive(INITIALIZE_ID).await?;
         Ok(())
     }
 
     /// Sends the `notifications/initialized` notification.
     pub(crate) async fn initialized(&mut self) -> Result<()> {
-        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await
+        self.send(INITIALIZED).await
     }
 
     /// Calls `echo` once with id `id` and checks that the text comes back.
     pub(crate) async fn check_echo(&mut self, id: u64) -> Result<()> {
-        let request = echo_requests(id, 1).remove(0);
-        self.send(request.trim_end()).await?;
-        let response: serde_json::Value = serde_json::from_slice(&self.receive(id).await?)?;
-        let text = &response["result"]["content"][0]["text"];
-        if text != "hi" {
-            return Err(format!("echo returned {} instead of \"hi\"", response["result"]).into());
-        }
-        Ok(())
+        self.send(&echo_request(id)).await?;
+        check_echo_response(&self.receive(id).await?)
     }
 
     /// Sends the pre-serialised `requests`, whose ids must count up from
@@ -247,12 +270,7 @@ impl Session {
 
     /// The peak resident set size of the server process (`VmHWM`), in KiB.
     pub(crate) fn peak_memory_kib(&self) -> Result<u64> {
-        let pid = self.child.id().ok_or("server has already exited")?;
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-        let value =
-            status.lines().find_map(|line| line.strip_prefix("VmHWM:")).ok_or("no VmHWM in /proc/<pid>/status")?;
-        let kib = value.trim().trim_end_matches("kB").trim().parse()?;
-        Ok(kib)
+        status_kib(self.child.id().ok_or("server has already exited")?, "VmHWM")
     }
 
     /// Closes the server's stdin, gives it a moment to exit and kills it if

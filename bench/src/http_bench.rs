@@ -1,0 +1,266 @@
+//! The Streamable HTTP section of the benchmark.
+//!
+//! Each server binary is spawned on a free loopback port and warmed up once
+//! its port accepts connections. Then, for 1, 16 and 64 concurrent sessions,
+//! every session (initialized beforehand on its own keep-alive connection)
+//! makes the same number of sequential `tools/call echo` requests, all
+//! sessions at once; the section reports the total calls per second and the
+//! median and 99th-percentile latency of a call across all sessions.
+//!
+//! The memory of an idle session is measured on a fresh process: after a
+//! warm-up, the server's `VmRSS` is read, 1,000 sessions are initialized and
+//! their connections closed, and `VmRSS` is read again.
+
+use std::{
+    net::{Ipv4Addr, SocketAddr},
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::{Duration, Instant},
+};
+
+use tokio::{
+    process::{Child, Command},
+    task::JoinSet,
+};
+
+use crate::{
+    http::HttpSession,
+    report::{percentile, print_line, ratio},
+    rpc::{Error, Result, status_kib},
+};
+
+/// The servers looked up next to the driver: row name and executable name.
+pub(crate) const KNOWN_SERVERS: [(&str, &str); 2] = [("rmcp", "rmcp-echo-http"), ("mcpkit", "mcpkit-echo-http")];
+/// The numbers of concurrent sessions of the load phase.
+const SESSION_COUNTS: [usize; 3] = [1, 16, 64];
+/// The number of concurrent sessions of the warm-up.
+const WARM_UP_SESSIONS: usize = 16;
+/// The number of idle sessions whose memory is measured.
+const IDLE_SESSIONS: usize = 1_000;
+/// How many idle sessions are being opened at any time.
+const IDLE_OPENERS: usize = 8;
+/// How long a server may take before its port accepts connections.
+const READY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a server is left to settle before its memory is read.
+const SETTLE: Duration = Duration::from_millis(200);
+/// The time after which the measurement of one server is abandoned.
+const SERVER_CAP: Duration = Duration::from_secs(120);
+
+/// How many calls each phase makes, in total over all its sessions.
+struct Counts {
+    warm_up: usize,
+    /// The calls of the load phase, by entry of [`SESSION_COUNTS`].
+    load: [usize; SESSION_COUNTS.len()],
+}
+
+impl Counts {
+    /// The full counts, or a tenth of them when `quick`.
+    fn new(quick: bool) -> Self {
+        let divisor = if quick { 10 } else { 1 };
+        Self { warm_up: 4_000 / divisor, load: [20_000 / divisor, 60_000 / divisor, 60_000 / divisor] }
+    }
+}
+
+/// The result of one load run.
+struct Load {
+    calls_per_s: f64,
+    p50_us: f64,
+    p99_us: f64,
+}
+
+impl Load {
+    /// The columns, in table order.
+    fn columns(&self) -> [f64; 3] {
+        [self.calls_per_s, self.p50_us, self.p99_us]
+    }
+}
+
+/// The measurements of one server.
+struct Row {
+    /// One load run by entry of [`SESSION_COUNTS`].
+    loads: Vec<Load>,
+    idle_session_kib: f64,
+}
+
+/// A server process listening on a loopback port.
+struct Process {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Process {
+    /// Spawns `program` with a free loopback port as its argument and waits
+    /// until that port accepts connections. Its output is discarded, and it
+    /// is killed if dropped.
+    async fn spawn(program: &Path) -> Result<Self> {
+        // The port is free once this listener is dropped; the server binds it
+        // right after, and nothing else on this machine is expected to race.
+        let port = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?.local_addr()?.port();
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let mut child = Command::new(program)
+            .arg(port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot spawn {}: {e}", program.display()))?;
+        let deadline = Instant::now() + READY_TIMEOUT;
+        while tokio::net::TcpStream::connect(addr).await.is_err() {
+            if let Some(status) = child.try_wait()? {
+                return Err(format!("{} exited with {status}", program.display()).into());
+            }
+            if Instant::now() > deadline {
+                return Err(format!("{addr} did not accept connections within {READY_TIMEOUT:?}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        Ok(Self { child, addr })
+    }
+
+    /// The resident set size of the server, in KiB.
+    fn rss_kib(&self) -> Result<u64> {
+        status_kib(self.child.id().ok_or("server has already exited")?, "VmRSS")
+    }
+
+    /// Kills the server and reaps it.
+    async fn kill(mut self) {
+        // An error means the process is already gone, which is the goal.
+        let _ = self.child.kill().await;
+    }
+}
+
+/// Opens `sessions` sessions, checks that `echo` works in each, then makes
+/// them all call `echo` sequentially at the same time, `calls` calls in
+/// total, and measures the calls.
+async fn run_load(addr: SocketAddr, sessions: usize, calls: usize) -> Result<Load> {
+    let per_session = (calls / sessions).max(1);
+    let mut opened = Vec::with_capacity(sessions);
+    for _ in 0..sessions {
+        let mut session = HttpSession::open(addr).await?;
+        session.check_echo().await?;
+        opened.push(session);
+    }
+    let start = Instant::now();
+    let mut tasks = JoinSet::new();
+    for mut session in opened {
+        tasks.spawn(async move {
+            let mut latencies = Vec::with_capacity(per_session);
+            for _ in 0..per_session {
+                let sent = Instant::now();
+                session.call_echo().await?;
+                latencies.push(sent.elapsed().as_secs_f64() * 1e6);
+            }
+            Ok::<_, Error>((latencies, Instant::now()))
+        });
+    }
+    let mut latencies = Vec::with_capacity(per_session * sessions);
+    let mut end = start;
+    while let Some(joined) = tasks.join_next().await {
+        let (session_latencies, finished) = joined??;
+        latencies.extend(session_latencies);
+        end = end.max(finished);
+    }
+    latencies.sort_by(f64::total_cmp);
+    Ok(Load {
+        calls_per_s: latencies.len() as f64 / end.duration_since(start).as_secs_f64(),
+        p50_us: percentile(&latencies, 50.0),
+        p99_us: percentile(&latencies, 99.0),
+    })
+}
+
+/// The growth of a fresh server's resident set per idle session, in KiB.
+async fn idle_session_kib(program: &Path, warm_up: usize) -> Result<f64> {
+    let server = Process::spawn(program).await?;
+    let addr = server.addr;
+    // Warm the server up so that its one-time allocations are not counted.
+    run_load(addr, WARM_UP_SESSIONS, warm_up).await?;
+    tokio::time::sleep(SETTLE).await;
+    let before = server.rss_kib()?;
+    let mut openers = JoinSet::new();
+    for opener in 0..IDLE_OPENERS {
+        openers.spawn(async move {
+            for _ in (opener..IDLE_SESSIONS).step_by(IDLE_OPENERS) {
+                // Dropping the session closes its connection; the server keeps
+                // the session.
+                HttpSession::open(addr).await?;
+            }
+            Ok::<_, Error>(())
+        });
+    }
+    while let Some(joined) = openers.join_next().await {
+        joined??;
+    }
+    tokio::time::sleep(SETTLE).await;
+    let after = server.rss_kib()?;
+    server.kill().await;
+    Ok((after as f64 - before as f64) / IDLE_SESSIONS as f64)
+}
+
+/// Measures every column for one server.
+async fn measure(program: &Path, counts: &Counts) -> Result<Row> {
+    let server = Process::spawn(program).await?;
+    run_load(server.addr, WARM_UP_SESSIONS, counts.warm_up).await?;
+    let mut loads = Vec::with_capacity(SESSION_COUNTS.len());
+    for (sessions, calls) in SESSION_COUNTS.into_iter().zip(counts.load) {
+        loads.push(run_load(server.addr, sessions, calls).await?);
+    }
+    server.kill().await;
+    let idle_session_kib = idle_session_kib(program, counts.warm_up).await?;
+    Ok(Row { loads, idle_session_kib })
+}
+
+/// Measures every server over Streamable HTTP and prints the table; returns
+/// whether every server could be measured.
+pub(crate) async fn run(servers: &[(String, PathBuf)], quick: bool) -> bool {
+    let counts = Counts::new(quick);
+    let mut rows = Vec::new();
+    for (name, program) in servers {
+        eprintln!("measuring {name} over Streamable HTTP ({})", program.display());
+        let row = match tokio::time::timeout(SERVER_CAP, measure(program, &counts)).await {
+            Ok(Ok(row)) => Some(row),
+            Ok(Err(error)) => {
+                eprintln!("{name}: {error}");
+                None
+            }
+            Err(_) => {
+                eprintln!("{name}: aborted after {} s", SERVER_CAP.as_secs());
+                None
+            }
+        };
+        rows.push((name.as_str(), row));
+    }
+
+    print_line("http server", &["sessions", "calls/s", "p50 µs", "p99 µs"].map(String::from));
+    for (name, row) in &rows {
+        let Some(row) = row else {
+            print_line(name, &["failed".into()]);
+            continue;
+        };
+        for (sessions, load) in SESSION_COUNTS.iter().zip(&row.loads) {
+            let [calls, p50, p99] = load.columns();
+            print_line(name, &[sessions.to_string(), format!("{calls:.0}"), format!("{p50:.1}"), format!("{p99:.1}")]);
+        }
+    }
+    let find = |wanted: &str| rows.iter().find(|(name, _)| *name == wanted).and_then(|(_, row)| row.as_ref());
+    let both = find("mcpkit").zip(find("rmcp"));
+    if let Some((mcpkit, rmcp)) = both {
+        for ((sessions, ours), theirs) in SESSION_COUNTS.iter().zip(&mcpkit.loads).zip(&rmcp.loads) {
+            let mut cells = vec![sessions.to_string()];
+            cells.extend(ours.columns().iter().zip(theirs.columns()).map(|(ours, theirs)| ratio(*ours, theirs)));
+            print_line("mcpkit / rmcp", &cells);
+        }
+    }
+
+    println!();
+    print_line("idle session", &["KiB".into()]);
+    for (name, row) in &rows {
+        let cell = row.as_ref().map_or_else(|| "failed".into(), |row| format!("{:.1}", row.idle_session_kib));
+        print_line(name, &[cell]);
+    }
+    if let Some((mcpkit, rmcp)) = both {
+        print_line("mcpkit / rmcp", &[ratio(mcpkit.idle_session_kib, rmcp.idle_session_kib)]);
+        println!("(below 1x is better, except for calls/s where above 1x is better)");
+    }
+    rows.iter().all(|(_, row)| row.is_some())
+}

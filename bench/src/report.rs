@@ -1,0 +1,30 @@
+//! Statistics and table printing shared by the stdio and HTTP sections.
+
+/// The median of `values`, which must not be empty.
+pub(crate) fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len().is_multiple_of(2) { (values[mid - 1] + values[mid]) / 2.0 } else { values[mid] }
+}
+
+/// The nearest-rank `p`-th percentile (0 < p ≤ 100) of sorted `values`,
+/// which must not be empty.
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Formats the ratio of `ours` to `theirs`, such as `2.10x`.
+pub(crate) fn ratio(ours: f64, theirs: f64) -> String {
+    format!("{:.2}x", ours / theirs)
+}
+
+/// Prints one line of a table: a left-aligned label, then right-aligned
+/// cells.
+pub(crate) fn print_line(label: &str, cells: &[String]) {
+    print!("{label:<16}");
+    for cell in cells {
+        print!("{cell:>13}");
+    }
+    println!();
+}
