@@ -101,7 +101,8 @@ struct ProgressEntry {
 }
 
 struct PeerInner {
-    out: mpsc::UnboundedSender<WriterCommand>,
+    /// The writer's queue; commands are boxed so that an idle queue stays small.
+    out: mpsc::UnboundedSender<Box<WriterCommand>>,
     next_id: AtomicI64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>>,
     progress: Mutex<HashMap<ProgressToken, ProgressEntry>>,
@@ -232,7 +233,7 @@ impl Peer {
         }
         self.inner
             .out
-            .send(WriterCommand::Send(Outbound { message, related_request: related }))
+            .send(Box::new(WriterCommand::Send(Outbound { message, related_request: related })))
             .map_err(|_| Error::TransportClosed)
     }
 
@@ -392,7 +393,11 @@ impl IncomingRequest {
         if self.peer.inner.closed.is_cancelled() {
             return Err(Error::TransportClosed);
         }
-        self.peer.inner.out.send(WriterCommand::CloseStream(self.id.clone())).map_err(|_| Error::TransportClosed)
+        self.peer
+            .inner
+            .out
+            .send(Box::new(WriterCommand::CloseStream(self.id.clone())))
+            .map_err(|_| Error::TransportClosed)
     }
 }
 
@@ -486,8 +491,8 @@ enum WriterCommand {
     CloseStream(RequestId),
 }
 
-async fn execute(writer: &mut Box<dyn TransportWriter>, command: WriterCommand) -> Result<(), Error> {
-    match command {
+async fn execute(writer: &mut Box<dyn TransportWriter>, command: Box<WriterCommand>) -> Result<(), Error> {
+    match *command {
         WriterCommand::Send(outbound) => writer.send(outbound).await,
         WriterCommand::CloseStream(request) => writer.close_request_stream(&request).await,
     }
@@ -495,7 +500,7 @@ async fn execute(writer: &mut Box<dyn TransportWriter>, command: WriterCommand) 
 
 async fn run_writer(
     mut writer: Box<dyn TransportWriter>,
-    mut rx: mpsc::UnboundedReceiver<WriterCommand>,
+    mut rx: mpsc::UnboundedReceiver<Box<WriterCommand>>,
     closed: CancellationToken,
 ) {
     let result: Result<(), Error> = async {

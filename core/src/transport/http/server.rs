@@ -187,13 +187,21 @@ fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 const STANDALONE: u64 = 0;
 
 /// A frame on its way to one HTTP response.
+///
+/// Frames are boxed in their queues: an idle queue then costs a few hundred bytes, not a few
+/// kilobytes, which keeps idle sessions and per-request streams small.
 enum Frame {
     /// A message with its event id.
     Event(String, JsonRpcMessage),
 }
 
+/// The queue of one HTTP response's frames.
+type FrameSender = mpsc::UnboundedSender<Box<Frame>>;
+/// The receiving end of a [`FrameSender`].
+type FrameReceiver = mpsc::UnboundedReceiver<Box<Frame>>;
+
 struct StreamState {
-    sink: Option<mpsc::UnboundedSender<Frame>>,
+    sink: Option<FrameSender>,
     next_seq: u64,
     /// The request this stream answers; `None` for the standalone stream.
     request: Option<RequestId>,
@@ -212,7 +220,7 @@ struct Routes {
 /// One MCP session over HTTP.
 struct HttpSession {
     id: String,
-    inbound: mpsc::UnboundedSender<Inbound>,
+    inbound: mpsc::UnboundedSender<Box<Inbound>>,
     handle: SessionHandle,
     routes: Mutex<Routes>,
     next_stream: AtomicU64,
@@ -236,7 +244,7 @@ impl HttpSession {
             || routes.streams.values().any(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed()))
     }
 
-    fn open_stream(&self, request: Option<RequestId>, json_candidate: bool) -> (u64, mpsc::UnboundedReceiver<Frame>) {
+    fn open_stream(&self, request: Option<RequestId>, json_candidate: bool) -> (u64, FrameReceiver) {
         let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
         let mut routes = lock(&self.routes);
@@ -270,7 +278,7 @@ impl HttpSession {
             self.store.append(&self.id, stream, StoredEvent { id: id.clone(), message: message.clone() });
         }
         if let Some(sink) = &state.sink
-            && sink.send(Frame::Event(id, message)).is_err()
+            && sink.send(Box::new(Frame::Event(id, message))).is_err()
         {
             state.sink = None;
         }
@@ -293,7 +301,7 @@ impl HttpSession {
             state.next_seq += 1;
             let id = event_id(STANDALONE, seq);
             self.store.append(&self.id, STANDALONE, StoredEvent { id: id.clone(), message: message.clone() });
-            if state.sink.as_ref().is_some_and(|sink| sink.send(Frame::Event(id, message.clone())).is_ok()) {
+            if state.sink.as_ref().is_some_and(|sink| sink.send(Box::new(Frame::Event(id, message.clone()))).is_ok()) {
                 return;
             }
             state.sink = None;
@@ -317,16 +325,16 @@ impl HttpSession {
 
 /// The transport a core session uses inside the HTTP server.
 struct SessionTransport {
-    rx: mpsc::UnboundedReceiver<Inbound>,
+    rx: mpsc::UnboundedReceiver<Box<Inbound>>,
     session: Weak<HttpSession>,
 }
 
-struct SessionReader(mpsc::UnboundedReceiver<Inbound>);
+struct SessionReader(mpsc::UnboundedReceiver<Box<Inbound>>);
 
 #[async_trait]
 impl TransportReader for SessionReader {
     async fn recv(&mut self) -> Result<Option<Inbound>, Error> {
-        Ok(self.0.recv().await)
+        Ok(self.0.recv().await.map(|b| *b))
     }
 }
 
@@ -704,7 +712,7 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
     };
     let JsonRpcMessage::Request(req) = &message else {
         // Notifications and responses are accepted once handed to the session.
-        return match session.inbound.send(Inbound::Message(message)) {
+        return match session.inbound.send(Box::new(Inbound::Message(message))) {
             Ok(()) => StatusCode::ACCEPTED.into_response(),
             Err(_) => error_response(StatusCode::NOT_FOUND, -32001, "Session not found"),
         };
@@ -719,7 +727,7 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
         return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
     }
     let (stream, rx) = session.open_stream(Some(id), state.options.json_response);
-    if session.inbound.send(Inbound::Message(message)).is_err() {
+    if session.inbound.send(Box::new(Inbound::Message(message))).is_err() {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     }
     let mut response = reply(&state, &session, stream, rx).await;
@@ -731,18 +739,13 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
 
 /// Answers one request: JSON when its response is the first thing the handler sends (and
 /// JSON replies are enabled), an SSE stream otherwise.
-async fn reply(
-    state: &Arc<HttpState>,
-    session: &Arc<HttpSession>,
-    stream: u64,
-    mut rx: mpsc::UnboundedReceiver<Frame>,
-) -> Response {
+async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, mut rx: FrameReceiver) -> Response {
     if state.options.json_response {
         let first = tokio::select! {
             frame = rx.recv() => frame,
             _ = session.closed.cancelled() => None,
         };
-        let Some(Frame::Event(event_id, message)) = first else {
+        let Some(Frame::Event(event_id, message)) = first.map(|f| *f) else {
             if session.closed.is_cancelled() {
                 return error_response(StatusCode::NOT_FOUND, -32001, "Session ended before the response");
             }
@@ -777,7 +780,7 @@ fn sse_response(
     session: &Arc<HttpSession>,
     stream: u64,
     first: Option<(String, JsonRpcMessage)>,
-    rx: mpsc::UnboundedReceiver<Frame>,
+    rx: FrameReceiver,
 ) -> Response {
     let mut head = Vec::new();
     let priming = session.handle.protocol_version().is_none_or(|v| v.as_str() >= "2025-11-25");
@@ -793,7 +796,7 @@ fn sse_response(
 
 fn frames_response(
     head: Vec<Bytes>,
-    rx: mpsc::UnboundedReceiver<Frame>,
+    rx: FrameReceiver,
     keep_alive: Option<Duration>,
     closed: CancellationToken,
 ) -> Response {
@@ -805,7 +808,7 @@ fn frames_response(
             }
         };
         tokio::select! {
-            frame = rx.recv() => frame.map(|Frame::Event(id, m)| (sse_event(Some(&id), &m), (rx, closed))),
+            frame = rx.recv() => frame.map(|f| { let Frame::Event(id, m) = *f; (sse_event(Some(&id), &m), (rx, closed)) }),
             _ = ping => Some((Bytes::from_static(b": keep-alive\n\n"), (rx, closed))),
             _ = closed.cancelled() => None,
         }
@@ -911,16 +914,20 @@ async fn post_stateless(state: &Arc<HttpState>, message: JsonRpcMessage, is_init
         });
         let id = RequestId::String("mcpkit-stateless-init".into());
         let (_, mut rx) = session.open_stream(Some(id.clone()), true);
-        let _ = session.inbound.send(Inbound::Message(JsonRpcMessage::request(id, methods::INITIALIZE, Some(init))));
+        let _ = session.inbound.send(Box::new(Inbound::Message(JsonRpcMessage::request(
+            id,
+            methods::INITIALIZE,
+            Some(init),
+        ))));
         let _ = rx.recv().await;
         let initialized = JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None);
-        let _ = session.inbound.send(Inbound::Message(initialized));
+        let _ = session.inbound.send(Box::new(Inbound::Message(initialized)));
     }
     let JsonRpcMessage::Request(req) = &message else {
         return StatusCode::ACCEPTED.into_response();
     };
     let (stream, rx) = session.open_stream(Some(req.id.clone()), state.options.json_response);
-    if session.inbound.send(Inbound::Message(message)).is_err() {
+    if session.inbound.send(Box::new(Inbound::Message(message))).is_err() {
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended");
     }
     let response = reply(state, &session, stream, rx).await;
