@@ -30,7 +30,7 @@ test-interop: build-examples ## Runs the official TypeScript SDK against the Rus
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
 test-conformance: ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
-	tests/conformance/run.sh all rust
+	tests/conformance/run.sh all rust python
 
 bench: ## Prints the stdio benchmark beside rmcp (release build).
 	$(CARGO) build --release -p mcpkit-bench

@@ -71,6 +71,12 @@ impl PyContext {
         self.inner.log(level, logger, convert::from_py(data)?).map_err(IntoPyErr::into_py_err)
     }
 
+    /// Ends this request's SSE stream over Streamable HTTP; the client resumes it after the
+    /// server's `retry` delay and gets the rest, the result included. Does nothing elsewhere.
+    fn close_sse_stream(&self) -> PyResult<()> {
+        self.inner.close_sse_stream().map_err(IntoPyErr::into_py_err)
+    }
+
     /// Sends `sampling/createMessage` with `params` and returns an awaitable of the result.
     fn create_message<'py>(&self, py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let params: CreateMessageRequestParams = convert::extract(params, "sampling parameters")?;

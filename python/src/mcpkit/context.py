@@ -68,6 +68,15 @@ class Context:
         """Logs at level ``error``."""
         self.log("error", data, logger)
 
+    def close_sse_stream(self) -> None:
+        """Ends this request's SSE stream over Streamable HTTP (SSE polling).
+
+        The client reconnects after the server's ``retry`` delay and receives the rest of the
+        request's messages, the result included, on the resumed stream. Does nothing on other
+        transports.
+        """
+        self._native.close_sse_stream()
+
     async def sample(
         self,
         messages: Union[str, Sequence[Union[str, SamplingMessage]]],

@@ -102,11 +102,15 @@ class Server:
         description: Optional[str] = None,
         title: Optional[str] = None,
         annotations: Optional[JsonObject] = None,
+        input_schema: Optional[JsonObject] = None,
     ) -> Callable[[F], F]:
-        """Registers a function as a tool; its input schema comes from its type hints."""
+        """Registers a function as a tool; its input schema comes from its type hints, unless
+        ``input_schema`` gives it (arguments are still passed to the parameters of the same names)."""
 
         def register(fn: F) -> F:
-            self.add_tool(fn, name=name, description=description, title=title, annotations=annotations)
+            self.add_tool(
+                fn, name=name, description=description, title=title, annotations=annotations, input_schema=input_schema
+            )
             return fn
 
         return register
@@ -118,6 +122,7 @@ class Server:
         description: Optional[str] = None,
         title: Optional[str] = None,
         annotations: Optional[JsonObject] = None,
+        input_schema: Optional[JsonObject] = None,
     ) -> None:
         """Registers a tool without the decorator syntax."""
         sig = Signature(fn, Context)
@@ -125,7 +130,7 @@ class Server:
         structured, wrap = is_structured(sig.returns), is_primitive(sig.returns)
         tool = {
             "name": name or fn.__name__,
-            "inputSchema": sig.input_schema(),
+            "inputSchema": sig.input_schema() if input_schema is None else input_schema,
             **optional(
                 description=description or sig.description,
                 title=title,

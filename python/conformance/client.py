@@ -1,0 +1,125 @@
+"""The conformance fixture client, written with mcpkit's Python API.
+
+``client.py URL`` runs the client scenario named in ``MCP_CONFORMANCE_SCENARIO`` against the
+suite's mock server at ``URL`` over Streamable HTTP, like the Rust fixture client
+(``tests/conformance/rust/src/client.rs``). Exits 0 when the scenario's job is done; otherwise
+prints why on stderr and exits 1 (2 for a usage error). Gives up after
+``MCP_CONFORMANCE_CLIENT_TIMEOUT`` seconds (default 20), before the suite's own time-out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Any
+
+from mcpkit import Client, McpError
+from mcpkit.types import ElicitResult, JsonObject
+
+SCENARIO_VARIABLE = "MCP_CONFORMANCE_SCENARIO"
+TIMEOUT_VARIABLE = "MCP_CONFORMANCE_CLIENT_TIMEOUT"
+DEFAULT_TIMEOUT = 20.0
+USAGE = "usage: MCP_CONFORMANCE_SCENARIO=NAME client.py URL"
+SCENARIOS = ("initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry")
+
+
+class ScenarioFailed(Exception):
+    """The scenario could not do its job; the message says why."""
+
+
+def _answer_value(default: Any) -> bool:
+    """Whether a schema ``default`` has a form an elicitation answer can take."""
+    if isinstance(default, (str, int, float, bool)):
+        return True
+    return isinstance(default, list) and all(isinstance(v, str) for v in default)
+
+
+def defaults_of(requested_schema: JsonObject) -> JsonObject:
+    """The answer of a user who accepts every proposed value: each property with a ``default``."""
+    properties = requested_schema.get("properties")
+    if not isinstance(properties, dict):
+        return {}
+    return {
+        name: schema["default"]
+        for name, schema in properties.items()
+        if isinstance(schema, dict) and "default" in schema and _answer_value(schema["default"])
+    }
+
+
+def accept_defaults(params: JsonObject) -> ElicitResult:
+    """Accepts a form elicitation with the schema's defaults filled in; declines URL mode."""
+    if params.get("mode") == "url":
+        return {"action": "decline"}
+    return {"action": "accept", "content": defaults_of(params.get("requestedSchema") or {})}
+
+
+async def require_tool(client: Client, name: str) -> None:
+    names = [t["name"] for t in await client.list_tools()]
+    if name not in names:
+        raise ScenarioFailed(f"the server has no tool `{name}` (it lists: {', '.join(names)})")
+
+
+async def call(client: Client, name: str, arguments: JsonObject) -> str:
+    result = await client.call_tool(name, arguments)
+    text = " ".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
+    if result.get("isError"):
+        raise ScenarioFailed(f"tool {name} reported an error: {text}")
+    return f"{name} answered: {text}"
+
+
+async def steps(scenario: str, client: Client) -> str:
+    if scenario == "initialize":
+        info = client.server_info
+        server = info.get("serverInfo", {})
+        summary = (
+            f"initialized with {server.get('name')} {server.get('version')} at protocol {info.get('protocolVersion')}"
+        )
+        # The suite's mock server declares no capabilities; only list what it offers.
+        if "tools" in info.get("capabilities", {}):
+            summary += f"; it lists {len(await client.list_tools())} tool(s)"
+        return summary
+    if scenario == "tools_call":
+        await require_tool(client, "add_numbers")
+        return await call(client, "add_numbers", {"a": 5, "b": 3})
+    if scenario == "elicitation-sep1034-client-defaults":
+        await require_tool(client, "test_client_elicitation_defaults")
+        return await call(client, "test_client_elicitation_defaults", {})
+    if scenario == "sse-retry":
+        await require_tool(client, "test_reconnection")
+        return await call(client, "test_reconnection", {})
+    raise ScenarioFailed(f"unsupported scenario `{scenario}` (supported: {', '.join(SCENARIOS)})")
+
+
+async def run(scenario: str, url: str) -> str:
+    """Connects, does the scenario's job and closes the connection; returns a summary."""
+    if scenario not in SCENARIOS:
+        raise ScenarioFailed(f"unsupported scenario `{scenario}` (supported: {', '.join(SCENARIOS)})")
+    async with Client.http(url, elicitation_handler=accept_defaults) as client:
+        return await steps(scenario, client)
+
+
+def main(argv: list[str]) -> int:
+    scenario = os.environ.get(SCENARIO_VARIABLE)
+    if len(argv) != 1 or scenario is None:
+        print(f"client.py: {USAGE}", file=sys.stderr)
+        return 2
+    try:
+        limit = float(os.environ.get(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT))
+    except ValueError:
+        print(f"client.py: {TIMEOUT_VARIABLE} is not a number of seconds", file=sys.stderr)
+        return 2
+    try:
+        summary = asyncio.run(asyncio.wait_for(run(scenario, argv[0]), timeout=limit))
+    except asyncio.TimeoutError:
+        print(f"client.py: {scenario}: gave up after {limit:g} s", file=sys.stderr)
+        return 1
+    except (ScenarioFailed, McpError, OSError) as e:
+        print(f"client.py: {scenario}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    print(f"client.py: {scenario}: {summary}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""Interoperability tests with the official MCP Python SDK (the `mcp` package)."""
