@@ -32,6 +32,6 @@ test-interop: build-examples ## Runs the official TypeScript SDK against the Rus
 test-conformance: ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
 	tests/conformance/run.sh all rust python
 
-bench: ## Prints the stdio benchmark beside rmcp (release build).
+bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP (release builds).
 	$(CARGO) build --release -p mcpkit-bench
-	$(CARGO_TARGET_DIR)/release/mcpkit-bench
+	python="$$(bench/python/setup.sh)" && $(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python"

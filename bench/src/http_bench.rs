@@ -1,11 +1,13 @@
 //! The Streamable HTTP section of the benchmark.
 //!
-//! Each server binary is spawned on a free loopback port and warmed up once
-//! its port accepts connections. Then, for 1, 16 and 64 concurrent sessions,
+//! Each server is spawned on a free loopback port and warmed up once its
+//! port accepts connections. Then, for 1, 16 and 64 concurrent sessions,
 //! every session (initialized beforehand on its own keep-alive connection)
-//! makes the same number of sequential `tools/call echo` requests, all
-//! sessions at once; the section reports the total calls per second and the
-//! median and 99th-percentile latency of a call across all sessions.
+//! makes sequential `tools/call echo` requests, all sessions at once, until
+//! it has made its share of the run's calls or the run's time is up (which
+//! bounds the runs of slow servers, such as the Python ones); the section
+//! reports the total calls per second and the median and 99th-percentile
+//! latency of a call across all sessions.
 //!
 //! The memory of an idle session is measured on a fresh process: after a
 //! warm-up, the server's `VmRSS` is read, 1,000 sessions are initialized and
@@ -13,7 +15,6 @@
 
 use std::{
     net::{Ipv4Addr, SocketAddr},
-    path::{Path, PathBuf},
     process::Stdio,
     time::{Duration, Instant},
 };
@@ -25,12 +26,11 @@ use tokio::{
 
 use crate::{
     http::HttpSession,
-    report::{percentile, print_line, ratio},
+    report::{RATIOS, percentile, print_line, ratio},
     rpc::{Error, Result, status_kib},
+    servers::Server,
 };
 
-/// The servers looked up next to the driver: row name and executable name.
-pub(crate) const KNOWN_SERVERS: [(&str, &str); 2] = [("rmcp", "rmcp-echo-http"), ("mcpkit", "mcpkit-echo-http")];
 /// The numbers of concurrent sessions of the load phase.
 const SESSION_COUNTS: [usize; 3] = [1, 16, 64];
 /// The number of concurrent sessions of the warm-up.
@@ -39,14 +39,19 @@ const WARM_UP_SESSIONS: usize = 16;
 const IDLE_SESSIONS: usize = 1_000;
 /// How many idle sessions are being opened at any time.
 const IDLE_OPENERS: usize = 8;
-/// How long a server may take before its port accepts connections.
-const READY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a server may take before its port accepts connections; Python
+/// servers take a second or so.
+const READY_TIMEOUT: Duration = Duration::from_secs(20);
+/// The longest a load run lasts.
+const LOAD_BUDGET: Duration = Duration::from_secs(10);
+/// The longest a warm-up lasts.
+const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
 /// How long a server is left to settle before its memory is read.
 const SETTLE: Duration = Duration::from_millis(200);
 /// The time after which the measurement of one server is abandoned.
 const SERVER_CAP: Duration = Duration::from_secs(120);
 
-/// How many calls each phase makes, in total over all its sessions.
+/// The most calls each phase makes, in total over all its sessions.
 struct Counts {
     warm_up: usize,
     /// The calls of the load phase, by entry of [`SESSION_COUNTS`].
@@ -63,6 +68,7 @@ impl Counts {
 
 /// The result of one load run.
 struct Load {
+    calls: usize,
     calls_per_s: f64,
     p50_us: f64,
     p99_us: f64,
@@ -89,26 +95,28 @@ struct Process {
 }
 
 impl Process {
-    /// Spawns `program` with a free loopback port as its argument and waits
-    /// until that port accepts connections. Its output is discarded, and it
-    /// is killed if dropped.
-    async fn spawn(program: &Path) -> Result<Self> {
+    /// Spawns `server` on a free loopback port and waits until that port
+    /// accepts connections. Its output is discarded, and it is killed if
+    /// dropped.
+    async fn spawn(server: &Server) -> Result<Self> {
         // The port is free once this listener is dropped; the server binds it
         // right after, and nothing else on this machine is expected to race.
         let port = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?.local_addr()?.port();
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let command = server.command_on(port);
+        let (program, args) = command.split_first().ok_or("empty server command")?;
         let mut child = Command::new(program)
-            .arg(port.to_string())
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| format!("cannot spawn {}: {e}", program.display()))?;
+            .map_err(|e| format!("cannot spawn {program}: {e}"))?;
         let deadline = Instant::now() + READY_TIMEOUT;
         while tokio::net::TcpStream::connect(addr).await.is_err() {
             if let Some(status) = child.try_wait()? {
-                return Err(format!("{} exited with {status}", program.display()).into());
+                return Err(format!("{} exited with {status}", command.join(" ")).into());
             }
             if Instant::now() > deadline {
                 return Err(format!("{addr} did not accept connections within {READY_TIMEOUT:?}").into());
@@ -132,8 +140,8 @@ impl Process {
 
 /// Opens `sessions` sessions, checks that `echo` works in each, then makes
 /// them all call `echo` sequentially at the same time, `calls` calls in
-/// total, and measures the calls.
-async fn run_load(addr: SocketAddr, sessions: usize, calls: usize) -> Result<Load> {
+/// total or as many as they make in `budget`, and measures the calls.
+async fn run_load(addr: SocketAddr, sessions: usize, calls: usize, budget: Duration) -> Result<Load> {
     let per_session = (calls / sessions).max(1);
     let mut opened = Vec::with_capacity(sessions);
     for _ in 0..sessions {
@@ -142,12 +150,16 @@ async fn run_load(addr: SocketAddr, sessions: usize, calls: usize) -> Result<Loa
         opened.push(session);
     }
     let start = Instant::now();
+    let deadline = start + budget;
     let mut tasks = JoinSet::new();
     for mut session in opened {
         tasks.spawn(async move {
             let mut latencies = Vec::with_capacity(per_session);
             for _ in 0..per_session {
                 let sent = Instant::now();
+                if sent >= deadline {
+                    break;
+                }
                 session.call_echo().await?;
                 latencies.push(sent.elapsed().as_secs_f64() * 1e6);
             }
@@ -163,6 +175,7 @@ async fn run_load(addr: SocketAddr, sessions: usize, calls: usize) -> Result<Loa
     }
     latencies.sort_by(f64::total_cmp);
     Ok(Load {
+        calls: latencies.len(),
         calls_per_s: latencies.len() as f64 / end.duration_since(start).as_secs_f64(),
         p50_us: percentile(&latencies, 50.0),
         p99_us: percentile(&latencies, 99.0),
@@ -170,11 +183,11 @@ async fn run_load(addr: SocketAddr, sessions: usize, calls: usize) -> Result<Loa
 }
 
 /// The growth of a fresh server's resident set per idle session, in KiB.
-async fn idle_session_kib(program: &Path, warm_up: usize) -> Result<f64> {
-    let server = Process::spawn(program).await?;
+async fn idle_session_kib(server: &Server, warm_up: usize) -> Result<f64> {
+    let server = Process::spawn(server).await?;
     let addr = server.addr;
     // Warm the server up so that its one-time allocations are not counted.
-    run_load(addr, WARM_UP_SESSIONS, warm_up).await?;
+    run_load(addr, WARM_UP_SESSIONS, warm_up, WARM_UP_BUDGET).await?;
     tokio::time::sleep(SETTLE).await;
     let before = server.rss_kib()?;
     let mut openers = JoinSet::new();
@@ -198,26 +211,29 @@ async fn idle_session_kib(program: &Path, warm_up: usize) -> Result<f64> {
 }
 
 /// Measures every column for one server.
-async fn measure(program: &Path, counts: &Counts) -> Result<Row> {
-    let server = Process::spawn(program).await?;
-    run_load(server.addr, WARM_UP_SESSIONS, counts.warm_up).await?;
+async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
+    let process = Process::spawn(server).await?;
+    run_load(process.addr, WARM_UP_SESSIONS, counts.warm_up, WARM_UP_BUDGET).await?;
     let mut loads = Vec::with_capacity(SESSION_COUNTS.len());
     for (sessions, calls) in SESSION_COUNTS.into_iter().zip(counts.load) {
-        loads.push(run_load(server.addr, sessions, calls).await?);
+        let load = run_load(process.addr, sessions, calls, LOAD_BUDGET).await?;
+        eprintln!("  {}: {} calls, {sessions} concurrent session(s)", server.name, load.calls);
+        loads.push(load);
     }
-    server.kill().await;
-    let idle_session_kib = idle_session_kib(program, counts.warm_up).await?;
+    process.kill().await;
+    let idle_session_kib = idle_session_kib(server, counts.warm_up).await?;
     Ok(Row { loads, idle_session_kib })
 }
 
 /// Measures every server over Streamable HTTP and prints the table; returns
 /// whether every server could be measured.
-pub(crate) async fn run(servers: &[(String, PathBuf)], quick: bool) -> bool {
+pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
     let counts = Counts::new(quick);
     let mut rows = Vec::new();
-    for (name, program) in servers {
-        eprintln!("measuring {name} over Streamable HTTP ({})", program.display());
-        let row = match tokio::time::timeout(SERVER_CAP, measure(program, &counts)).await {
+    for server in servers {
+        let name = &server.name;
+        eprintln!("measuring {name} over Streamable HTTP ({})", server.command.join(" "));
+        let row = match tokio::time::timeout(SERVER_CAP, measure(server, &counts)).await {
             Ok(Ok(row)) => Some(row),
             Ok(Err(error)) => {
                 eprintln!("{name}: {error}");
@@ -243,12 +259,15 @@ pub(crate) async fn run(servers: &[(String, PathBuf)], quick: bool) -> bool {
         }
     }
     let find = |wanted: &str| rows.iter().find(|(name, _)| *name == wanted).and_then(|(_, row)| row.as_ref());
-    let both = find("mcpkit").zip(find("rmcp"));
-    if let Some((mcpkit, rmcp)) = both {
-        for ((sessions, ours), theirs) in SESSION_COUNTS.iter().zip(&mcpkit.loads).zip(&rmcp.loads) {
+    let pairs: Vec<_> = RATIOS
+        .iter()
+        .filter_map(|(ours, theirs)| Some((format!("{ours} / {theirs}"), find(ours)?, find(theirs)?)))
+        .collect();
+    for (label, our_row, their_row) in &pairs {
+        for ((sessions, ours), theirs) in SESSION_COUNTS.iter().zip(&our_row.loads).zip(&their_row.loads) {
             let mut cells = vec![sessions.to_string()];
             cells.extend(ours.columns().iter().zip(theirs.columns()).map(|(ours, theirs)| ratio(*ours, theirs)));
-            print_line("mcpkit / rmcp", &cells);
+            print_line(label, &cells);
         }
     }
 
@@ -258,8 +277,10 @@ pub(crate) async fn run(servers: &[(String, PathBuf)], quick: bool) -> bool {
         let cell = row.as_ref().map_or_else(|| "failed".into(), |row| format!("{:.1}", row.idle_session_kib));
         print_line(name, &[cell]);
     }
-    if let Some((mcpkit, rmcp)) = both {
-        print_line("mcpkit / rmcp", &[ratio(mcpkit.idle_session_kib, rmcp.idle_session_kib)]);
+    for (label, ours, theirs) in &pairs {
+        print_line(label, &[ratio(ours.idle_session_kib, theirs.idle_session_kib)]);
+    }
+    if !pairs.is_empty() {
         println!("(below 1x is better, except for calls/s where above 1x is better)");
     }
     rows.iter().all(|(_, row)| row.is_some())

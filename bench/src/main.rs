@@ -4,37 +4,46 @@
 //! pipelined throughput and peak memory of every stdio server. The HTTP
 //! section (see [`http_bench`]) measures throughput and latency with 1, 16
 //! and 64 concurrent sessions and the memory of an idle session. Each
-//! section prints a table with the ratios of mcpkit versus rmcp, which drift
-//! less than absolute numbers.
+//! section prints a table with the ratios of mcpkit versus rmcp and of
+//! mcpkit's Python package versus FastMCP, which drift less than absolute
+//! numbers.
 //!
-//! Usage: `mcpkit-bench [--quick] [--stdio-only|--http-only]
-//! [--server NAME=COMMAND]...`. The rmcp and mcpkit echo servers are looked
-//! up next to the driver's own executable; `--server` adds stdio servers,
-//! whose command is split on whitespace.
+//! Usage: `mcpkit-bench [--quick] [--stdio-only|--http-only] [--python
+//! PYTHON] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]...`. The
+//! rmcp and mcpkit echo servers are looked up next to the driver's own
+//! executable; `--python` (or `MCPKIT_BENCH_PYTHON`) adds the Python servers
+//! of `bench/python`; `--server` adds stdio servers and `--http-server` HTTP
+//! servers, whose commands are split on whitespace.
 
 mod http;
 mod http_bench;
 mod report;
 mod rpc;
+mod servers;
 mod stdio;
 
-use std::{
-    path::{Path, PathBuf},
-    process::ExitCode,
-};
+use std::{path::Path, process::ExitCode};
 
 use rpc::Result;
-use stdio::Server;
+use servers::{PORT, Server};
 
 /// The command-line help.
-const USAGE: &str = "usage: mcpkit-bench [--quick] [--stdio-only|--http-only] [--server NAME=COMMAND]...
+const USAGE: &str = "usage: mcpkit-bench [--quick] [--stdio-only|--http-only] [--python PYTHON]
+                    [--server NAME=COMMAND]... [--http-server NAME=COMMAND]...
 
 Measures MCP servers over stdio and Streamable HTTP: the rmcp and mcpkit echo
-servers next to this executable, and over stdio any added with --server
-(COMMAND is split on spaces).
-  --quick        divide every request and spawn count by 10
-  --stdio-only   run only the stdio section
-  --http-only    run only the Streamable HTTP section";
+servers next to this executable, the Python ones with --python, and any added
+with --server or --http-server (COMMAND is split on spaces).
+  --quick                    divide every request and spawn count by 10
+  --stdio-only               run only the stdio section
+  --http-only                run only the Streamable HTTP section
+  --python PYTHON            add the mcpkit-py and fastmcp rows, running
+                             bench/python/*_echo.py with the interpreter PYTHON
+                             (a venv made by bench/python/setup.sh); defaults
+                             to $MCPKIT_BENCH_PYTHON when set
+  --server NAME=COMMAND      add a stdio server
+  --http-server NAME=COMMAND add an HTTP server; COMMAND must contain {port},
+                             replaced by the loopback port to listen on";
 
 /// What the command line asks for.
 struct Options {
@@ -43,29 +52,17 @@ struct Options {
     http: bool,
     /// The stdio servers to measure.
     servers: Vec<Server>,
-    /// The HTTP servers to measure: row name and executable.
-    http_servers: Vec<(String, PathBuf)>,
-}
-
-/// Finds the known servers next to the driver: row name and executable.
-fn known_servers(dir: &Path, known: &[(&str, &str)]) -> Vec<(String, PathBuf)> {
-    let mut found = Vec::new();
-    for (name, file) in known {
-        let path = dir.join(file);
-        if path.is_file() {
-            found.push(((*name).to_owned(), path));
-        } else {
-            eprintln!("skipping {name}: {} not found", path.display());
-        }
-    }
-    found
+    /// The HTTP servers to measure, whose commands contain [`PORT`].
+    http_servers: Vec<Server>,
 }
 
 /// Parses the command line.
 fn parse_args() -> Result<Options> {
     let mut quick = false;
     let mut only = None;
-    let mut servers = Vec::new();
+    let mut python = std::env::var("MCPKIT_BENCH_PYTHON").ok().filter(|python| !python.is_empty());
+    let mut extra_stdio = Vec::new();
+    let mut extra_http = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -75,14 +72,14 @@ fn parse_args() -> Result<Options> {
                     return Err("--stdio-only and --http-only exclude each other".into());
                 }
             }
-            "--server" => {
-                let spec = args.next().ok_or("--server needs NAME=COMMAND")?;
-                let (name, command) = spec.split_once('=').ok_or("--server needs NAME=COMMAND")?;
-                let command: Vec<String> = command.split_whitespace().map(Into::into).collect();
-                if name.is_empty() || command.is_empty() {
-                    return Err("--server needs NAME=COMMAND".into());
+            "--python" => python = Some(args.next().ok_or("--python needs the path of an interpreter")?),
+            "--server" => extra_stdio.push(Server::parse(&args.next().unwrap_or_default(), "--server")?),
+            "--http-server" => {
+                let server = Server::parse(&args.next().unwrap_or_default(), "--http-server")?;
+                if !server.takes_port() {
+                    return Err(format!("the command of --http-server {} must contain {PORT}", server.name).into());
                 }
-                servers.push(Server { name: name.into(), command });
+                extra_http.push(server);
             }
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -95,13 +92,18 @@ fn parse_args() -> Result<Options> {
     let http = only.as_deref() != Some("--stdio-only");
     let exe = std::env::current_exe()?;
     let dir = exe.parent().unwrap_or(Path::new("."));
+    let mut servers = Vec::new();
     if stdio {
-        let known = known_servers(dir, &stdio::KNOWN_SERVERS)
-            .into_iter()
-            .map(|(name, path)| Server { name, command: vec![path.to_string_lossy().into_owned()] });
-        servers.splice(0..0, known);
+        servers.extend(servers::rust_stdio(dir));
+        servers.extend(python.iter().flat_map(|python| servers::python(python, false)));
+        servers.extend(extra_stdio);
     }
-    let http_servers = if http { known_servers(dir, &http_bench::KNOWN_SERVERS) } else { Vec::new() };
+    let mut http_servers = Vec::new();
+    if http {
+        http_servers.extend(servers::rust_http(dir));
+        http_servers.extend(python.iter().flat_map(|python| servers::python(python, true)));
+        http_servers.extend(extra_http);
+    }
     Ok(Options { quick, stdio, http, servers, http_servers })
 }
 

@@ -1,5 +1,9 @@
 //! Statistics and table printing shared by the stdio and HTTP sections.
 
+/// The pairs of rows compared by a ratio line, ours first: each mcpkit
+/// flavour beside the official SDK of its language.
+pub(crate) const RATIOS: [(&str, &str); 2] = [("mcpkit", "rmcp"), ("mcpkit-py", "fastmcp")];
+
 /// The median of `values`, which must not be empty.
 pub(crate) fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -22,7 +26,7 @@ pub(crate) fn ratio(ours: f64, theirs: f64) -> String {
 /// Prints one line of a table: a left-aligned label, then right-aligned
 /// cells.
 pub(crate) fn print_line(label: &str, cells: &[String]) {
-    print!("{label:<16}");
+    print!("{label:<20}");
     for cell in cells {
         print!("{cell:>13}");
     }

@@ -4,23 +4,42 @@
 //! `initialize` result), the latency of sequential `tools/call echo`
 //! requests, the throughput with 64 requests in flight and the peak memory
 //! of the server process. It then prints one row per server and the ratios
-//! of mcpkit versus rmcp, which drift less than absolute times.
+//! of each mcpkit flavour versus the official SDK of its language, which
+//! drift less than absolute times.
+//!
+//! Every phase is bounded in count and in time, so that slow servers (the
+//! Python ones) are measured over fewer calls: the warm-up, in chunks, gives
+//! the sequential rate and a short pipelined calibration the pipelined one,
+//! and the timed phases make at most as many calls as fit in
+//! [`PHASE_BUDGET`] at those rates.
 
 use std::time::{Duration, Instant};
 
 use crate::{
-    report::{median, percentile, print_line, ratio},
+    report::{RATIOS, median, percentile, print_line, ratio},
     rpc::{Result, Session, echo_requests},
+    servers::Server,
 };
 
 /// The number of requests kept in flight by the throughput phase.
 const WINDOW: usize = 64;
 /// The time after which the measurement of one server is abandoned.
 const SERVER_CAP: Duration = Duration::from_secs(60);
-/// The servers looked up next to the driver: row name and executable name.
-pub(crate) const KNOWN_SERVERS: [(&str, &str); 2] = [("rmcp", "rmcp-echo-server"), ("mcpkit", "mcpkit-echo-server")];
+/// About the longest the sequential and the pipelined phase each last.
+const PHASE_BUDGET: Duration = Duration::from_secs(10);
+/// The time after which the warm-up and the pipelined calibration stop,
+/// once they have made one chunk of calls.
+const CALIBRATION_BUDGET: Duration = Duration::from_secs(1);
+/// The number of calls in one chunk of the warm-up or calibration.
+const CHUNK: usize = 250;
+/// The number of spawns of the start-up phase that are made however long
+/// they take.
+const MIN_SPAWNS: usize = 5;
+/// The time after which the start-up phase stops spawning, once it has made
+/// [`MIN_SPAWNS`] spawns.
+const STARTUP_BUDGET: Duration = Duration::from_secs(2);
 
-/// How many times each phase runs.
+/// The most calls each phase makes.
 struct Counts {
     spawns: usize,
     warm_up: usize,
@@ -41,12 +60,6 @@ impl Counts {
     }
 }
 
-/// A server to measure over stdio: its row name and its command line.
-pub(crate) struct Server {
-    pub(crate) name: String,
-    pub(crate) command: Vec<String>,
-}
-
 /// The measurements of one server.
 struct Row {
     startup_ms: f64,
@@ -64,10 +77,12 @@ impl Row {
 }
 
 /// The median time from spawning the server to receiving its `initialize`
-/// result, in milliseconds.
+/// result, in milliseconds, over at most `spawns` spawns: fewer (but at least
+/// [`MIN_SPAWNS`]) once [`STARTUP_BUDGET`] has passed.
 async fn measure_startup(server: &Server, spawns: usize) -> Result<f64> {
     let mut times = Vec::with_capacity(spawns);
-    for _ in 0..spawns {
+    let phase = Instant::now();
+    while times.len() < spawns && (times.len() < MIN_SPAWNS || phase.elapsed() < STARTUP_BUDGET) {
         let start = Instant::now();
         let mut session = Session::spawn(&server.command)?;
         session.initialize().await?;
@@ -75,6 +90,13 @@ async fn measure_startup(server: &Server, spawns: usize) -> Result<f64> {
         session.kill().await;
     }
     Ok(median(&mut times))
+}
+
+/// The number of calls that fit in [`PHASE_BUDGET`] at `calls_per_s`,
+/// between 1 and `most`.
+fn fitting(calls_per_s: f64, most: usize) -> usize {
+    let fit = (calls_per_s * PHASE_BUDGET.as_secs_f64()) as usize;
+    fit.clamp(1, most.max(1))
 }
 
 /// Measures every column for one server.
@@ -91,15 +113,30 @@ async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
         next_id += count as u64;
         (echo_requests(first, count), first)
     };
+    // Runs chunks of calls with `window` in flight until `most` calls or
+    // the calibration budget, and returns their rate.
+    let mut calibrate = async |window: usize, most: usize| -> Result<f64> {
+        let start = Instant::now();
+        let mut done = 0;
+        while done == 0 || (done < most && start.elapsed() < CALIBRATION_BUDGET) {
+            let (requests, first) = batch(CHUNK.min(most.max(1) - done).max(1));
+            done += requests.len();
+            session.run(requests, first, window).await?;
+        }
+        Ok(done as f64 / start.elapsed().as_secs_f64())
+    };
 
-    let (requests, first) = batch(counts.warm_up);
-    session.run(requests, first, 1).await?;
+    let sequential_rate = calibrate(1, counts.warm_up).await?;
+    let pipelined_rate = calibrate(WINDOW, counts.warm_up).await?;
+    let sequential = fitting(sequential_rate, counts.sequential);
+    let pipelined = fitting(pipelined_rate, counts.pipelined);
+    eprintln!("  {}: {sequential} sequential calls, {pipelined} pipelined", server.name);
 
-    let (requests, first) = batch(counts.sequential.max(1));
+    let (requests, first) = batch(sequential);
     let mut latencies = session.run(requests, first, 1).await?.latencies_us();
     latencies.sort_by(f64::total_cmp);
 
-    let (requests, first) = batch(counts.pipelined.max(1));
+    let (requests, first) = batch(pipelined);
     let calls_per_s = session.run(requests, first, WINDOW).await?.throughput();
 
     let peak_mib = session.peak_memory_kib()? as f64 / 1024.0;
@@ -156,10 +193,15 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
     }
 
     let find = |wanted: &str| rows.iter().find(|(name, _)| *name == wanted).and_then(|(_, row)| row.as_ref());
-    if let (Some(mcpkit), Some(rmcp)) = (find("mcpkit"), find("rmcp")) {
-        let ratios =
-            mcpkit.columns().iter().zip(rmcp.columns()).map(|(ours, theirs)| ratio(*ours, theirs)).collect::<Vec<_>>();
-        print_line("mcpkit / rmcp", &ratios);
+    let mut compared = false;
+    for (ours, theirs) in RATIOS {
+        if let (Some(our_row), Some(their_row)) = (find(ours), find(theirs)) {
+            let columns = our_row.columns().into_iter().zip(their_row.columns());
+            print_line(&format!("{ours} / {theirs}"), &columns.map(|(a, b)| ratio(a, b)).collect::<Vec<_>>());
+            compared = true;
+        }
+    }
+    if compared {
         println!("(below 1x is better, except for calls/s where above 1x is better)");
     }
     !failed

@@ -3,6 +3,12 @@
 //! Sync Python callables run on Tokio's blocking pool, so they never stall the asyncio loop;
 //! coroutine functions run as tasks on the asyncio loop captured when serving or connecting
 //! started. Dropping the Rust future of a coroutine cancels its asyncio task.
+//!
+//! A call attaches to the interpreter as few times as it can: a sync call builds its
+//! arguments, runs and converts its result to JSON in one attach, on the blocking thread; a
+//! coroutine's result is converted by the done callback on the asyncio loop, which already
+//! holds the interpreter. Under load every attach is a hand-off of the GIL between threads,
+//! which costs far more than the Python code of a small handler.
 
 use std::{
     sync::{
@@ -159,20 +165,31 @@ impl LoopSlot {
     }
 }
 
-/// Receives the outcome of a `concurrent.futures.Future` from its done callback.
+/// Receives the outcome of a `concurrent.futures.Future` from its done callback, as JSON.
 #[pyclass]
 struct Completer {
-    tx: Option<oneshot::Sender<PyResult<Py<PyAny>>>>,
+    tx: Option<oneshot::Sender<Result<Value, ErrorData>>>,
 }
 
 #[pymethods]
 impl Completer {
     fn __call__(&mut self, future: &Bound<'_, PyAny>) {
-        let outcome = future.call_method0("result").map(Bound::unbind);
+        let outcome = to_json(future.py(), future.call_method0("result"));
         if let Some(tx) = self.tx.take() {
             let _ = tx.send(outcome);
         }
     }
+}
+
+/// Converts what a Python callable returned or raised into its JSON result or the JSON-RPC
+/// error the exception stands for.
+fn to_json(py: Python<'_>, outcome: PyResult<Bound<'_, PyAny>>) -> Result<Value, ErrorData> {
+    outcome.and_then(|out| convert::from_py(&out)).map_err(|e| error::to_error_data(py, &e))
+}
+
+/// The error of a call that cannot reach Python because the interpreter is exiting.
+fn exiting_error() -> ErrorData {
+    ErrorData::internal_error("the Python interpreter is exiting")
 }
 
 /// Cancels the asyncio task behind a `concurrent.futures.Future` unless disarmed.
@@ -190,7 +207,9 @@ impl Drop for CancelOnDrop {
 
 /// A Python callable the core calls: a handler, or a client-side callback.
 pub(crate) struct PyCallback {
-    func: Py<PyAny>,
+    /// The callable, shared so that a sync call can take it to the blocking pool without
+    /// attaching to the interpreter to clone it.
+    func: Arc<Py<PyAny>>,
     is_async: bool,
     event_loop: LoopSlot,
 }
@@ -198,7 +217,7 @@ pub(crate) struct PyCallback {
 impl PyCallback {
     /// Wraps `func`; `is_async` says whether calling it returns a coroutine.
     pub(crate) fn new(func: Py<PyAny>, is_async: bool, event_loop: LoopSlot) -> Self {
-        PyCallback { func, is_async, event_loop }
+        PyCallback { func: Arc::new(func), is_async, event_loop }
     }
 
     /// Calls the callable with the arguments `args` builds and returns its JSON result.
@@ -208,39 +227,56 @@ impl PyCallback {
     where
         A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>> + Send + 'static,
     {
-        let outcome = if self.is_async { self.call_async(args).await } else { self.call_sync(args).await };
-        attach(|py| outcome.and_then(|out| convert::from_py(out.bind(py))).map_err(|e| error::to_error_data(py, &e)))
-            .unwrap_or_else(|| Err(ErrorData::internal_error("the Python interpreter is exiting")))
+        if self.is_async { self.call_async(args).await } else { self.call_sync(args).await }
     }
 
-    async fn call_sync<A>(&self, args: A) -> PyResult<Py<PyAny>>
+    /// Runs the call on the blocking pool, attached once for the arguments, the call and the
+    /// conversion of its result.
+    async fn call_sync<A>(&self, args: A) -> Result<Value, ErrorData>
     where
         A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>> + Send + 'static,
     {
-        let func = attach(|py| self.func.clone_ref(py)).ok_or_else(exiting)?;
+        let func = Arc::clone(&self.func);
         let task = tokio::task::spawn_blocking(move || {
-            attach(|py| func.bind(py).call1(args(py)?).map(Bound::unbind)).unwrap_or_else(|| Err(exiting()))
+            attach(|py| {
+                let outcome = args(py).and_then(|args| func.bind(py).call1(args));
+                to_json(py, outcome)
+            })
+            .unwrap_or_else(|| Err(exiting_error()))
         });
-        task.await.map_err(|e| PyRuntimeError::new_err(format!("the handler thread failed: {e}")))?
+        task.await.map_err(|e| ErrorData::internal_error(format!("the handler thread failed: {e}")))?
     }
 
-    async fn call_async<A>(&self, args: A) -> PyResult<Py<PyAny>>
+    /// Schedules the coroutine on the asyncio loop and waits for the JSON result its done
+    /// callback sends.
+    async fn call_async<A>(&self, args: A) -> Result<Value, ErrorData>
     where
         A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>> + Send + 'static,
     {
-        let (rx, mut guard) = attach(|py| -> PyResult<_> {
-            let event_loop = self.event_loop.get(py)?;
-            let coroutine = self.func.bind(py).call1(args(py)?)?;
-            let asyncio = py.import("asyncio")?;
-            let future = asyncio.call_method1("run_coroutine_threadsafe", (coroutine, event_loop))?;
-            let (tx, rx) = oneshot::channel();
-            future.call_method1("add_done_callback", (Completer { tx: Some(tx) },))?;
-            Ok((rx, CancelOnDrop(Some(future.unbind()))))
-        })
-        .ok_or_else(exiting)??;
+        let scheduled = attach(|py| self.schedule(py, args).map_err(|e| error::to_error_data(py, &e)));
+        let (rx, mut guard) = scheduled.unwrap_or_else(|| Err(exiting_error()))?;
         let outcome = rx.await;
         guard.0 = None;
-        outcome.map_err(|_| PyRuntimeError::new_err("the asyncio loop dropped the handler's task"))?
+        outcome.map_err(|_| ErrorData::internal_error("the asyncio loop dropped the handler's task"))?
+    }
+
+    /// Starts the coroutine on the captured loop; returns the receiver of its result and the
+    /// guard that cancels it.
+    fn schedule<A>(
+        &self,
+        py: Python<'_>,
+        args: A,
+    ) -> PyResult<(oneshot::Receiver<Result<Value, ErrorData>>, CancelOnDrop)>
+    where
+        A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>>,
+    {
+        let event_loop = self.event_loop.get(py)?;
+        let coroutine = self.func.bind(py).call1(args(py)?)?;
+        let asyncio = py.import("asyncio")?;
+        let future = asyncio.call_method1("run_coroutine_threadsafe", (coroutine, event_loop))?;
+        let (tx, rx) = oneshot::channel();
+        future.call_method1("add_done_callback", (Completer { tx: Some(tx) },))?;
+        Ok((rx, CancelOnDrop(Some(future.unbind()))))
     }
 }
 

@@ -1,0 +1,96 @@
+//! The servers the driver measures and how their processes are started.
+//!
+//! A server is a row name and a command line. The Rust echo servers are
+//! looked up next to the driver's executable; the Python ones run the
+//! scripts of `bench/python` with a given interpreter; any other comes from
+//! the command line. An HTTP server's command holds the placeholder
+//! [`PORT`], replaced by the loopback port it must listen on.
+
+use std::path::{Path, PathBuf};
+
+use crate::rpc::Result;
+
+/// The placeholder for the port in the command of an HTTP server.
+pub(crate) const PORT: &str = "{port}";
+/// The Rust stdio servers looked up next to the driver: row name and
+/// executable name.
+const STDIO_BINARIES: [(&str, &str); 2] = [("rmcp", "rmcp-echo-server"), ("mcpkit", "mcpkit-echo-server")];
+/// The Rust HTTP servers looked up next to the driver, which take the port
+/// as their only argument.
+const HTTP_BINARIES: [(&str, &str); 2] = [("rmcp", "rmcp-echo-http"), ("mcpkit", "mcpkit-echo-http")];
+/// The Python servers: row name and script in [`PYTHON_DIR`], which serves
+/// stdio without arguments and Streamable HTTP with `--http PORT`.
+const PYTHON_SCRIPTS: [(&str, &str); 2] = [("mcpkit-py", "mcpkit_echo.py"), ("fastmcp", "fastmcp_echo.py")];
+/// The directory of the Python servers' scripts.
+const PYTHON_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python");
+
+/// A server to measure: its row name and its command line.
+pub(crate) struct Server {
+    pub(crate) name: String,
+    pub(crate) command: Vec<String>,
+}
+
+impl Server {
+    /// Parses the `NAME=COMMAND` argument of `flag`, splitting `COMMAND` on
+    /// whitespace.
+    pub(crate) fn parse(spec: &str, flag: &str) -> Result<Self> {
+        let usage = || format!("{flag} needs NAME=COMMAND");
+        let (name, command) = spec.split_once('=').ok_or_else(usage)?;
+        let command: Vec<String> = command.split_whitespace().map(Into::into).collect();
+        if name.is_empty() || command.is_empty() {
+            return Err(usage().into());
+        }
+        Ok(Self { name: name.into(), command })
+    }
+
+    /// The command with every [`PORT`] replaced by `port`.
+    pub(crate) fn command_on(&self, port: u16) -> Vec<String> {
+        self.command.iter().map(|arg| arg.replace(PORT, &port.to_string())).collect()
+    }
+
+    /// Returns whether the command says where to put the port.
+    pub(crate) fn takes_port(&self) -> bool {
+        self.command.iter().any(|arg| arg.contains(PORT))
+    }
+}
+
+/// Finds the Rust servers next to the driver, warning about missing ones.
+fn next_to_driver(dir: &Path, binaries: &[(&str, &str)], args: &[&str]) -> Vec<Server> {
+    let mut found = Vec::new();
+    for (name, file) in binaries {
+        let path = dir.join(file);
+        if path.is_file() {
+            let mut command = vec![path.to_string_lossy().into_owned()];
+            command.extend(args.iter().map(|arg| (*arg).to_owned()));
+            found.push(Server { name: (*name).to_owned(), command });
+        } else {
+            eprintln!("skipping {name}: {} not found", path.display());
+        }
+    }
+    found
+}
+
+/// The Rust stdio servers found in `dir`.
+pub(crate) fn rust_stdio(dir: &Path) -> Vec<Server> {
+    next_to_driver(dir, &STDIO_BINARIES, &[])
+}
+
+/// The Rust HTTP servers found in `dir`.
+pub(crate) fn rust_http(dir: &Path) -> Vec<Server> {
+    next_to_driver(dir, &HTTP_BINARIES, &[PORT])
+}
+
+/// The Python servers run by `python`, over Streamable HTTP when `http`.
+pub(crate) fn python(python: &str, http: bool) -> Vec<Server> {
+    PYTHON_SCRIPTS
+        .iter()
+        .map(|(name, script)| {
+            let script: PathBuf = [PYTHON_DIR, script].iter().collect();
+            let mut command = vec![python.to_owned(), script.to_string_lossy().into_owned()];
+            if http {
+                command.extend(["--http".to_owned(), PORT.to_owned()]);
+            }
+            Server { name: (*name).to_owned(), command }
+        })
+        .collect()
+}
