@@ -100,9 +100,32 @@ struct ProgressEntry {
     activity: Option<Arc<Notify>>,
 }
 
+/// Where outgoing messages go.
+enum Output {
+    /// The queue of the writer task, which batches writes to a byte stream; commands are
+    /// boxed so that an idle queue stays small.
+    Queue(mpsc::UnboundedSender<Box<WriterCommand>>),
+    /// A transport that takes each message at once, without a task in between.
+    Direct(Arc<dyn DirectWriter>),
+}
+
+/// A transport's sending half that takes each message synchronously.
+///
+/// The Streamable HTTP server uses it: routing a message to the stream of its request is a
+/// map lookup and a channel send, so a writer task would only add a hop between threads.
+pub(crate) trait DirectWriter: Send + Sync + 'static {
+    /// Takes one message.
+    fn send(&self, outbound: Outbound);
+
+    /// Ends the stream that carries the messages of `request`, if there is one.
+    fn close_request_stream(&self, request: &RequestId);
+
+    /// Ends the connection.
+    fn close(&self);
+}
+
 struct PeerInner {
-    /// The writer's queue; commands are boxed so that an idle queue stays small.
-    out: mpsc::UnboundedSender<Box<WriterCommand>>,
+    out: Output,
     next_id: AtomicI64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>>,
     progress: Mutex<HashMap<ProgressToken, ProgressEntry>>,
@@ -113,6 +136,22 @@ struct PeerInner {
     closed: CancellationToken,
     default_timeout: Duration,
     drain_timeout: Duration,
+}
+
+impl PeerInner {
+    /// Hands a command to the transport, through the writer task or directly.
+    fn command(&self, command: WriterCommand) -> Result<(), Error> {
+        match &self.out {
+            Output::Queue(tx) => tx.send(Box::new(command)).map_err(|_| Error::TransportClosed),
+            Output::Direct(writer) => {
+                match command {
+                    WriterCommand::Send(outbound) => writer.send(outbound),
+                    WriterCommand::CloseStream(request) => writer.close_request_stream(&request),
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// A handle to the other side of a session: send it requests and notifications.
@@ -231,10 +270,7 @@ impl Peer {
         if self.inner.closed.is_cancelled() {
             return Err(Error::TransportClosed);
         }
-        self.inner
-            .out
-            .send(Box::new(WriterCommand::Send(Outbound { message, related_request: related })))
-            .map_err(|_| Error::TransportClosed)
+        self.inner.command(WriterCommand::Send(Outbound { message, related_request: related }))
     }
 
     /// Returns whether the session has ended.
@@ -393,11 +429,7 @@ impl IncomingRequest {
         if self.peer.inner.closed.is_cancelled() {
             return Err(Error::TransportClosed);
         }
-        self.peer
-            .inner
-            .out
-            .send(Box::new(WriterCommand::CloseStream(self.id.clone())))
-            .map_err(|_| Error::TransportClosed)
+        self.peer.inner.command(WriterCommand::CloseStream(self.id.clone()))
     }
 }
 
@@ -445,19 +477,7 @@ pub(crate) fn start<S: Service>(
 ) -> (Peer, JoinHandle<()>) {
     let (writer, reader) = transport.split();
     let (out, out_rx) = mpsc::unbounded_channel();
-    let peer = Peer {
-        inner: Arc::new(PeerInner {
-            out,
-            next_id: AtomicI64::new(0),
-            pending: Mutex::new(HashMap::new()),
-            progress: Mutex::new(HashMap::new()),
-            inflight: Mutex::new(HashMap::new()),
-            input_ended: CancellationToken::new(),
-            closed: CancellationToken::new(),
-            default_timeout: config.default_timeout,
-            drain_timeout: config.drain_timeout,
-        }),
-    };
+    let peer = Peer::new(Output::Queue(out), &config);
     let writer_task = tokio::spawn(run_writer(writer, out_rx, peer.inner.closed.clone()));
     let reader_peer = peer.clone();
     let task = tokio::spawn(async move {
@@ -481,6 +501,63 @@ pub(crate) fn start<S: Service>(
         let _ = writer_task.await;
     });
     (peer, task)
+}
+
+impl Peer {
+    fn new(out: Output, config: &SessionConfig) -> Peer {
+        Peer {
+            inner: Arc::new(PeerInner {
+                out,
+                next_id: AtomicI64::new(0),
+                pending: Mutex::new(HashMap::new()),
+                progress: Mutex::new(HashMap::new()),
+                inflight: Mutex::new(HashMap::new()),
+                input_ended: CancellationToken::new(),
+                closed: CancellationToken::new(),
+                default_timeout: config.default_timeout,
+                drain_timeout: config.drain_timeout,
+            }),
+        }
+    }
+}
+
+/// The receiving side of a session started with [`start_direct`]: the transport hands it each
+/// incoming message in its own task.
+pub(crate) struct DirectInput {
+    peer: Peer,
+    service: Arc<dyn Service>,
+}
+
+impl DirectInput {
+    /// Processes one incoming item; a notification's handler comes back as a future for the
+    /// caller to run, so that it keeps its place before what the caller does next.
+    pub(crate) fn deliver(&self, item: Inbound) -> Option<BoxFuture<'static, ()>> {
+        process(&self.peer, self.service.as_ref(), item)
+    }
+}
+
+/// Starts a session whose transport pushes incoming messages and takes outgoing ones
+/// synchronously; one small task waits for the end to clean up.
+pub(crate) fn start_direct<S: Service>(
+    writer: Arc<dyn DirectWriter>,
+    service: Arc<S>,
+    config: SessionConfig,
+) -> (Peer, DirectInput) {
+    let peer = Peer::new(Output::Direct(writer.clone()), &config);
+    let watcher = peer.clone();
+    let on_close = service.clone();
+    tokio::spawn(async move {
+        let inner = &watcher.inner;
+        inner.closed.cancelled().await;
+        inner.input_ended.cancel();
+        lock(&inner.pending).clear();
+        for (_, token) in lock(&inner.inflight).drain() {
+            token.cancel();
+        }
+        on_close.closed();
+        writer.close();
+    });
+    (peer.clone(), DirectInput { peer, service })
 }
 
 /// What the writer task is asked to do, in order.
@@ -540,35 +617,44 @@ async fn run_reader(mut reader: Box<dyn TransportReader>, peer: &Peer, service: 
             _ = peer.inner.closed.cancelled() => return,
             item = reader.recv() => item,
         };
-        let message = match item {
-            Ok(Some(Inbound::Message(message))) => message,
-            Ok(Some(Inbound::Invalid(e))) => {
-                tracing::debug!(error = %e, "invalid message");
-                if e.answerable {
-                    let _ = peer.send(JsonRpcMessage::error(e.id, e.error), None);
+        match item {
+            Ok(Some(item)) => {
+                if let Some(work) = process(peer, service, item) {
+                    work.await;
                 }
-                continue;
             }
             Ok(None) => return,
             Err(e) => {
                 tracing::debug!(error = %e, "reader stopped");
                 return;
             }
-        };
-        match message {
-            JsonRpcMessage::Request(request) => handle_request(peer, service, request),
-            JsonRpcMessage::Notification(notification) => {
-                if let Some(work) = handle_notification(peer, service, notification) {
-                    work.await;
-                }
-            }
-            JsonRpcMessage::Response(response) => peer.complete(&response.id, Ok(response.result)),
-            JsonRpcMessage::Error(error) => match error.id {
-                Some(id) => peer.complete(&id, Err(error.error)),
-                None => tracing::warn!(error = %error.error, "the peer reported an error"),
-            },
         }
     }
+}
+
+/// Handles one incoming item; a notification handler comes back as a future to run before
+/// the next item.
+fn process(peer: &Peer, service: &dyn Service, item: Inbound) -> Option<BoxFuture<'static, ()>> {
+    let message = match item {
+        Inbound::Message(message) => message,
+        Inbound::Invalid(e) => {
+            tracing::debug!(error = %e, "invalid message");
+            if e.answerable {
+                let _ = peer.send(JsonRpcMessage::error(e.id, e.error), None);
+            }
+            return None;
+        }
+    };
+    match message {
+        JsonRpcMessage::Request(request) => handle_request(peer, service, request),
+        JsonRpcMessage::Notification(notification) => return handle_notification(peer, service, notification),
+        JsonRpcMessage::Response(response) => peer.complete(&response.id, Ok(response.result)),
+        JsonRpcMessage::Error(error) => match error.id {
+            Some(id) => peer.complete(&id, Err(error.error)),
+            None => tracing::warn!(error = %error.error, "the peer reported an error"),
+        },
+    }
+    None
 }
 
 fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {

@@ -373,6 +373,17 @@ impl Server {
         (SessionHandle { session }, task)
     }
 
+    /// Serves one session whose transport pushes incoming messages itself and takes outgoing
+    /// ones synchronously (the Streamable HTTP server).
+    pub(crate) fn serve_direct(&self, writer: Arc<dyn rt::DirectWriter>) -> (SessionHandle, rt::DirectInput) {
+        let session = Arc::new(ServerSession::new(self.inner.clone()));
+        lock(&self.inner.sessions).push(Arc::downgrade(&session));
+        let config = SessionConfig { default_timeout: self.inner.options.request_timeout, ..SessionConfig::default() };
+        let (peer, input) = rt::start_direct(writer, Arc::new(session.clone()), config);
+        let _ = session.peer.set(peer);
+        (SessionHandle { session }, input)
+    }
+
     /// Serves one session over this process's stdin and stdout until the client leaves.
     pub async fn serve_stdio(&self) -> Result<(), Error> {
         let (_, task) = self.serve_with_task(crate::transport::stdio());

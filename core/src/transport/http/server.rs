@@ -15,7 +15,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use async_trait::async_trait;
 use axum::{
     Router,
     body::{Body, Bytes},
@@ -33,8 +32,8 @@ use crate::{
     jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
     model::{SUPPORTED_PROTOCOL_VERSIONS, methods},
     server::SessionHandle,
-    session::lock,
-    transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
+    session::{DirectInput, DirectWriter, lock},
+    transport::{Inbound, Outbound},
 };
 
 /// The header that carries the session id.
@@ -220,7 +219,8 @@ struct Routes {
 /// One MCP session over HTTP.
 struct HttpSession {
     id: String,
-    inbound: mpsc::UnboundedSender<Box<Inbound>>,
+    /// Where incoming messages go, processed in the task of the HTTP request that carried them.
+    input: DirectInput,
     handle: SessionHandle,
     routes: Mutex<Routes>,
     next_stream: AtomicU64,
@@ -232,6 +232,17 @@ struct HttpSession {
 const BACKLOG_LIMIT: usize = 256;
 
 impl HttpSession {
+    /// Hands one incoming message to the core session and runs what it asks for in order.
+    async fn deliver(&self, message: JsonRpcMessage) -> Result<(), ()> {
+        if self.closed.is_cancelled() {
+            return Err(());
+        }
+        if let Some(work) = self.input.deliver(Inbound::Message(message)) {
+            work.await;
+        }
+        Ok(())
+    }
+
     fn touch(&self) {
         *lock(&self.last_seen) = Instant::now();
     }
@@ -323,32 +334,18 @@ impl HttpSession {
     }
 }
 
-/// The transport a core session uses inside the HTTP server.
-struct SessionTransport {
-    rx: mpsc::UnboundedReceiver<Box<Inbound>>,
-    session: Weak<HttpSession>,
-}
-
-struct SessionReader(mpsc::UnboundedReceiver<Box<Inbound>>);
-
-#[async_trait]
-impl TransportReader for SessionReader {
-    async fn recv(&mut self) -> Result<Option<Inbound>, Error> {
-        Ok(self.0.recv().await.map(|b| *b))
-    }
-}
-
+/// The sending half of a core session inside the HTTP server: it routes each message to the
+/// stream it belongs to, at once, in the task that sends it.
 struct SessionWriter(Weak<HttpSession>);
 
-#[async_trait]
-impl TransportWriter for SessionWriter {
-    async fn send(&mut self, message: Outbound) -> Result<(), Error> {
-        let session = self.0.upgrade().ok_or(Error::TransportClosed)?;
-        session.route(message);
-        Ok(())
+impl DirectWriter for SessionWriter {
+    fn send(&self, outbound: Outbound) {
+        if let Some(session) = self.0.upgrade() {
+            session.route(outbound);
+        }
     }
 
-    async fn close_request_stream(&mut self, request: &RequestId) -> Result<(), Error> {
+    fn close_request_stream(&self, request: &RequestId) {
         // Clients of earlier revisions cannot resume a stream without a priming event.
         let resumable = |s: &HttpSession| s.handle.protocol_version().is_some_and(|v| v.as_str() >= "2025-11-25");
         if let Some(session) = self.0.upgrade().filter(|s| resumable(s)) {
@@ -359,23 +356,15 @@ impl TransportWriter for SessionWriter {
                 state.json_candidate = false;
             }
         }
-        Ok(())
     }
 
-    async fn close(&mut self) -> Result<(), Error> {
+    fn close(&self) {
         if let Some(session) = self.0.upgrade() {
             session.closed.cancel();
             let mut routes = lock(&session.routes);
             routes.streams.clear();
             routes.by_request.clear();
         }
-        Ok(())
-    }
-}
-
-impl Transport for SessionTransport {
-    fn split(self) -> (Box<dyn TransportWriter>, Box<dyn TransportReader>) {
-        (Box::new(SessionWriter(self.session)), Box::new(SessionReader(self.rx)))
     }
 }
 
@@ -563,13 +552,12 @@ impl HttpState {
     }
 
     fn new_session(self: &Arc<Self>, id: String) -> Arc<HttpSession> {
-        let (tx, rx) = mpsc::unbounded_channel();
         Arc::new_cyclic(|weak: &Weak<HttpSession>| {
-            let transport = SessionTransport { rx, session: weak.clone() };
+            let (handle, input) = self.server.serve_direct(Arc::new(SessionWriter(weak.clone())));
             HttpSession {
                 id,
-                inbound: tx,
-                handle: self.server.serve(transport),
+                input,
+                handle,
                 routes: Mutex::default(),
                 next_stream: AtomicU64::new(STANDALONE + 1),
                 last_seen: Mutex::new(Instant::now()),
@@ -712,9 +700,9 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
     };
     let JsonRpcMessage::Request(req) = &message else {
         // Notifications and responses are accepted once handed to the session.
-        return match session.inbound.send(Box::new(Inbound::Message(message))) {
+        return match session.deliver(message).await {
             Ok(()) => StatusCode::ACCEPTED.into_response(),
-            Err(_) => error_response(StatusCode::NOT_FOUND, -32001, "Session not found"),
+            Err(()) => error_response(StatusCode::NOT_FOUND, -32001, "Session not found"),
         };
     };
     let id = req.id.clone();
@@ -727,7 +715,7 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
         return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
     }
     let (stream, rx) = session.open_stream(Some(id), state.options.json_response);
-    if session.inbound.send(Box::new(Inbound::Message(message))).is_err() {
+    if session.deliver(message).await.is_err() {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     }
     let mut response = reply(&state, &session, stream, rx).await;
@@ -914,20 +902,15 @@ async fn post_stateless(state: &Arc<HttpState>, message: JsonRpcMessage, is_init
         });
         let id = RequestId::String("mcpkit-stateless-init".into());
         let (_, mut rx) = session.open_stream(Some(id.clone()), true);
-        let _ = session.inbound.send(Box::new(Inbound::Message(JsonRpcMessage::request(
-            id,
-            methods::INITIALIZE,
-            Some(init),
-        ))));
+        let _ = session.deliver(JsonRpcMessage::request(id, methods::INITIALIZE, Some(init))).await;
         let _ = rx.recv().await;
-        let initialized = JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None);
-        let _ = session.inbound.send(Box::new(Inbound::Message(initialized)));
+        let _ = session.deliver(JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None)).await;
     }
     let JsonRpcMessage::Request(req) = &message else {
         return StatusCode::ACCEPTED.into_response();
     };
     let (stream, rx) = session.open_stream(Some(req.id.clone()), state.options.json_response);
-    if session.inbound.send(Box::new(Inbound::Message(message))).is_err() {
+    if session.deliver(message).await.is_err() {
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended");
     }
     let response = reply(state, &session, stream, rx).await;
