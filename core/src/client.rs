@@ -30,12 +30,13 @@ use crate::{
     jsonrpc::{ErrorData, Notification, Request},
     model::{
         CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
-        CompletionArgument, CompletionReference, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-        ElicitResult, ElicitationCompleteNotificationParams, EmptyResult, GetPromptRequestParams, GetPromptResult,
-        Implementation, InitializeRequestParams, InitializeResult, JsonObject, LATEST_PROTOCOL_VERSION,
-        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListToolsResult,
-        LoggingLevel, LoggingMessageNotificationParams, PaginatedRequestParams, Prompt, ReadResourceResult, Resource,
-        ResourceRequestParams, ResourceTemplate, ResourceUpdatedNotificationParams, SetLevelRequestParams, Tool,
+        CompletionArgument, CompletionReference, CreateMessageRequestParams, CreateMessageResult, CreateTaskResult,
+        ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams, EmptyResult, GetPromptRequestParams,
+        GetPromptResult, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
+        LATEST_PROTOCOL_VERSION, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsResult,
+        ListTasksResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParams, PaginatedRequestParams,
+        Prompt, ReadResourceResult, Resource, ResourceRequestParams, ResourceTemplate,
+        ResourceUpdatedNotificationParams, SetLevelRequestParams, TaskIdRequestParams, TaskMetadata, Tool,
         is_supported_protocol_version, methods,
     },
     session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, lock, parse_params},
@@ -354,13 +355,67 @@ impl Client {
 
     /// Calls a tool with JSON arguments (an object, or `null` for none).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
-        let arguments = match arguments {
-            Value::Object(map) => Some(map),
-            Value::Null => None,
-            other => return Err(Error::Protocol(format!("tool arguments must be a JSON object, not {other}"))),
-        };
+        let arguments = tool_arguments(arguments)?;
         let params = CallToolRequestParams { name: name.to_owned(), arguments, task: None, meta: None };
         self.call_tool_with(params, RequestOptions::default()).await
+    }
+
+    fn tasks_capability(&self) -> Option<&crate::model::ServerTasksCapability> {
+        self.server.capabilities.tasks.as_ref()
+    }
+
+    /// Calls a tool as a task (experimental), asking the server to keep it `ttl` milliseconds
+    /// (the server may grant less), and returns the created task at once.
+    ///
+    /// Follow it with [`get_task`](Self::get_task) and [`task_result`](Self::task_result).
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Value,
+        ttl: Option<u64>,
+    ) -> Result<CreateTaskResult, Error> {
+        let declared = self
+            .tasks_capability()
+            .and_then(|t| t.requests.as_ref())
+            .and_then(|r| r.tools.as_ref())
+            .is_some_and(|t| t.call.is_some());
+        self.require(declared, "tasks.requests.tools.call")?;
+        let arguments = tool_arguments(arguments)?;
+        let params =
+            CallToolRequestParams { name: name.to_owned(), arguments, task: Some(TaskMetadata { ttl }), meta: None };
+        self.peer.request_typed(methods::TOOLS_CALL, &params, RequestOptions::default()).await
+    }
+
+    /// Returns the current state of a task (`tasks/get`).
+    pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult, Error> {
+        self.require(self.tasks_capability().is_some(), "tasks")?;
+        let params = TaskIdRequestParams { task_id: task_id.to_owned(), meta: None };
+        self.peer.request_typed(methods::TASKS_GET, &params, RequestOptions::default()).await
+    }
+
+    /// Waits until a tool-call task ends and returns its result (`tasks/result`), or the
+    /// error the call ended with.
+    ///
+    /// The wait is bounded by the client's request time-out; use [`request`](Self::request)
+    /// with other options for longer tasks.
+    pub async fn task_result(&self, task_id: &str) -> Result<CallToolResult, Error> {
+        self.require(self.tasks_capability().is_some(), "tasks")?;
+        let params = TaskIdRequestParams { task_id: task_id.to_owned(), meta: None };
+        self.peer.request_typed(methods::TASKS_RESULT, &params, RequestOptions::default()).await
+    }
+
+    /// Lists one page of the tasks the server keeps for this session (`tasks/list`).
+    pub async fn list_tasks(&self, cursor: Option<String>) -> Result<ListTasksResult, Error> {
+        self.require(self.tasks_capability().is_some_and(|t| t.list.is_some()), "tasks.list")?;
+        let params = PaginatedRequestParams { cursor, meta: None };
+        self.peer.request_typed(methods::TASKS_LIST, &params, RequestOptions::default()).await
+    }
+
+    /// Cancels a task (`tasks/cancel`) and returns its final state.
+    pub async fn cancel_task(&self, task_id: &str) -> Result<GetTaskResult, Error> {
+        self.require(self.tasks_capability().is_some_and(|t| t.cancel.is_some()), "tasks.cancel")?;
+        let params = TaskIdRequestParams { task_id: task_id.to_owned(), meta: None };
+        self.peer.request_typed(methods::TASKS_CANCEL, &params, RequestOptions::default()).await
     }
 
     /// Calls a tool with full control over the parameters and the request.
@@ -531,5 +586,14 @@ impl Client {
         if let Some(task) = task {
             let _ = task.await;
         }
+    }
+}
+
+/// Turns JSON tool arguments (an object, or `null` for none) into call parameters.
+fn tool_arguments(arguments: Value) -> Result<Option<JsonObject>, Error> {
+    match arguments {
+        Value::Object(map) => Ok(Some(map)),
+        Value::Null => Ok(None),
+        other => Err(Error::Protocol(format!("tool arguments must be a JSON object, not {other}"))),
     }
 }

@@ -392,6 +392,9 @@ pub struct IncomingRequest {
     /// Fires when the peer cancels the request or the session ends.
     pub cancellation: CancellationToken,
     last_progress: Arc<Mutex<Option<f64>>>,
+    /// Whether the request was already answered and its work goes on in the background (a
+    /// task), so that its messages no longer belong to the request's stream.
+    detached: bool,
 }
 
 impl IncomingRequest {
@@ -412,7 +415,20 @@ impl IncomingRequest {
             *last = Some(progress);
         }
         let params = ProgressNotificationParams { progress_token: token.clone(), progress, total, message, meta: None };
-        self.peer.notify(methods::NOTIFICATIONS_PROGRESS, &params, Some(self.id.clone()))
+        self.peer.notify(methods::NOTIFICATIONS_PROGRESS, &params, self.related())
+    }
+
+    /// Returns the request that messages sent on behalf of this one belong to: the request
+    /// itself, or none once it was detached (its stream may be gone).
+    pub(crate) fn related(&self) -> Option<RequestId> {
+        (!self.detached).then(|| self.id.clone())
+    }
+
+    /// Returns a copy for work that outlives the request's answer (a task): it has its own
+    /// cancellation token, keeps the progress token and sends its messages unrelated to the
+    /// answered request.
+    pub(crate) fn detach(&self) -> IncomingRequest {
+        IncomingRequest { cancellation: CancellationToken::new(), detached: true, ..self.clone() }
     }
 
     /// Returns whether the request was cancelled.
@@ -682,6 +698,7 @@ fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
         progress_token,
         cancellation: cancellation.clone(),
         last_progress: Arc::default(),
+        detached: false,
     };
     match service.request(request, incoming) {
         Reply::Now(outcome) => {

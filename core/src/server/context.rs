@@ -73,7 +73,7 @@ impl RequestContext {
 
     /// Sends a log message to the client, if its level passes the client's threshold.
     pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) -> Result<(), Error> {
-        self.session.log(level, logger, data.into(), Some(self.incoming.id.clone()))
+        self.session.log(level, logger, data.into(), self.incoming.related())
     }
 
     /// Ends the SSE stream of this request over Streamable HTTP; the client reconnects after
@@ -105,7 +105,7 @@ impl RequestContext {
 
     fn options(&self) -> RequestOptions {
         RequestOptions {
-            related_request: Some(self.incoming.id.clone()),
+            related_request: self.incoming.related(),
             cancel: Some(self.incoming.cancellation.clone()),
             ..RequestOptions::default()
         }

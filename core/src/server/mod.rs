@@ -28,6 +28,7 @@ mod context;
 mod handler;
 mod registry;
 mod session;
+mod tasks;
 mod typed;
 mod uri_template;
 
@@ -40,6 +41,7 @@ use tokio::task::JoinHandle;
 
 pub use context::RequestContext;
 pub use handler::{CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
+pub use tasks::TaskOptions;
 pub use typed::{IntoToolResult, Json};
 pub use uri_template::UriTemplate;
 
@@ -71,6 +73,9 @@ pub struct ServerOptions {
     pub capabilities: ServerCapabilities,
     /// Called when a client reports that its roots changed.
     pub on_roots_changed: Option<Arc<dyn Fn(SessionHandle) + Send + Sync>>,
+    /// Task support (experimental): when set, tools that allow it can be called as tasks and
+    /// the server declares the `tasks` capability. Off by default.
+    pub tasks: Option<TaskOptions>,
 }
 
 impl Default for ServerOptions {
@@ -83,6 +88,7 @@ impl Default for ServerOptions {
             request_timeout: rt::DEFAULT_REQUEST_TIMEOUT,
             capabilities: ServerCapabilities::default(),
             on_roots_changed: None,
+            tasks: None,
         }
     }
 }
@@ -95,6 +101,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("default_log_level", &self.default_log_level)
             .field("resource_subscriptions", &self.resource_subscriptions)
             .field("request_timeout", &self.request_timeout)
+            .field("tasks", &self.tasks)
             .finish()
     }
 }
@@ -152,6 +159,9 @@ impl ServerInner {
         }
         if caps.completions.is_none() && lock(&self.completion).is_some() {
             caps.completions = Some(JsonObject::new());
+        }
+        if caps.tasks.is_none() && self.options.tasks.is_some() {
+            caps.tasks = Some(TaskOptions::capability());
         }
         if caps.logging.is_none() {
             caps.logging = Some(JsonObject::new());
@@ -423,6 +433,12 @@ impl ServerBuilder {
     /// Sets how many items a list request returns per page.
     pub fn page_size(mut self, size: usize) -> Self {
         self.options().page_size = size.max(1);
+        self
+    }
+
+    /// Turns on task support (experimental) with these settings.
+    pub fn tasks(mut self, options: TaskOptions) -> Self {
+        self.options().tasks = Some(options);
         self
     }
 

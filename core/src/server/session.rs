@@ -8,17 +8,18 @@ use std::{
 use futures::FutureExt;
 use serde_json::Value;
 
-use super::{RequestContext, ServerInner, ToolEntry};
+use super::{RequestContext, ServerInner, ToolEntry, tasks::TaskStore};
 use crate::model::{JsonObject, ServerCapabilities};
 use crate::{
     Error,
-    jsonrpc::{ErrorData, Notification, Request, RequestId},
+    jsonrpc::{ErrorData, METHOD_NOT_FOUND, Notification, Request, RequestId},
     model::{
-        CallToolRequestParams, CallToolResult, CompleteRequestParams, EmptyResult, GetPromptRequestParams,
-        InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-        ListToolsResult, LoggingLevel, LoggingMessageNotificationParams, Meta, PaginatedRequestParams,
-        ResourceRequestParams, ResourceUpdatedNotificationParams, SetLevelRequestParams, methods,
-        negotiate_protocol_version,
+        CallToolRequestParams, CallToolResult, CompleteRequestParams, CreateTaskResult, EmptyResult,
+        GetPromptRequestParams, InitializeRequestParams, InitializeResult, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
+        LoggingMessageNotificationParams, Meta, PaginatedRequestParams, ResourceRequestParams,
+        ResourceUpdatedNotificationParams, SetLevelRequestParams, TaskIdRequestParams, TaskSupport, TaskWithMeta,
+        methods, negotiate_protocol_version,
     },
     server::handler::ResourceRequest,
     session::{IncomingRequest, Peer, Reply, Service, lock, request_params, to_result},
@@ -47,6 +48,8 @@ pub(crate) struct ServerSession {
     capabilities: OnceLock<ServerCapabilities>,
     log_level: Mutex<LoggingLevel>,
     subscriptions: Mutex<HashSet<String>>,
+    /// This session's tasks, when the server supports tasks.
+    tasks: Option<Arc<TaskStore>>,
     pub(crate) peer: OnceLock<Peer>,
 }
 
@@ -54,6 +57,7 @@ impl ServerSession {
     pub(crate) fn new(server: Arc<ServerInner>) -> Self {
         ServerSession {
             log_level: Mutex::new(server.options.default_log_level),
+            tasks: server.options.tasks.clone().map(|o| Arc::new(TaskStore::new(o))),
             server,
             phase: Mutex::new(Phase::Uninitialized),
             client: OnceLock::new(),
@@ -148,19 +152,96 @@ impl ServerSession {
         let Some(entry) = lock(&self.server.tools).get(&params.name) else {
             return Reply::Now(Err(ErrorData::invalid_params(format!("Unknown tool: {}", params.name))));
         };
-        let arguments = match entry.check_input(params.arguments.unwrap_or_default()) {
-            Ok(arguments) => arguments,
-            Err(failure) => return Reply::Now(to_result(&CallToolResult::error(failure))),
-        };
-        let context = self.context(incoming, params.meta);
-        Reply::Later(
-            async move {
-                let result = entry.handler.call(arguments, context).await?;
-                entry.check_output(&result)?;
-                to_result(&result)
+        // With task support declared, the tool's taskSupport decides whether `task` is allowed
+        // or required; without it, `task` is ignored.
+        let store = self.tasks.as_ref().filter(|_| self.declares_tool_tasks());
+        let task = match (store, params.task) {
+            (Some(store), task) => {
+                let support =
+                    entry.tool.execution.as_ref().and_then(|e| e.task_support).unwrap_or(TaskSupport::Forbidden);
+                match (support, task) {
+                    (TaskSupport::Forbidden, Some(_)) => {
+                        return Reply::Now(Err(ErrorData::new(
+                            METHOD_NOT_FOUND,
+                            format!("Tool {} cannot be called as a task", params.name),
+                        )));
+                    }
+                    (TaskSupport::Required, None) => {
+                        return Reply::Now(Err(ErrorData::new(
+                            METHOD_NOT_FOUND,
+                            format!("Tool {} must be called as a task", params.name),
+                        )));
+                    }
+                    (_, task) => task.map(|t| (store.clone(), t)),
+                }
             }
-            .boxed(),
-        )
+            (None, _) => None,
+        };
+        let incoming = if task.is_some() { incoming.detach() } else { incoming };
+        let work = match entry.check_input(params.arguments.unwrap_or_default()) {
+            Ok(arguments) => {
+                let context = self.context(incoming.clone(), params.meta);
+                async move {
+                    let result = entry.handler.call(arguments, context).await?;
+                    entry.check_output(&result)?;
+                    to_result(&result)
+                }
+                .boxed()
+            }
+            Err(failure) => {
+                let result = to_result(&CallToolResult::error(failure));
+                if task.is_none() {
+                    return Reply::Now(result);
+                }
+                futures::future::ready(result).boxed()
+            }
+        };
+        match task {
+            None => Reply::Later(work),
+            Some((store, metadata)) => Reply::Now(
+                store
+                    .spawn(metadata.ttl, incoming.cancellation.clone(), incoming.peer.clone(), work)
+                    .and_then(|task| to_result(&CreateTaskResult { task, meta: None })),
+            ),
+        }
+    }
+
+    /// Returns whether this session declared that `tools/call` may run as a task.
+    fn declares_tool_tasks(&self) -> bool {
+        self.capabilities
+            .get()
+            .and_then(|c| c.tasks.as_ref())
+            .and_then(|t| t.requests.as_ref())
+            .and_then(|r| r.tools.as_ref())
+            .is_some_and(|t| t.call.is_some())
+    }
+
+    /// Answers `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
+    fn task_request(&self, store: &Arc<TaskStore>, method: &str, params: Option<Value>) -> Reply {
+        let outcome = match method {
+            methods::TASKS_LIST => request_params::<PaginatedRequestParams>(params)
+                .and_then(|p| store.list(p.cursor.as_deref(), self.server.options.page_size))
+                .and_then(|page| to_result(&page)),
+            _ => {
+                let params: TaskIdRequestParams = match request_params(params) {
+                    Ok(p) => p,
+                    Err(e) => return Reply::Now(Err(e)),
+                };
+                match method {
+                    methods::TASKS_GET => store.get(&params.task_id),
+                    methods::TASKS_CANCEL => match self.peer.get() {
+                        Some(peer) => store.cancel(&params.task_id, peer),
+                        None => Err(ErrorData::internal_error("the session has no peer")),
+                    },
+                    _ => {
+                        let store = store.clone();
+                        return Reply::Later(async move { store.result(&params.task_id).await }.boxed());
+                    }
+                }
+                .and_then(|task| to_result(&TaskWithMeta::from(task)))
+            }
+        };
+        Reply::Now(outcome)
     }
 
     fn list_resources(&self, params: Option<Value>) -> Result<Value, ErrorData> {
@@ -329,6 +410,17 @@ impl Service for Arc<ServerSession> {
             methods::PROMPTS_GET => gated(caps.prompts.is_some(), m, || self.get_prompt(params, incoming)),
             methods::COMPLETION_COMPLETE => gated(caps.completions.is_some(), m, || self.complete(params, incoming)),
             methods::LOGGING_SET_LEVEL => gated(caps.logging.is_some(), m, || Reply::Now(self.set_level(params))),
+            methods::TASKS_GET | methods::TASKS_RESULT | methods::TASKS_LIST | methods::TASKS_CANCEL => {
+                let declared = caps.tasks.as_ref().is_some_and(|t| match m {
+                    methods::TASKS_LIST => t.list.is_some(),
+                    methods::TASKS_CANCEL => t.cancel.is_some(),
+                    _ => true,
+                });
+                match self.tasks.as_ref().filter(|_| declared) {
+                    Some(store) => self.task_request(store, m, params),
+                    None => Reply::Now(Err(ErrorData::method_not_found(m))),
+                }
+            }
             _ => Reply::Now(Err(ErrorData::method_not_found(m))),
         }
     }
@@ -359,6 +451,9 @@ impl Service for Arc<ServerSession> {
 
     fn closed(&self) {
         *lock(&self.phase) = Phase::Closed;
+        if let Some(tasks) = &self.tasks {
+            tasks.stop_all();
+        }
         self.server.forget(self);
     }
 }

@@ -1,0 +1,355 @@
+//! Tasks (experimental): task-augmented `tools/call` run in the background, and the
+//! `tasks/*` requests that observe, fetch and cancel them.
+
+use std::{
+    sync::Mutex,
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+};
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    jsonrpc::ErrorData,
+    model::{
+        JsonObject, ListTasksResult, RELATED_TASK_META_KEY, RelatedTaskMetadata, ServerTaskRequestsCapability,
+        ServerTasksCapability, Task, TaskStatus, TaskWithMeta, ToolsTasksCapability, methods,
+    },
+    session::{Peer, lock},
+};
+
+/// Settings of the task support of a server.
+///
+/// Tasks are bound to the session that created them: other sessions can neither see nor
+/// touch them. Their ids are 128-bit random values.
+#[derive(Clone, Debug)]
+pub struct TaskOptions {
+    /// The longest retention time a task may have; `None` allows unlimited retention.
+    pub max_ttl: Option<Duration>,
+    /// The retention time of tasks whose request asks for none; `None` means unlimited
+    /// (still capped by `max_ttl`).
+    pub default_ttl: Option<Duration>,
+    /// The polling interval suggested to clients.
+    pub poll_interval: Duration,
+    /// How many tasks one session may hold at once; the oldest finished ones make room for
+    /// new ones, and a session with this many running tasks gets an error.
+    pub max_tasks: usize,
+}
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        TaskOptions {
+            max_ttl: Some(Duration::from_secs(3600)),
+            default_ttl: Some(Duration::from_secs(300)),
+            poll_interval: Duration::from_secs(1),
+            max_tasks: 100,
+        }
+    }
+}
+
+impl TaskOptions {
+    /// Returns the `tasks` capability a server with these options declares.
+    pub(crate) fn capability() -> ServerTasksCapability {
+        ServerTasksCapability {
+            list: Some(JsonObject::new()),
+            cancel: Some(JsonObject::new()),
+            requests: Some(ServerTaskRequestsCapability {
+                tools: Some(ToolsTasksCapability { call: Some(JsonObject::new()) }),
+            }),
+        }
+    }
+
+    /// Returns the retention time of a new task that asked for `requested` milliseconds.
+    fn ttl(&self, requested: Option<u64>) -> Option<u64> {
+        let wanted = requested.or_else(|| self.default_ttl.map(millis));
+        match (wanted, self.max_ttl.map(millis)) {
+            (Some(w), Some(max)) => Some(w.min(max)),
+            (None, Some(max)) => Some(max),
+            (wanted, None) => wanted,
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// One task and what the store knows about it.
+struct TaskRecord {
+    task: Task,
+    created: Instant,
+    cancel: CancellationToken,
+    outcome: Option<Result<Value, ErrorData>>,
+    done: watch::Sender<bool>,
+}
+
+impl TaskRecord {
+    fn expired(&self) -> bool {
+        self.task.ttl.is_some_and(|ttl| self.created.elapsed() >= Duration::from_millis(ttl))
+    }
+}
+
+/// The tasks of one session, oldest first.
+pub(crate) struct TaskStore {
+    options: TaskOptions,
+    tasks: Mutex<Vec<TaskRecord>>,
+}
+
+impl TaskStore {
+    pub(crate) fn new(options: TaskOptions) -> Self {
+        TaskStore { options, tasks: Mutex::default() }
+    }
+
+    /// Drops expired tasks, stopping those that still run.
+    fn purge(tasks: &mut Vec<TaskRecord>) {
+        tasks.retain(|r| {
+            let expired = r.expired();
+            if expired {
+                r.cancel.cancel();
+            }
+            !expired
+        });
+    }
+
+    fn unknown(task_id: &str) -> ErrorData {
+        ErrorData::invalid_params(format!("Unknown or expired task: {task_id}"))
+    }
+
+    /// Creates a task that runs `work` in the background until it finishes, is cancelled
+    /// through `cancel` or the session ends, and returns the task as first reported.
+    pub(crate) fn spawn(
+        self: &std::sync::Arc<Self>,
+        requested_ttl: Option<u64>,
+        cancel: CancellationToken,
+        peer: Peer,
+        work: BoxFuture<'static, Result<Value, ErrorData>>,
+    ) -> Result<Task, ErrorData> {
+        let task_id = random_id()?;
+        let now = now_iso8601();
+        let task = Task {
+            task_id: task_id.clone(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: now.clone(),
+            last_updated_at: now,
+            ttl: self.options.ttl(requested_ttl),
+            poll_interval: Some(millis(self.options.poll_interval)),
+        };
+        {
+            let mut tasks = lock(&self.tasks);
+            Self::purge(&mut tasks);
+            if tasks.len() >= self.options.max_tasks {
+                match tasks.iter().position(|r| r.task.status.is_terminal()) {
+                    Some(oldest) => drop(tasks.remove(oldest)),
+                    None => return Err(ErrorData::internal_error("Too many tasks are running in this session")),
+                }
+            }
+            tasks.push(TaskRecord {
+                task: task.clone(),
+                created: Instant::now(),
+                cancel: cancel.clone(),
+                outcome: None,
+                done: watch::channel(false).0,
+            });
+        }
+        let store = self.clone();
+        tokio::spawn(async move {
+            let closed = peer.closed();
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => {}
+                _ = closed => store.finish(&task_id, None, &peer),
+                outcome = work => store.finish(&task_id, Some(outcome), &peer),
+            }
+        });
+        Ok(task)
+    }
+
+    /// Records how a task ended (`None`: the session ended), unless it already ended.
+    fn finish(&self, task_id: &str, outcome: Option<Result<Value, ErrorData>>, peer: &Peer) {
+        let mut tasks = lock(&self.tasks);
+        let Some(record) = tasks.iter_mut().find(|r| r.task.task_id == task_id) else { return };
+        if record.task.status.is_terminal() {
+            return;
+        }
+        let (status, message) = match &outcome {
+            None => (TaskStatus::Cancelled, Some("The session ended".to_owned())),
+            Some(Ok(result)) if result.get("isError") == Some(&Value::Bool(true)) => {
+                (TaskStatus::Failed, Some(error_text(result)))
+            }
+            Some(Ok(_)) => (TaskStatus::Completed, None),
+            Some(Err(error)) => (TaskStatus::Failed, Some(error.message.clone())),
+        };
+        record.outcome = outcome;
+        Self::set_status(record, status, message);
+        let task = record.task.clone();
+        drop(tasks);
+        let _ = peer.notify(methods::NOTIFICATIONS_TASKS_STATUS, &TaskWithMeta::from(task), None);
+    }
+
+    fn set_status(record: &mut TaskRecord, status: TaskStatus, message: Option<String>) {
+        record.task.status = status;
+        record.task.status_message = message;
+        record.task.last_updated_at = now_iso8601();
+        record.done.send_replace(true);
+    }
+
+    /// Answers `tasks/get`.
+    pub(crate) fn get(&self, task_id: &str) -> Result<Task, ErrorData> {
+        let mut tasks = lock(&self.tasks);
+        Self::purge(&mut tasks);
+        tasks.iter().find(|r| r.task.task_id == task_id).map(|r| r.task.clone()).ok_or_else(|| Self::unknown(task_id))
+    }
+
+    /// Answers `tasks/list` with one page; the cursor is the id of the last task listed.
+    pub(crate) fn list(&self, cursor: Option<&str>, page_size: usize) -> Result<ListTasksResult, ErrorData> {
+        let mut tasks = lock(&self.tasks);
+        Self::purge(&mut tasks);
+        let start = match cursor {
+            None => 0,
+            Some(c) => {
+                tasks
+                    .iter()
+                    .position(|r| r.task.task_id == c)
+                    .ok_or_else(|| ErrorData::invalid_params(format!("Invalid cursor: {c:?}")))?
+                    + 1
+            }
+        };
+        let page: Vec<Task> = tasks.iter().skip(start).take(page_size).map(|r| r.task.clone()).collect();
+        let next_cursor = (start + page.len() < tasks.len()).then(|| page.last().map(|t| t.task_id.clone())).flatten();
+        Ok(ListTasksResult { tasks: page, next_cursor, meta: None })
+    }
+
+    /// Answers `tasks/cancel`: stops the task's work and marks it cancelled.
+    pub(crate) fn cancel(&self, task_id: &str, peer: &Peer) -> Result<Task, ErrorData> {
+        let mut tasks = lock(&self.tasks);
+        Self::purge(&mut tasks);
+        let record = tasks.iter_mut().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
+        if record.task.status.is_terminal() {
+            let status = record.task.status;
+            return Err(ErrorData::invalid_params(format!("Task {task_id} has already ended ({status:?})")));
+        }
+        record.cancel.cancel();
+        Self::set_status(record, TaskStatus::Cancelled, Some("Cancelled by the client".to_owned()));
+        let task = record.task.clone();
+        drop(tasks);
+        let _ = peer.notify(methods::NOTIFICATIONS_TASKS_STATUS, &TaskWithMeta::from(task.clone()), None);
+        Ok(task)
+    }
+
+    /// Answers `tasks/result`: waits until the task ends, then gives what the original
+    /// request would have answered, tagged with the related-task metadata.
+    pub(crate) async fn result(&self, task_id: &str) -> Result<Value, ErrorData> {
+        let mut done = {
+            let mut tasks = lock(&self.tasks);
+            Self::purge(&mut tasks);
+            let record = tasks.iter().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
+            record.done.subscribe()
+        };
+        if done.wait_for(|d| *d).await.is_err() {
+            return Err(Self::unknown(task_id));
+        }
+        let outcome = {
+            let tasks = lock(&self.tasks);
+            let record = tasks.iter().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
+            record.outcome.clone()
+        };
+        match outcome {
+            None => Err(ErrorData::invalid_params(format!("Task {task_id} was cancelled and has no result"))),
+            Some(Err(error)) => Err(error),
+            Some(Ok(mut result)) => {
+                if let Value::Object(map) = &mut result {
+                    let meta = map.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+                    if let Value::Object(meta) = meta {
+                        let related = RelatedTaskMetadata { task_id: task_id.to_owned() };
+                        meta.insert(
+                            RELATED_TASK_META_KEY.to_owned(),
+                            serde_json::to_value(related).unwrap_or_default(),
+                        );
+                    }
+                }
+                Ok(result)
+            }
+        }
+    }
+
+    /// Stops every task still running; called when the session ends.
+    pub(crate) fn stop_all(&self) {
+        for record in lock(&self.tasks).iter() {
+            record.cancel.cancel();
+        }
+    }
+}
+
+/// The text of a failed tool result, for the task's status message.
+fn error_text(result: &Value) -> String {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|blocks| blocks.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
+        .unwrap_or("The tool reported an error")
+        .to_owned()
+}
+
+/// Returns a new 128-bit random task id in hex.
+fn random_id() -> Result<String, ErrorData> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| ErrorData::internal_error(format!("No randomness for a task id: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Returns the current time as ISO 8601 UTC with milliseconds.
+fn now_iso8601() -> String {
+    format_iso8601(SystemTime::now())
+}
+
+/// Formats a time as ISO 8601 UTC with milliseconds, e.g. `2025-11-25T08:30:00.000Z`.
+fn format_iso8601(time: SystemTime) -> String {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        since.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_utc_timestamps() {
+        assert_eq!(format_iso8601(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = UNIX_EPOCH + Duration::from_millis(1_764_059_400_123);
+        assert_eq!(format_iso8601(t), "2025-11-25T08:30:00.123Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(format_iso8601(leap), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn caps_the_ttl() {
+        let options = TaskOptions { max_ttl: Some(Duration::from_secs(10)), ..TaskOptions::default() };
+        assert_eq!(options.ttl(Some(60_000)), Some(10_000));
+        assert_eq!(options.ttl(Some(500)), Some(500));
+        assert_eq!(options.ttl(None), Some(10_000));
+        let unlimited = TaskOptions { max_ttl: None, default_ttl: None, ..TaskOptions::default() };
+        assert_eq!(unlimited.ttl(None), None);
+        assert_eq!(unlimited.ttl(Some(7)), Some(7));
+    }
+}
