@@ -179,6 +179,15 @@ impl ServerInner {
         lock(&self.sessions).retain(|s| !std::ptr::eq(s.as_ptr(), Arc::as_ptr(session)));
     }
 
+    /// Removes an entry from a registry and, if it existed, tells the sessions with `method`.
+    fn remove<T>(&self, registry: &Mutex<Registry<T>>, key: &str, method: &str) -> bool {
+        let removed = lock(registry).remove(key);
+        if removed {
+            self.broadcast(method);
+        }
+        removed
+    }
+
     fn broadcast(&self, method: &str) {
         for session in self.live_sessions() {
             if session.phase() == session::Phase::Ready
@@ -262,11 +271,7 @@ impl Server {
 
     /// Removes a tool, returning whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let removed = lock(&self.inner.tools).remove(name);
-        if removed {
-            self.inner.broadcast(methods::NOTIFICATIONS_TOOLS_LIST_CHANGED);
-        }
-        removed
+        self.inner.remove(&self.inner.tools, name, methods::NOTIFICATIONS_TOOLS_LIST_CHANGED)
     }
 
     /// Registers a resource with a fixed URI, or replaces the one with the same URI.
@@ -283,11 +288,7 @@ impl Server {
 
     /// Removes a resource, returning whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let removed = lock(&self.inner.resources).remove(uri);
-        if removed {
-            self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
-        }
-        removed
+        self.inner.remove(&self.inner.resources, uri, methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED)
     }
 
     /// Registers a resource template; reads of matching URIs go to its handler.
@@ -316,11 +317,7 @@ impl Server {
 
     /// Removes a resource template by its URI template, returning whether it existed.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
-        let removed = lock(&self.inner.templates).remove(uri_template);
-        if removed {
-            self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
-        }
-        removed
+        self.inner.remove(&self.inner.templates, uri_template, methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED)
     }
 
     /// Registers a prompt, or replaces the one with the same name.
@@ -337,11 +334,7 @@ impl Server {
 
     /// Removes a prompt, returning whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let removed = lock(&self.inner.prompts).remove(name);
-        if removed {
-            self.inner.broadcast(methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED);
-        }
-        removed
+        self.inner.remove(&self.inner.prompts, name, methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED)
     }
 
     /// Sets the handler of `completion/complete`.

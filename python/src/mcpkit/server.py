@@ -145,17 +145,20 @@ class Server:
         def finish(value: Any) -> Any:
             return _convert.tool_result(value, structured, wrap)
 
+        def failure(error: Exception) -> Any:
+            # A protocol error the handler raised goes back as that JSON-RPC error; any other
+            # exception, and local ones such as time-outs, become an isError result.
+            if isinstance(error, McpError) and not error.local:
+                raise error
+            return _convert.error_result(error)
+
         if sig.is_async:
 
             async def run_async(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
                 try:
                     return finish(await call(arguments, ctx))
-                except McpError as e:
-                    if not e.local:
-                        raise
-                    return _convert.error_result(e)
                 except Exception as e:
-                    return _convert.error_result(e)
+                    return failure(e)
 
             self._native.add_tool(tool, run_async, True)
         else:
@@ -163,12 +166,8 @@ class Server:
             def run_sync(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
                 try:
                     return finish(call(arguments, ctx))
-                except McpError as e:
-                    if not e.local:
-                        raise
-                    return _convert.error_result(e)
                 except Exception as e:
-                    return _convert.error_result(e)
+                    return failure(e)
 
             self._native.add_tool(tool, run_sync, False)
 
