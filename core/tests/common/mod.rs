@@ -29,7 +29,7 @@ use tokio::{
 };
 
 /// How long any single wait may take before the test fails instead of hanging.
-pub const WAIT: Duration = Duration::from_secs(5);
+pub const WAIT: Duration = Duration::from_secs(10);
 
 /// Awaits `f`, failing the test if it takes longer than [`WAIT`].
 pub async fn within<F: Future>(f: F) -> F::Output {

@@ -4,7 +4,6 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::{
-    future::Future,
     net::SocketAddr,
     pin::Pin,
     sync::{
@@ -24,48 +23,13 @@ use mcpkit::{
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-/// How long any single wait may take before the test fails instead of hanging.
-pub const WAIT: Duration = Duration::from_secs(10);
+pub use crate::common::{eventually, obj, within, within_for};
 
 /// The protocol version the tests negotiate.
 pub const VERSION: &str = "2025-11-25";
 
 /// The `Accept` value a conforming client sends on POST.
 pub const ACCEPT_BOTH: &str = "application/json, text/event-stream";
-
-/// Awaits `f`, failing the test if it takes longer than [`WAIT`].
-pub async fn within<F: Future>(f: F) -> F::Output {
-    within_for(WAIT, f).await
-}
-
-/// Awaits `f`, failing the test if it takes longer than `limit`.
-pub async fn within_for<F: Future>(limit: Duration, f: F) -> F::Output {
-    match tokio::time::timeout(limit, f).await {
-        Ok(v) => v,
-        Err(_) => panic!("timed out after {limit:?}"),
-    }
-}
-
-/// Polls `cond` every 10 ms until it holds, failing the test after [`WAIT`].
-pub async fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + WAIT;
-    for _ in 0..10_000 {
-        if cond() {
-            return;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("gave up waiting until {what}");
-}
-
-/// Turns a `json!` object literal into a JSON object.
-pub fn obj(value: Value) -> JsonObject {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("expected a JSON object, got {other}"),
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // SSE

@@ -11,3 +11,12 @@ pub mod client;
 pub mod fixture;
 
 pub use fixture::{RECONNECTION_TEXT, fixture, json_schema_2020_12};
+
+/// Sends this process's traces to stderr (stdout may carry the protocol), at the level
+/// `RUST_LOG` names, or `warn`.
+pub fn init_logging() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .init();
+}

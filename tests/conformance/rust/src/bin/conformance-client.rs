@@ -35,10 +35,7 @@ fn parse_args() -> Result<(Scenario, String, Duration), String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
-        .init();
+    mcpkit_conformance::init_logging();
     let (scenario, url, limit) = match parse_args() {
         Ok(parsed) => parsed,
         Err(message) => {

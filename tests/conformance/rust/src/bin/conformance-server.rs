@@ -38,10 +38,7 @@ async fn serve_http(port: u16) -> Result<(), mcpkit::Error> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
-        .init();
+    mcpkit_conformance::init_logging();
     let mode = match parse_args() {
         Ok(mode) => mode,
         Err(message) => {
