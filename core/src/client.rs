@@ -318,8 +318,40 @@ impl Client {
     }
 
     /// Sends any request and returns its raw result.
+    ///
+    /// A request of the protocol is checked against the server's capabilities first, as the
+    /// typed methods check it; other methods go out as they are.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
+        self.check_capability(method, params.as_ref())?;
         self.peer.request(method, params, options).await
+    }
+
+    /// Fails with [`Error::CapabilityMissing`] when the server did not declare what
+    /// `method` needs.
+    fn check_capability(&self, method: &str, params: Option<&Value>) -> Result<(), Error> {
+        let caps = &self.server.capabilities;
+        let tasks = self.tasks_capability();
+        match method {
+            methods::TOOLS_LIST => self.require(caps.tools.is_some(), "tools"),
+            methods::TOOLS_CALL if params.and_then(|p| p.get("task")).is_some() => self.require(
+                tasks.and_then(|t| t.requests.as_ref()).and_then(|r| r.tools.as_ref()).is_some_and(|t| t.call.is_some()),
+                "tasks.requests.tools.call",
+            ),
+            methods::TOOLS_CALL => self.require(caps.tools.is_some(), "tools"),
+            methods::RESOURCES_LIST | methods::RESOURCES_TEMPLATES_LIST | methods::RESOURCES_READ => {
+                self.require(caps.resources.is_some(), "resources")
+            }
+            methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => {
+                self.require(self.subscriptions_declared(), "resources.subscribe")
+            }
+            methods::PROMPTS_LIST | methods::PROMPTS_GET => self.require(caps.prompts.is_some(), "prompts"),
+            methods::COMPLETION_COMPLETE => self.require(caps.completions.is_some(), "completions"),
+            methods::LOGGING_SET_LEVEL => self.require(caps.logging.is_some(), "logging"),
+            methods::TASKS_GET | methods::TASKS_RESULT => self.require(tasks.is_some(), "tasks"),
+            methods::TASKS_LIST => self.require(tasks.is_some_and(|t| t.list.is_some()), "tasks.list"),
+            methods::TASKS_CANCEL => self.require(tasks.is_some_and(|t| t.cancel.is_some()), "tasks.cancel"),
+            _ => Ok(()),
+        }
     }
 
     /// Sends `ping`.

@@ -420,7 +420,7 @@ impl IncomingRequest {
 
     /// Returns the request that messages sent on behalf of this one belong to: the request
     /// itself, or none once it was detached (its stream may be gone).
-    pub(crate) fn related(&self) -> Option<RequestId> {
+    pub fn related(&self) -> Option<RequestId> {
         (!self.detached).then(|| self.id.clone())
     }
 
