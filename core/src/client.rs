@@ -39,7 +39,8 @@ use crate::{
         ResourceUpdatedNotificationParams, SetLevelRequestParams, TaskIdRequestParams, TaskMetadata, Tool,
         is_supported_protocol_version, methods,
     },
-    session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, lock, parse_params},
+    session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, parse_params},
+    sync::lock,
     transport::Transport,
 };
 

@@ -6,10 +6,13 @@
 
 pub mod client;
 pub mod error;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod jsonrpc;
 pub mod model;
 pub mod server;
 pub mod session;
+mod sync;
 pub mod transport;
 
 pub use client::{Client, ClientHandler, ClientOptions};

@@ -31,6 +31,7 @@ use crate::{
     Error,
     jsonrpc::{ErrorData, JsonRpcMessage, Notification, Request, RequestId},
     model::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken, methods},
+    sync::lock,
     transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
 };
 
@@ -373,11 +374,6 @@ fn set_progress_token(params: &mut Option<Value>, token: &ProgressToken) {
             meta.insert("progressToken".into(), serde_json::to_value(token).unwrap_or(Value::Null));
         }
     }
-}
-
-/// Locks a mutex, ignoring poisoning: the maps it guards stay consistent between operations.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// What the runtime knows about one incoming request while its handler runs.

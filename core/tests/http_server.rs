@@ -9,8 +9,8 @@ use std::{collections::HashSet, net::SocketAddr, sync::Arc, time::Duration};
 use http_common::*;
 use mcpkit::{
     RequestContext,
+    http::{HttpServerOptions, StreamableHttpServer},
     model::*,
-    transport::http::{HttpServerOptions, StreamableHttpServer},
 };
 use serde_json::{Value, json};
 

@@ -8,7 +8,7 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 
-use mcpkit::transport::http::{HttpServerOptions, StreamableHttpServer};
+use mcpkit::http::{HttpServerOptions, StreamableHttpServer};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -5,12 +5,12 @@ use std::{collections::HashMap, sync::Mutex};
 use async_trait::async_trait;
 use mcpkit::{
     ErrorData, RequestContext, Server,
+    http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
     model::{
         CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Implementation, JsonObject, Prompt,
         ReadResourceResult, Resource, ResourceTemplate, Tool,
     },
     server::{CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ServerOptions, ToolHandler},
-    transport::http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
 };
 use pyo3::{exceptions::PyValueError, prelude::*, types::PyTuple};
 use serde::de::DeserializeOwned;

@@ -52,7 +52,8 @@ use crate::{
         Implementation, JsonObject, ListChangedCapability, LoggingLevel, Prompt, Resource, ResourceTemplate,
         ResourcesCapability, ServerCapabilities, Tool, methods,
     },
-    session::{self as rt, Peer, SessionConfig, lock},
+    session::{self as rt, Peer, SessionConfig},
+    sync::lock,
     transport::Transport,
 };
 

@@ -17,7 +17,8 @@ use crate::{
         JsonObject, ListTasksResult, RELATED_TASK_META_KEY, RelatedTaskMetadata, ServerTaskRequestsCapability,
         ServerTasksCapability, Task, TaskStatus, TaskWithMeta, ToolsTasksCapability, methods,
     },
-    session::{Peer, lock},
+    session::Peer,
+    sync::lock,
 };
 
 /// Settings of the task support of a server.

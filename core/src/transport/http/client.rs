@@ -32,7 +32,7 @@ use crate::{
     Error,
     jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
     model::methods,
-    session::lock,
+    sync::lock,
     transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
 };
 

@@ -32,7 +32,8 @@ use crate::{
     jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
     model::{SUPPORTED_PROTOCOL_VERSIONS, methods},
     server::SessionHandle,
-    session::{DirectInput, DirectWriter, lock},
+    session::{DirectInput, DirectWriter},
+    sync::lock,
     transport::{Inbound, Outbound},
 };
 
