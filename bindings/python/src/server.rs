@@ -133,7 +133,7 @@ impl PyServer {
     fn add_resource_template(&self, template: &Bound<'_, PyAny>, handler: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let template: ResourceTemplate = convert::extract(template, "resource template")?;
         let handler = self.handler(handler, is_async);
-        self.inner.add_resource_template(template, handler).map_err(|e| PyValueError::new_err(e.to_string()))
+        self.inner.add_resource_template(template, handler).map_err(IntoPyErr::into_py_err)
     }
 
     /// Registers a prompt (a `Prompt` dict) rendered by `handler(arguments, context)`.

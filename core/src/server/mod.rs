@@ -217,7 +217,7 @@ impl std::fmt::Debug for Server {
 fn compile_schema(tool: &str, kind: &str, schema: &JsonObject) -> Result<jsonschema::Validator, Error> {
     let schema = serde_json::Value::Object(schema.clone());
     jsonschema::validator_for(&schema)
-        .map_err(|e| Error::Protocol(format!("the {kind} of tool {tool} is not a valid JSON Schema: {e}")))
+        .map_err(|e| Error::Config(format!("the {kind} of tool {tool} is not a valid JSON Schema: {e}")))
 }
 
 impl Server {
@@ -309,7 +309,7 @@ impl Server {
         template: ResourceTemplate,
         handler: Arc<dyn ResourceHandler>,
     ) -> Result<(), Error> {
-        let matcher = UriTemplate::parse(&template.uri_template).map_err(Error::Protocol)?;
+        let matcher = UriTemplate::parse(&template.uri_template).map_err(Error::Config)?;
         let key = template.uri_template.clone();
         lock(&self.inner.templates).insert(key, TemplateEntry { template, matcher, handler });
         self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
@@ -436,31 +436,53 @@ impl ServerBuilder {
         self
     }
 
-    /// Adds a tool.
+    /// Records a configuration mistake when `name` is already registered in `registry`.
+    fn is_duplicate<T>(&mut self, registry: &Mutex<Registry<T>>, kind: &str, name: &str) -> bool {
+        let duplicate = lock(registry).get(name).is_some();
+        if duplicate {
+            self.errors.push(Error::Config(format!("{kind} {name:?} is registered twice")));
+        }
+        duplicate
+    }
+
+    /// Adds a tool; a second tool with the same name is a configuration mistake.
     pub fn tool(mut self, tool: Tool, handler: impl ToolHandler) -> Self {
-        if let Err(e) = self.server.add_tool(tool, handler) {
+        let server = self.server.clone();
+        if !self.is_duplicate(&server.inner.tools, "tool", &tool.name)
+            && let Err(e) = server.add_tool(tool, handler)
+        {
             self.errors.push(e);
         }
         self
     }
 
-    /// Adds a resource.
-    pub fn resource(self, resource: Resource, handler: impl ResourceHandler) -> Self {
-        self.server.add_resource(resource, handler);
+    /// Adds a resource; a second resource with the same URI is a configuration mistake.
+    pub fn resource(mut self, resource: Resource, handler: impl ResourceHandler) -> Self {
+        let server = self.server.clone();
+        if !self.is_duplicate(&server.inner.resources, "resource", &resource.uri) {
+            server.add_resource(resource, handler);
+        }
         self
     }
 
-    /// Adds a resource template.
+    /// Adds a resource template; a second template with the same URI template is a
+    /// configuration mistake.
     pub fn resource_template(mut self, template: ResourceTemplate, handler: impl ResourceHandler) -> Self {
-        if let Err(e) = self.server.add_resource_template(template, handler) {
+        let server = self.server.clone();
+        if !self.is_duplicate(&server.inner.templates, "resource template", &template.uri_template)
+            && let Err(e) = server.add_resource_template(template, handler)
+        {
             self.errors.push(e);
         }
         self
     }
 
-    /// Adds a prompt.
-    pub fn prompt(self, prompt: Prompt, handler: impl PromptHandler) -> Self {
-        self.server.add_prompt(prompt, handler);
+    /// Adds a prompt; a second prompt with the same name is a configuration mistake.
+    pub fn prompt(mut self, prompt: Prompt, handler: impl PromptHandler) -> Self {
+        let server = self.server.clone();
+        if !self.is_duplicate(&server.inner.prompts, "prompt", &prompt.name) {
+            server.add_prompt(prompt, handler);
+        }
         self
     }
 
@@ -470,7 +492,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Finishes the server, failing with the first invalid registration.
+    /// Finishes the server, failing with the first configuration mistake ([`Error::Config`]).
     pub fn build(mut self) -> Result<Server, Error> {
         match self.errors.drain(..).next() {
             Some(e) => Err(e),

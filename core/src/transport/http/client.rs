@@ -137,7 +137,7 @@ impl HttpClientOptions {
     /// Fails when the token holds characters a header value cannot carry.
     pub fn with_bearer_token(self, token: &str) -> Result<Self, Error> {
         let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
-            .map_err(|e| invalid_input(format!("invalid bearer token: {e}")))?;
+            .map_err(|e| Error::Config(format!("invalid bearer token: {e}")))?;
         value.set_sensitive(true);
         Ok(self.with_header(reqwest::header::AUTHORIZATION, value))
     }
@@ -217,9 +217,9 @@ impl StreamableHttpClientTransport {
     /// be built.
     pub fn with_options(url: impl AsRef<str>, mut options: HttpClientOptions) -> Result<Self, Error> {
         let url = url.as_ref();
-        let url = Url::parse(url).map_err(|e| invalid_input(format!("invalid MCP endpoint URL {url:?}: {e}")))?;
+        let url = Url::parse(url).map_err(|e| Error::Config(format!("invalid MCP endpoint URL {url:?}: {e}")))?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(invalid_input(format!("the MCP endpoint URL {url} is not an http or https URL")));
+            return Err(Error::Config(format!("the MCP endpoint URL {url} is not an http or https URL")));
         }
         let http = match options.client.take() {
             Some(client) => client,
@@ -244,10 +244,6 @@ impl Transport for StreamableHttpClientTransport {
         let reader = HttpReader { inbound: self.inbound, closed: self.shared.closed.clone() };
         (Box::new(HttpWriter { shared: self.shared }), Box::new(reader))
     }
-}
-
-fn invalid_input(message: String) -> Error {
-    Error::Io(io::Error::new(io::ErrorKind::InvalidInput, message))
 }
 
 /// Builds the default HTTP client: `localhost` means the loopback addresses, IPv4 first, and
