@@ -10,6 +10,7 @@ pub mod error;
 pub mod http;
 pub mod jsonrpc;
 pub mod model;
+mod random;
 pub mod server;
 pub mod session;
 mod sync;

@@ -31,6 +31,7 @@ use crate::{
     Error, Server,
     jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
     model::{SUPPORTED_PROTOCOL_VERSIONS, methods},
+    random::random_id,
     server::SessionHandle,
     session::{DirectInput, DirectWriter},
     sync::lock,
@@ -601,15 +602,17 @@ impl HttpState {
     }
 }
 
-fn new_session_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // The operating system's generator is unavailable; fall back to a time-seeded id
-        // that is still unique, though not secret.
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
-        bytes.copy_from_slice(&nanos.to_le_bytes());
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// Answers an initialize request that gets no session because the operating system's random
+/// source failed: a session id that others could predict would let them join the session.
+fn no_session_id(initialize: &JsonRpcMessage, error: getrandom::Error) -> Response {
+    tracing::error!(%error, "the random source failed; the session is refused");
+    let id = match initialize {
+        JsonRpcMessage::Request(request) => Some(request.id.clone()),
+        _ => None,
+    };
+    let error = ErrorData::internal_error("Internal error: no unpredictable session id could be made");
+    let body = JsonRpcMessage::error(id, error).encode();
+    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Response {
@@ -689,8 +692,12 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
             let message = "Bad Request: initialize must not carry a session id";
             return error_response(StatusCode::BAD_REQUEST, -32600, message);
         }
+        let id = match random_id() {
+            Ok(id) => id,
+            Err(e) => return no_session_id(&message, e),
+        };
         state.ensure_sweeper();
-        let session = state.new_session(new_session_id());
+        let session = state.new_session(id);
         lock(&state.sessions).insert(session.id.clone(), session.clone());
         session
     } else {
@@ -929,5 +936,23 @@ struct EndOnDrop(Arc<HttpSession>);
 impl Drop for EndOnDrop {
     fn drop(&mut self) {
         self.0.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_failed_random_source_refuses_the_session_with_a_json_rpc_error() {
+        let initialize = JsonRpcMessage::request(RequestId::Number(7), methods::INITIALIZE, None);
+        let response = no_session_id(&initialize, getrandom::Error::UNSUPPORTED);
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(response.headers().get(SESSION_ID_HEADER).is_none());
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["id"], 7);
+        assert_eq!(body["error"]["code"], crate::jsonrpc::INTERNAL_ERROR);
     }
 }

@@ -17,6 +17,7 @@ use crate::{
         JsonObject, ListTasksResult, RELATED_TASK_META_KEY, RelatedTaskMetadata, ServerTaskRequestsCapability,
         ServerTasksCapability, Task, TaskStatus, TaskWithMeta, ToolsTasksCapability, methods,
     },
+    random::random_id,
     session::Peer,
     sync::lock,
 };
@@ -127,7 +128,8 @@ impl TaskStore {
         peer: Peer,
         work: BoxFuture<'static, Result<Value, ErrorData>>,
     ) -> Result<Task, ErrorData> {
-        let task_id = random_id()?;
+        let task_id =
+            random_id().map_err(|e| ErrorData::internal_error(format!("No randomness for a task id: {e}")))?;
         let now = now_iso8601();
         let task = Task {
             task_id: task_id.clone(),
@@ -292,13 +294,6 @@ fn error_text(result: &Value) -> String {
         .and_then(|blocks| blocks.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
         .unwrap_or("The tool reported an error")
         .to_owned()
-}
-
-/// Returns a new 128-bit random task id in hex.
-fn random_id() -> Result<String, ErrorData> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| ErrorData::internal_error(format!("No randomness for a task id: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Returns the current time as ISO 8601 UTC with milliseconds.
