@@ -88,3 +88,30 @@ fn http_client_settings_are_checked() {
     assert_config(StreamableHttpClientTransport::new("ftp://localhost/mcp"), "ftp://localhost/mcp");
     assert_config(HttpClientOptions::new().with_bearer_token("line\nbreak"), "bearer token");
 }
+
+#[test]
+fn tool_names_follow_the_naming_guidance() {
+    let server = builder().build().unwrap();
+    let longest = "n".repeat(128);
+    for name in ["a", "get_weather", "DATA-export.v2", "0", longest.as_str()] {
+        assert!(is_valid_tool_name(name), "{name}");
+        server.add_tool(Tool::without_arguments(name, "Valid."), nothing).unwrap();
+    }
+    let too_long = "n".repeat(129);
+    for name in ["", "with space", "comma,separated", "slash/path", "colon:name", "é", "tab\t", too_long.as_str()] {
+        assert!(!is_valid_tool_name(name), "{name:?}");
+        assert_config(server.add_tool(Tool::without_arguments(name, "Invalid."), nothing), "tool name");
+    }
+    assert_config(builder().tool(Tool::without_arguments("bad name", "Invalid."), nothing).build(), "bad name");
+}
+
+#[test]
+fn the_input_schema_must_be_an_object_schema() {
+    let server = builder().build().unwrap();
+    for schema in [json!({}), json!({ "type": "string" }), json!({ "type": ["object", "null"] })] {
+        let tool = Tool::new("args", "Arguments.", obj(schema.clone()));
+        assert_config(server.add_tool(tool, nothing), "inputSchema");
+    }
+    let object = Tool::new("args", "Arguments.", obj(json!({ "type": "object", "properties": {} })));
+    server.add_tool(object, nothing).unwrap();
+}

@@ -49,8 +49,8 @@ use self::{registry::Registry, session::ServerSession};
 use crate::{
     Error,
     model::{
-        Implementation, JsonObject, ListChangedCapability, LoggingLevel, Prompt, Resource, ResourceTemplate,
-        ResourcesCapability, ServerCapabilities, Tool, methods,
+        Implementation, JsonObject, ListChangedCapability, LoggingLevel, MAX_TOOL_NAME_LENGTH, Prompt, Resource,
+        ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool, is_valid_tool_name, methods,
     },
     session::{self as rt, Peer, SessionConfig},
     sync::lock,
@@ -220,6 +220,24 @@ fn compile_schema(tool: &str, kind: &str, schema: &JsonObject) -> Result<jsonsch
         .map_err(|e| Error::Config(format!("the {kind} of tool {tool} is not a valid JSON Schema: {e}")))
 }
 
+/// Checks what the specification asks of a tool beyond a valid schema: its name follows the
+/// tool-name guidance and its arguments are an object.
+fn check_tool(tool: &Tool) -> Result<(), Error> {
+    if !is_valid_tool_name(&tool.name) {
+        return Err(Error::Config(format!(
+            "the tool name {:?} is invalid: use 1 to {MAX_TOOL_NAME_LENGTH} ASCII letters, digits, '_', '-' or '.'",
+            tool.name
+        )));
+    }
+    if tool.input_schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+        return Err(Error::Config(format!(
+            "the inputSchema of tool {} must be an object schema (\"type\": \"object\")",
+            tool.name
+        )));
+    }
+    Ok(())
+}
+
 impl Server {
     /// Starts building a server that presents itself with `info`.
     pub fn builder(info: Implementation) -> ServerBuilder {
@@ -254,14 +272,17 @@ impl Server {
 
     /// Registers a tool, or replaces the one with the same name.
     ///
-    /// Fails when the tool's input or output schema is not a valid JSON Schema. Sessions in
-    /// operation get `notifications/tools/list_changed`.
+    /// Fails with [`Error::Config`] when the name does not follow the MCP tool-name guidance
+    /// (see [`is_valid_tool_name`](crate::model::is_valid_tool_name)), when the input schema
+    /// is not an object schema (`"type": "object"`), or when the input or output schema is not
+    /// a valid JSON Schema. Sessions in operation get `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<(), Error> {
         self.add_tool_arc(tool, Arc::new(handler))
     }
 
     /// Registers a tool whose handler is already shared.
     pub fn add_tool_arc(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), Error> {
+        check_tool(&tool)?;
         let input = Some(compile_schema(&tool.name, "inputSchema", &tool.input_schema)?);
         let output = tool.output_schema.as_ref().map(|s| compile_schema(&tool.name, "outputSchema", s)).transpose()?;
         let name = tool.name.clone();
