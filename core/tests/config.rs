@@ -1,14 +1,20 @@
-//! Configuration mistakes: each one is refused with `Error::Config` when it is made, before any
-//! message is exchanged.
+//! Configuration: each mistake is refused with `Error::Config` when it is made, before any
+//! message is exchanged, and every option struct is built with `new` and `with_*` methods.
 
 mod common;
 
 use common::*;
+use std::{sync::Arc, time::Duration};
+
 use mcpkit::{
-    Error, Server,
+    ClientOptions, Error, RequestOptions, Server,
+    http::{HttpServerOptions, InMemoryEventStore},
     model::*,
-    server::{ResourceRequest, ServerBuilder},
-    transport::http::{HttpClientOptions, StreamableHttpClientTransport},
+    server::{ResourceRequest, ServerBuilder, ServerOptions, TaskOptions},
+    transport::{
+        ChildShutdown,
+        http::{HttpClientOptions, StreamableHttpClientTransport},
+    },
 };
 use serde_json::json;
 
@@ -114,4 +120,93 @@ fn the_input_schema_must_be_an_object_schema() {
     }
     let object = Tool::new("args", "Arguments.", obj(json!({ "type": "object", "properties": {} })));
     server.add_tool(object, nothing).unwrap();
+}
+
+#[test]
+fn option_builders_set_every_field() {
+    let second = Duration::from_secs(1);
+    let tasks = TaskOptions::new()
+        .with_max_ttl(None)
+        .with_default_ttl(Some(second))
+        .with_poll_interval(second * 2)
+        .with_max_tasks(3);
+    assert_eq!(
+        (tasks.max_ttl, tasks.default_ttl, tasks.poll_interval, tasks.max_tasks),
+        (None, Some(second), second * 2, 3)
+    );
+
+    let server = ServerOptions::new()
+        .with_instructions("Be brief.")
+        .with_page_size(0)
+        .with_default_log_level(LoggingLevel::Warning)
+        .with_resource_subscriptions(false)
+        .with_request_timeout(second)
+        .with_capabilities(ServerCapabilities { logging: Some(JsonObject::new()), ..Default::default() })
+        .with_on_roots_changed(|_session| {})
+        .with_tasks(tasks);
+    assert_eq!(server.instructions.as_deref(), Some("Be brief."));
+    assert_eq!(server.page_size, 1, "a page holds at least one item");
+    assert_eq!(server.default_log_level, LoggingLevel::Warning);
+    assert!(!server.resource_subscriptions);
+    assert_eq!(server.request_timeout, second);
+    assert!(server.capabilities.logging.is_some());
+    assert!(server.on_roots_changed.is_some());
+    assert_eq!(server.tasks.map(|t| t.max_tasks), Some(3));
+
+    let client = ClientOptions::new("c", "1")
+        .with_info(Implementation::new("named", "2").with_title("Named"))
+        .with_capabilities(ClientCapabilities::default().with_elicitation(false))
+        .with_protocol_version("2025-06-18")
+        .with_request_timeout(second);
+    assert_eq!((client.info.name.as_str(), client.info.title.as_deref()), ("named", Some("Named")));
+    assert!(client.capabilities.elicitation.is_some());
+    assert_eq!((client.protocol_version.as_str(), client.request_timeout), ("2025-06-18", second));
+
+    let request = RequestOptions::new()
+        .with_timeout(second)
+        .with_progress(|_| {})
+        .with_reset_timeout_on_progress(true)
+        .with_max_total_timeout(second * 3)
+        .with_cancel(tokio_util::sync::CancellationToken::new())
+        .with_related_request(mcpkit::RequestId::Number(4));
+    assert_eq!((request.timeout, request.max_total_timeout), (Some(second), Some(second * 3)));
+    assert!(request.on_progress.is_some() && request.reset_timeout_on_progress && request.cancel.is_some());
+    assert_eq!(request.related_request, Some(mcpkit::RequestId::Number(4)));
+
+    let shutdown = ChildShutdown::new().with_after_close(second).with_after_terminate(second * 2);
+    assert_eq!((shutdown.after_close, shutdown.after_terminate), (second, second * 2));
+
+    let http = HttpServerOptions::new()
+        .with_path("/rpc")
+        .with_allowed_hosts(["example.com:443"])
+        .with_allowed_origins(vec!["https://example.com".to_owned()])
+        .with_json_response(false)
+        .with_stateful(false)
+        .with_session_idle_timeout(second)
+        .with_max_body_size(10)
+        .with_sse_retry(second * 2)
+        .with_keep_alive(None)
+        .with_event_store(Arc::new(InMemoryEventStore::new(5)));
+    assert_eq!(http.path, "/rpc");
+    assert_eq!(http.allowed_hosts, Some(vec!["example.com:443".to_owned()]));
+    assert_eq!(http.allowed_origins, Some(vec!["https://example.com".to_owned()]));
+    assert!(!http.json_response && !http.stateful);
+    assert_eq!((http.session_idle_timeout, http.max_body_size, http.sse_retry), (second, 10, second * 2));
+    assert_eq!(http.keep_alive, None);
+
+    let mut headers = http::HeaderMap::new();
+    headers.insert("x-first", http::HeaderValue::from_static("1"));
+    let http_client = HttpClientOptions::new()
+        .with_headers(headers)
+        .with_header(http::HeaderName::from_static("x-second"), http::HeaderValue::from_static("2"))
+        .with_request_timeout(second)
+        .with_client(reqwest::Client::new())
+        .with_get_stream(false)
+        .with_max_retries(2)
+        .with_default_retry(second * 2)
+        .with_legacy_fallback(false);
+    assert_eq!(http_client.headers.len(), 2);
+    assert_eq!((http_client.request_timeout, http_client.default_retry), (second, second * 2));
+    assert!(http_client.client.is_some() && !http_client.open_get_stream && !http_client.legacy_fallback);
+    assert_eq!(http_client.max_retries, 2);
 }

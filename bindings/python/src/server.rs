@@ -111,7 +111,10 @@ impl PyServer {
     #[new]
     #[pyo3(signature = (name, version, instructions=None))]
     fn new(name: String, version: String, instructions: Option<String>) -> Self {
-        let options = ServerOptions { instructions, ..ServerOptions::default() };
+        let mut options = ServerOptions::new();
+        if let Some(instructions) = instructions {
+            options = options.with_instructions(instructions);
+        }
         PyServer { inner: Server::new(Implementation::new(name, version), options), event_loop: LoopSlot::default() }
     }
 
@@ -206,9 +209,9 @@ impl PyServer {
     ) -> PyResult<Bound<'py, PyAny>> {
         self.event_loop.capture(py)?;
         let server = self.inner.clone();
-        let mut options = HttpServerOptions::default();
+        let mut options = HttpServerOptions::new();
         if let Some(path) = path {
-            options.path = path;
+            options = options.with_path(path);
         }
         runtime::future_into_py(py, async move {
             let addr = tokio::net::lookup_host((host.as_str(), port))

@@ -44,7 +44,11 @@ pub const SESSION_ID_HEADER: &str = "mcp-session-id";
 pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// Settings of a Streamable HTTP server.
+///
+/// Build them with [`HttpServerOptions::new`] and the `with_*` methods; fields may be added in
+/// later versions.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpServerOptions {
     /// The path of the MCP endpoint.
     pub path: String,
@@ -88,6 +92,76 @@ impl Default for HttpServerOptions {
     }
 }
 
+impl HttpServerOptions {
+    /// Creates the default settings: the endpoint `/mcp`, loopback hosts and origins only,
+    /// stateful sessions ended after 30 idle minutes, JSON replies when possible, bodies up to
+    /// 4 MiB, and events kept in memory.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the path of the MCP endpoint.
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Sets the accepted `Host` header values (`name:port`) instead of the loopback names.
+    pub fn with_allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets the accepted `Origin` header values instead of the loopback origins.
+    pub fn with_allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets whether a request whose handler sends nothing before its result gets a plain JSON
+    /// reply.
+    pub fn with_json_response(mut self, json_response: bool) -> Self {
+        self.json_response = json_response;
+        self
+    }
+
+    /// Sets whether sessions are kept.
+    pub fn with_stateful(mut self, stateful: bool) -> Self {
+        self.stateful = stateful;
+        self
+    }
+
+    /// Sets how long a session may stay unused before it is ended.
+    pub fn with_session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Sets the largest request body accepted, in bytes.
+    pub fn with_max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body_size = bytes;
+        self
+    }
+
+    /// Sets the reconnection delay announced in each SSE stream's first event.
+    pub fn with_sse_retry(mut self, delay: Duration) -> Self {
+        self.sse_retry = delay;
+        self
+    }
+
+    /// Sets how often an idle SSE stream gets a keep-alive comment; `None` sends none.
+    pub fn with_keep_alive(mut self, interval: Option<Duration>) -> Self {
+        self.keep_alive = interval;
+        self
+    }
+
+    /// Sets where SSE events are kept for clients that reconnect.
+    pub fn with_event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = store;
+        self
+    }
+}
+
 impl std::fmt::Debug for HttpServerOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpServerOptions")
@@ -98,7 +172,9 @@ impl std::fmt::Debug for HttpServerOptions {
             .field("stateful", &self.stateful)
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_body_size", &self.max_body_size)
-            .finish()
+            .field("sse_retry", &self.sse_retry)
+            .field("keep_alive", &self.keep_alive)
+            .finish_non_exhaustive()
     }
 }
 

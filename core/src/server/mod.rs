@@ -58,7 +58,11 @@ use crate::{
 };
 
 /// Settings of a server.
+///
+/// Build them with [`ServerOptions::new`] and the `with_*` methods, or through
+/// [`Server::builder`]; fields may be added in later versions.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ServerOptions {
     /// Text the client may give its model about how to use this server.
     pub instructions: Option<String>,
@@ -91,6 +95,62 @@ impl Default for ServerOptions {
             on_roots_changed: None,
             tasks: None,
         }
+    }
+}
+
+impl ServerOptions {
+    /// Creates the default settings: pages of 100, log level `info`, resource subscriptions
+    /// on, a 60-second request time-out, and no tasks.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the text the client may give its model about how to use this server.
+    pub fn with_instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Sets how many items a list request returns per page (at least 1).
+    pub fn with_page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+
+    /// Sets the log level in force until the client sets one.
+    pub fn with_default_log_level(mut self, level: LoggingLevel) -> Self {
+        self.default_log_level = level;
+        self
+    }
+
+    /// Sets whether clients may subscribe to resource updates.
+    pub fn with_resource_subscriptions(mut self, enabled: bool) -> Self {
+        self.resource_subscriptions = enabled;
+        self
+    }
+
+    /// Sets the time-out of requests the server sends to clients.
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets extra capabilities to declare beyond what the registrations imply.
+    pub fn with_capabilities(mut self, capabilities: ServerCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets what is called when a client reports that its roots changed.
+    pub fn with_on_roots_changed(mut self, callback: impl Fn(SessionHandle) + Send + Sync + 'static) -> Self {
+        self.on_roots_changed = Some(Arc::new(callback));
+        self
+    }
+
+    /// Turns on task support (experimental) with these settings.
+    pub fn with_tasks(mut self, tasks: TaskOptions) -> Self {
+        self.tasks = Some(tasks);
+        self
     }
 }
 

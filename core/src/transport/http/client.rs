@@ -60,7 +60,11 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 const ERROR_EXCERPT: usize = 200;
 
 /// Settings of a [`StreamableHttpClientTransport`].
+///
+/// Build them with [`HttpClientOptions::new`] and the `with_*` methods; fields may be added in
+/// later versions.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpClientOptions {
     /// Headers added to every HTTP request, such as `Authorization: Bearer …`.
     pub headers: HeaderMap,
@@ -126,6 +130,12 @@ impl HttpClientOptions {
         Self::default()
     }
 
+    /// Replaces the headers added to every HTTP request.
+    pub fn with_headers(mut self, headers: HeaderMap) -> Self {
+        self.headers = headers;
+        self
+    }
+
     /// Adds a header to every HTTP request.
     pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
         self.headers.insert(name, value);
@@ -163,6 +173,13 @@ impl HttpClientOptions {
     /// Sets how many fruitless reconnections of an event stream in a row are tried.
     pub fn with_max_retries(mut self, retries: u32) -> Self {
         self.max_retries = retries;
+        self
+    }
+
+    /// Sets how long to wait before reconnecting an event stream whose server sent no `retry`
+    /// field.
+    pub fn with_default_retry(mut self, delay: Duration) -> Self {
+        self.default_retry = delay;
         self
     }
 
