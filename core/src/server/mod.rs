@@ -333,9 +333,9 @@ impl Server {
     /// Registers a tool, or replaces the one with the same name.
     ///
     /// Fails with [`Error::Config`] when the name does not follow the MCP tool-name guidance
-    /// (see [`is_valid_tool_name`](crate::model::is_valid_tool_name)), when the input schema
-    /// is not an object schema (`"type": "object"`), or when the input or output schema is not
-    /// a valid JSON Schema. Sessions in operation get `notifications/tools/list_changed`.
+    /// (see [`is_valid_tool_name`]), when the input schema is not an object schema
+    /// (`"type": "object"`), or when the input or output schema is not a valid JSON Schema.
+    /// Sessions in operation get `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<(), Error> {
         self.add_tool_arc(tool, Arc::new(handler))
     }
