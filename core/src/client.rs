@@ -39,7 +39,8 @@ use crate::{
         ResourceUpdatedNotificationParams, SetLevelRequestParams, TaskIdRequestParams, TaskMetadata, Tool,
         is_supported_protocol_version, methods,
     },
-    session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, lock, parse_params},
+    session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, parse_params},
+    sync::lock,
     transport::Transport,
 };
 
@@ -105,7 +106,11 @@ pub struct NoHandler;
 impl ClientHandler for NoHandler {}
 
 /// Settings of a client connection.
+///
+/// Build them with [`ClientOptions::new`] and the `with_*` methods; fields may be added in
+/// later versions.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ClientOptions {
     /// The client's name and version, sent in `initialize`.
     pub info: Implementation,
@@ -128,9 +133,21 @@ impl ClientOptions {
         }
     }
 
+    /// Sets the client's whole description (name, version, title, icons, …).
+    pub fn with_info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
     /// Sets the capabilities to declare.
     pub fn with_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets the protocol version to ask for.
+    pub fn with_protocol_version(mut self, version: impl Into<String>) -> Self {
+        self.protocol_version = version.into();
         self
     }
 

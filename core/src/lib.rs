@@ -6,10 +6,14 @@
 
 pub mod client;
 pub mod error;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod jsonrpc;
 pub mod model;
+mod random;
 pub mod server;
 pub mod session;
+mod sync;
 pub mod transport;
 
 pub use client::{Client, ClientHandler, ClientOptions};
