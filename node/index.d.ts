@@ -746,7 +746,10 @@ export interface ClientEvents {
   taskStatus: [JsonObject];
 }
 
-/** A connected MCP client; notifications arrive as events. */
+/**
+ * A connected MCP client; notifications arrive as events. Like a socket, an open client keeps
+ * the process alive until `close()` (or `unref()`).
+ */
 export declare class Client extends EventEmitter {
   private constructor();
   /** Connects to the server that `transport` names. */
@@ -798,6 +801,10 @@ export declare class Client extends EventEmitter {
   notify(method: string, params?: JsonObject): void;
   /** Tells the server that the client's roots changed. */
   notifyRootsChanged(): void;
+  /** Lets the process exit while the connection is open, as `socket.unref()` does. */
+  unref(): this;
+  /** Keeps the process alive while the connection is open (the default). */
+  ref(): this;
   /** Closes the connection: a stdio server is shut down, an HTTP session deleted. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;

@@ -56,6 +56,7 @@ function callbacksOf(options, emit) {
 class Client extends EventEmitter {
   #native;
   #info;
+  #alive;
 
   /** Use `Client.connect`, `connectStdio`, `connectHttp` or `connectInProcess`. */
   constructor(token) {
@@ -69,6 +70,8 @@ class Client extends EventEmitter {
     const spec = JSON.stringify(clientSpec(options));
     client.#native = await settle((done) => start(spec, callbacks, done));
     client.#info = JSON.parse(client.#native.serverInfo());
+    // Like a socket, an open connection keeps the process alive until it is closed.
+    client.#alive = setInterval(() => {}, 2 ** 30);
     return client;
   }
 
@@ -242,8 +245,21 @@ class Client extends EventEmitter {
     sync(() => this.#native.notifyRootsChanged());
   }
 
+  /** Lets the process exit while the connection is open, as `socket.unref()` does. */
+  unref() {
+    this.#alive.unref();
+    return this;
+  }
+
+  /** Keeps the process alive while the connection is open again (the default). */
+  ref() {
+    this.#alive.ref();
+    return this;
+  }
+
   /** Closes the connection: a stdio server is shut down, an HTTP session deleted. */
   close() {
+    clearInterval(this.#alive);
     return settle((done) => this.#native.close(done));
   }
 }
