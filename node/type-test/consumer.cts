@@ -1,4 +1,4 @@
-// Compiled by `tsc -p type-test`: a TypeScript consumer of the CommonJS entry point.
+// Compiled by `tsc -b type-test`: a TypeScript consumer of the CommonJS entry point.
 import mcpkit = require('mcpkit');
 
 const server = new mcpkit.Server({ name: 'cjs', version: '1.0.0' });

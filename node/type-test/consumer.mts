@@ -1,4 +1,4 @@
-// Compiled by `tsc -p type-test` (make test-node): a TypeScript consumer of the ES module
+// Compiled by `tsc -b type-test` (make test-node): a TypeScript consumer of the ES module
 // entry point that uses the whole public API. It is type-checked only, never run.
 import { z } from 'zod';
 import {
