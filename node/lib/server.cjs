@@ -189,17 +189,26 @@ class HttpServerHandle {
 /** Pumps an endpoint's answer into a node:http response. */
 async function respond(response, res) {
   res.writeHead(response.status, response.headers);
-  let ended = false;
-  res.on('close', () => {
-    if (!ended) response.close();
-  });
   res.flushHeaders();
-  for (;;) {
-    const chunk = await settle((done) => response.nextChunk(done));
-    if (chunk === null) break;
-    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+  // When the client goes away, the chunk being read is abandoned and the body ended, so that an
+  // SSE stream waiting for its next event holds nothing open.
+  const gone = new AbortController();
+  const onClose = () => {
+    gone.abort();
+    response.close();
+  };
+  res.once('close', onClose);
+  try {
+    for (;;) {
+      const chunk = await settle((done) => response.nextChunk(done), { signal: gone.signal });
+      if (chunk === null) break;
+      if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+    }
+  } catch (error) {
+    if (gone.signal.aborted) return;
+    throw error;
   }
-  ended = true;
+  res.off('close', onClose);
   res.end();
 }
 
