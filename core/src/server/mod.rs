@@ -450,7 +450,7 @@ impl Server {
 
     /// Serves one session and returns its handle together with the task that runs it.
     pub fn serve_with_task(&self, transport: impl Transport) -> (SessionHandle, JoinHandle<()>) {
-        let session = Arc::new(ServerSession::new(self.inner.clone()));
+        let session = Arc::new(ServerSession::new(self.inner.clone(), None));
         lock(&self.inner.sessions).push(Arc::downgrade(&session));
         let config = SessionConfig { default_timeout: self.inner.options.request_timeout, ..SessionConfig::default() };
         let (peer, task) = rt::start(transport, Arc::new(session.clone()), config);
@@ -459,9 +459,13 @@ impl Server {
     }
 
     /// Serves one session whose transport pushes incoming messages itself and takes outgoing
-    /// ones synchronously (the Streamable HTTP server).
-    pub(crate) fn serve_direct(&self, writer: Arc<dyn rt::DirectWriter>) -> (SessionHandle, rt::DirectInput) {
-        let session = Arc::new(ServerSession::new(self.inner.clone()));
+    /// ones synchronously (the Streamable HTTP server), which gives it the session id `id`.
+    pub(crate) fn serve_direct(
+        &self,
+        writer: Arc<dyn rt::DirectWriter>,
+        id: Option<String>,
+    ) -> (SessionHandle, rt::DirectInput) {
+        let session = Arc::new(ServerSession::new(self.inner.clone(), id));
         lock(&self.inner.sessions).push(Arc::downgrade(&session));
         let config = SessionConfig { default_timeout: self.inner.options.request_timeout, ..SessionConfig::default() };
         let (peer, input) = rt::start_direct(writer, Arc::new(session.clone()), config);
@@ -595,6 +599,12 @@ impl std::fmt::Debug for SessionHandle {
 }
 
 impl SessionHandle {
+    /// Returns the session's id over Streamable HTTP (its `Mcp-Session-Id`); other transports
+    /// have none.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.id.as_deref()
+    }
+
     /// Returns the handle to the client.
     pub fn peer(&self) -> &Peer {
         self.session.peer.get().expect("a served session has a peer")
