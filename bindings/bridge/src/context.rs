@@ -92,6 +92,16 @@ impl Context {
         self.incoming().map(|r| to_json(&r.id))
     }
 
+    /// Returns the id of the session over Streamable HTTP (its `Mcp-Session-Id`); other
+    /// transports have none.
+    pub fn session_id(&self) -> Option<String> {
+        match &self.kind {
+            Kind::Server(c) => c.session_id().map(str::to_owned),
+            Kind::Session(s) => s.session_id().map(str::to_owned),
+            Kind::Client(_) | Kind::Notification => None,
+        }
+    }
+
     /// Returns the request's `_meta`, if it had one.
     pub fn meta(&self) -> Option<Value> {
         match &self.kind {
