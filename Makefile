@@ -46,6 +46,7 @@ test-interop: build-examples ## Runs the official TypeScript SDK against the Rus
 test-conformance: ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
 	tests/conformance/run.sh all rust python node
 
-bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP (release builds).
+bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP, mcpkit-node beside the TypeScript SDK (release builds).
 	$(CARGO) build --release -p mcpkit-bench
-	python="$$(bench/python/setup.sh)" && $(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python"
+	python="$$(bench/python/setup.sh)" && node="$$(bench/node/setup.sh)" && \
+		$(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" --node "$$node"

@@ -2,7 +2,7 @@
 
 /// The pairs of rows compared by a ratio line, ours first: each mcpkit
 /// flavour beside the official SDK of its language.
-pub(crate) const RATIOS: [(&str, &str); 2] = [("mcpkit", "rmcp"), ("mcpkit-py", "fastmcp")];
+pub(crate) const RATIOS: [(&str, &str); 3] = [("mcpkit", "rmcp"), ("mcpkit-py", "fastmcp"), ("mcpkit-node", "ts-sdk")];
 
 /// The median of `values`, which must not be empty.
 pub(crate) fn median(values: &mut [f64]) -> f64 {
