@@ -45,6 +45,7 @@ test('errors come as classes with kinds, codes and causes', async () => {
     return true;
   });
   await assert.rejects(client.callTool('sleep', {}, { timeout: 20 }), TimeoutError);
+  await assert.rejects(client.callTool('sleep', {}, { timeout: Infinity }), InvalidInputError);
   await client.close();
 });
 

@@ -27,35 +27,38 @@ pub struct NativeCallbacks {
 #[napi]
 impl NativeCallbacks {
     /// Creates a set with no callbacks.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         NativeCallbacks { inner: ClientCallbacks::new() }
     }
 
     /// Answers `sampling/createMessage`; `tools` declares sampling with tools.
-    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void, tools: boolean")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void, tools: boolean")]
     pub fn sampling(&mut self, handler: JsFunction<'_>, tools: bool) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_sampling(callback(handler)?, tools);
         Ok(())
     }
 
     /// Answers `elicitation/create` in form mode, URL mode, or both.
-    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void, form: boolean, url: boolean")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "handler: (payload: string, context: NativeContext) => void, form: boolean, url: boolean"
+    )]
     pub fn elicitation(&mut self, handler: JsFunction<'_>, form: bool, url: bool) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_elicitation(callback(handler)?, form, url);
         Ok(())
     }
 
     /// Answers `roots/list`.
-    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
     pub fn roots(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_roots(callback(handler)?);
         Ok(())
     }
 
     /// Hears every notification from the server.
-    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
     pub fn notification(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_notification(callback(handler)?);
         Ok(())
@@ -84,6 +87,7 @@ impl NativeClient {
     /// Connects to the server that the JSON text `transport` names, with the JSON text of
     /// the client's `options`.
     #[napi(
+        catch_unwind,
         ts_args_type = "transport: string, options: string, callbacks: NativeCallbacks, done: (error: string | null, value: NativeClient | null) => void"
     )]
     pub fn connect(
@@ -100,6 +104,7 @@ impl NativeClient {
 
     /// Connects to `server` in this process over an in-memory transport.
     #[napi(
+        catch_unwind,
         ts_args_type = "server: NativeServer, options: string, callbacks: NativeCallbacks, done: (error: string | null, value: NativeClient | null) => void"
     )]
     pub fn connect_memory(
@@ -114,13 +119,13 @@ impl NativeClient {
     }
 
     /// Returns the JSON text of the server's `initialize` result.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn server_info(&self) -> String {
         self.inner.server_info().to_string()
     }
 
     /// Returns the negotiated protocol version.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn protocol_version(&self) -> String {
         self.inner.protocol_version()
     }
@@ -128,6 +133,7 @@ impl NativeClient {
     /// Sends a request with the JSON text `params`; `on_progress` gets the JSON text of each
     /// progress notification's params.
     #[napi(
+        catch_unwind,
         ts_args_type = "method: string, params: string, settings: RequestSettings, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void"
     )]
     pub fn request(
@@ -141,7 +147,9 @@ impl NativeClient {
         let params = parse_or_throw(&params, "request params")?;
         let mut options = CallOptions::new();
         if let Some(ms) = settings.timeout_ms {
-            options = options.with_timeout(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+            let timeout = Duration::try_from_secs_f64(ms / 1000.0)
+                .map_err(|e| throw(mcpkit_bridge::Error::invalid_input(format!("invalid time-out {ms} ms: {e}"))))?;
+            options = options.with_timeout(timeout);
         }
         if let Some(task) = settings.task {
             options = options.with_task(parse_or_throw(&task, "task metadata")?);
@@ -168,6 +176,7 @@ impl NativeClient {
     /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
     /// `tasks`) from `cursor`.
     #[napi(
+        catch_unwind,
         ts_args_type = "kind: string, cursor: string | null, done: (error: string | null, value: string | null) => void"
     )]
     pub fn list(&self, kind: String, cursor: Option<String>, done: Done<'_>) -> napi::Result<Pending> {
@@ -175,25 +184,25 @@ impl NativeClient {
     }
 
     /// Lists every item of `kind`, following the cursors.
-    #[napi(ts_args_type = "kind: string, done: (error: string | null, value: string | null) => void")]
+    #[napi(catch_unwind, ts_args_type = "kind: string, done: (error: string | null, value: string | null) => void")]
     pub fn list_all(&self, kind: String, done: Done<'_>) -> napi::Result<Pending> {
         settle(done, self.inner.list_all(&kind), |v| v.to_string())
     }
 
     /// Sends a notification with the JSON text `params`.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn notify(&self, method: String, params: String) -> napi::Result<()> {
         self.inner.notify(&method, parse_or_throw(&params, "notification params")?).map_err(throw)
     }
 
     /// Tells the server that the client's roots changed.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn notify_roots_changed(&self) -> napi::Result<()> {
         self.inner.notify_roots_changed().map_err(throw)
     }
 
     /// Closes the connection.
-    #[napi(ts_args_type = "done: (error: string | null, value: null) => void")]
+    #[napi(catch_unwind, ts_args_type = "done: (error: string | null, value: null) => void")]
     pub fn close(&self, done: Done<'_>) -> napi::Result<Pending> {
         settle(done, self.inner.close(), |()| ())
     }

@@ -25,19 +25,19 @@ impl NativeHttpServer {
 #[napi]
 impl NativeHttpServer {
     /// Returns the URL of the MCP endpoint.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn url(&self) -> String {
         self.inner.url().to_owned()
     }
 
     /// Stops accepting connections and ends every session.
-    #[napi(ts_args_type = "done: (error: string | null, value: null) => void")]
+    #[napi(catch_unwind, ts_args_type = "done: (error: string | null, value: null) => void")]
     pub fn close(&self, done: Done<'_>) -> napi::Result<Pending> {
         settle(done, self.inner.close(), |()| ())
     }
 
     /// Calls `done` when the server is closed.
-    #[napi(ts_args_type = "done: (error: string | null, value: null) => void")]
+    #[napi(catch_unwind, ts_args_type = "done: (error: string | null, value: null) => void")]
     pub fn wait(&self, done: Done<'_>) -> napi::Result<Pending> {
         settle(done, self.inner.wait(), |()| ())
     }
@@ -61,6 +61,7 @@ impl NativeHttpEndpoint {
     /// Answers one exchange; `headers` holds names and values in turn, as Node's
     /// `rawHeaders` does.
     #[napi(
+        catch_unwind,
         ts_args_type = "method: string, uri: string, headers: Array<string>, body: Buffer, done: (error: string | null, value: NativeHttpResponse | null) => void"
     )]
     pub fn handle(
@@ -95,25 +96,25 @@ impl NativeHttpResponse {
 #[napi]
 impl NativeHttpResponse {
     /// Returns the status code.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn status(&self) -> u16 {
         self.status
     }
 
     /// Returns the header names and values in turn, as `writeHead` takes them.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn headers(&self) -> Vec<String> {
         self.headers.clone()
     }
 
     /// Reads the next chunk of the body; the value is `null` once the body ended.
-    #[napi(ts_args_type = "done: (error: string | null, value: Buffer | null) => void")]
+    #[napi(catch_unwind, ts_args_type = "done: (error: string | null, value: Buffer | null) => void")]
     pub fn next_chunk(&self, done: Done<'_>) -> napi::Result<Pending> {
         settle(done, self.body.next_chunk(), |chunk| chunk.map(Buffer::from))
     }
 
     /// Ends the body early, as when the client went away.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn close(&self) {
         self.body.close();
     }

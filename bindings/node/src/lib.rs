@@ -22,7 +22,7 @@ use napi_derive::napi;
 
 /// Returns the JSON-RPC error codes MCP uses, from the bridge's table, as the JSON text of
 /// an object from each error class's name to its code.
-#[napi]
+#[napi(catch_unwind)]
 pub fn error_codes() -> String {
     let table: serde_json::Map<String, serde_json::Value> =
         mcpkit_bridge::ERROR_CODES.iter().map(|(name, code)| ((*name).to_owned(), (*code).into())).collect();
@@ -30,7 +30,7 @@ pub fn error_codes() -> String {
 }
 
 /// Returns the version of the native module.
-#[napi]
+#[napi(catch_unwind)]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }

@@ -25,7 +25,7 @@ pub struct Pending {
 impl Pending {
     /// Cancels the call; its callback is then never called. An outgoing request is cancelled
     /// with the peer.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn abort(&self) {
         self.handle.abort();
     }
