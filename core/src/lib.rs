@@ -6,6 +6,7 @@
 
 pub mod client;
 pub mod error;
+mod finite;
 pub mod jsonrpc;
 pub mod model;
 pub mod server;
