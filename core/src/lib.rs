@@ -7,6 +7,8 @@
 pub mod client;
 pub mod error;
 mod finite;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod jsonrpc;
 pub mod model;
 pub mod server;

@@ -2,7 +2,7 @@
 
 mod client;
 mod server;
-mod sse;
+pub(crate) mod sse;
 
 pub use client::*;
 pub use server::*;
