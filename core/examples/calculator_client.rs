@@ -3,8 +3,6 @@
 //! Usage: `calculator_client [SERVER_COMMAND ARGS...]`; with no arguments it spawns the
 //! `calculator_server` example that sits next to this executable.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use mcpkit::{
     Client, ClientHandler, ClientOptions, RequestOptions,
@@ -45,10 +43,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("add(2, 3) = {value}");
 
     client.set_logging_level(LoggingLevel::Debug).await?;
-    let progress = Arc::new(|p: mcpkit::model::ProgressNotificationParams| {
+    let options = RequestOptions::new().with_progress(|p| {
         println!("progress {}/{}", p.progress, p.total.unwrap_or_default());
     });
-    let options = RequestOptions { on_progress: Some(progress), ..RequestOptions::default() };
     let params = CallToolRequestParams::new("count", json!({ "n": 3 }).as_object().cloned().unwrap_or_default());
     let counted = client.call_tool_with(params, options).await?;
     println!("count: {}", counted.content.first().and_then(|c| c.as_text()).unwrap_or_default());

@@ -108,8 +108,8 @@ async fn main() -> Result<(), mcpkit::Error> {
         Some(i) => {
             let port: u16 = args.get(i + 1).and_then(|p| p.parse().ok()).unwrap_or(8080);
             let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-            let options = mcpkit::transport::http::HttpServerOptions::default();
-            let bound = mcpkit::transport::http::StreamableHttpServer::bind(server, addr, options).await?;
+            let options = mcpkit::http::HttpServerOptions::default();
+            let bound = mcpkit::http::StreamableHttpServer::bind(server, addr, options).await?;
             eprintln!("serving MCP at {}", bound.url());
             bound.wait().await;
             Ok(())

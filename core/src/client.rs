@@ -39,7 +39,8 @@ use crate::{
         ResourceUpdatedNotificationParams, SetLevelRequestParams, TaskIdRequestParams, TaskMetadata, Tool,
         is_supported_protocol_version, methods,
     },
-    session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, lock, parse_params},
+    session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, parse_params},
+    sync::lock,
     transport::Transport,
 };
 
@@ -105,7 +106,11 @@ pub struct NoHandler;
 impl ClientHandler for NoHandler {}
 
 /// Settings of a client connection.
+///
+/// Build them with [`ClientOptions::new`] and the `with_*` methods; fields may be added in
+/// later versions.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ClientOptions {
     /// The client's name and version, sent in `initialize`.
     pub info: Implementation,
@@ -128,9 +133,21 @@ impl ClientOptions {
         }
     }
 
+    /// Sets the client's whole description (name, version, title, icons, …).
+    pub fn with_info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
     /// Sets the capabilities to declare.
     pub fn with_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets the protocol version to ask for.
+    pub fn with_protocol_version(mut self, version: impl Into<String>) -> Self {
+        self.protocol_version = version.into();
         self
     }
 
@@ -318,8 +335,40 @@ impl Client {
     }
 
     /// Sends any request and returns its raw result.
+    ///
+    /// A request of the protocol is checked against the server's capabilities first, as the
+    /// typed methods check it; other methods go out as they are.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
+        self.check_capability(method, params.as_ref())?;
         self.peer.request(method, params, options).await
+    }
+
+    /// Fails with [`Error::CapabilityMissing`] when the server did not declare what
+    /// `method` needs.
+    fn check_capability(&self, method: &str, params: Option<&Value>) -> Result<(), Error> {
+        let caps = &self.server.capabilities;
+        let tasks = self.tasks_capability();
+        match method {
+            methods::TOOLS_LIST => self.require(caps.tools.is_some(), "tools"),
+            methods::TOOLS_CALL if params.and_then(|p| p.get("task")).is_some() => self.require(
+                tasks.and_then(|t| t.requests.as_ref()).and_then(|r| r.tools.as_ref()).is_some_and(|t| t.call.is_some()),
+                "tasks.requests.tools.call",
+            ),
+            methods::TOOLS_CALL => self.require(caps.tools.is_some(), "tools"),
+            methods::RESOURCES_LIST | methods::RESOURCES_TEMPLATES_LIST | methods::RESOURCES_READ => {
+                self.require(caps.resources.is_some(), "resources")
+            }
+            methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => {
+                self.require(self.subscriptions_declared(), "resources.subscribe")
+            }
+            methods::PROMPTS_LIST | methods::PROMPTS_GET => self.require(caps.prompts.is_some(), "prompts"),
+            methods::COMPLETION_COMPLETE => self.require(caps.completions.is_some(), "completions"),
+            methods::LOGGING_SET_LEVEL => self.require(caps.logging.is_some(), "logging"),
+            methods::TASKS_GET | methods::TASKS_RESULT => self.require(tasks.is_some(), "tasks"),
+            methods::TASKS_LIST => self.require(tasks.is_some_and(|t| t.list.is_some()), "tasks.list"),
+            methods::TASKS_CANCEL => self.require(tasks.is_some_and(|t| t.cancel.is_some()), "tasks.cancel"),
+            _ => Ok(()),
+        }
     }
 
     /// Sends `ping`.

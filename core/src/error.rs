@@ -21,6 +21,11 @@ pub enum Error {
     /// The peer broke the protocol, or the negotiation failed.
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// A configuration mistake, found when something is registered or set up, before any
+    /// message is exchanged: an invalid tool name or schema, an invalid URI template, a name
+    /// registered twice in one builder, an invalid endpoint URL or header value.
+    #[error("configuration error: {0}")]
+    Config(String),
     /// The peer did not declare the capability that a request needs.
     #[error("the peer does not support {0}")]
     CapabilityMissing(String),

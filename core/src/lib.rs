@@ -9,10 +9,14 @@ pub mod error;
 mod finite;
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod jsonrpc;
 pub mod model;
+mod random;
 pub mod server;
 pub mod session;
+mod sync;
 pub mod transport;
 
 pub use client::{Client, ClientHandler, ClientOptions};

@@ -31,6 +31,7 @@ use crate::{
     Error,
     jsonrpc::{ErrorData, JsonRpcMessage, Notification, Request, RequestId},
     model::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken, methods},
+    sync::lock,
     transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
 };
 
@@ -56,7 +57,11 @@ const NOTIFICATION_BACKLOG: usize = 1024;
 pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
 
 /// Options for one outgoing request.
+///
+/// Build them with [`RequestOptions::new`] and the `with_*` methods; fields may be added in
+/// later versions.
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct RequestOptions {
     /// How long to wait for the response; the session's default when `None`.
     pub timeout: Option<Duration>,
@@ -91,9 +96,27 @@ impl RequestOptions {
         self
     }
 
+    /// Sets whether each progress notification restarts the time-out.
+    pub fn with_reset_timeout_on_progress(mut self, reset: bool) -> Self {
+        self.reset_timeout_on_progress = reset;
+        self
+    }
+
+    /// Sets the hard limit on the whole request.
+    pub fn with_max_total_timeout(mut self, limit: Duration) -> Self {
+        self.max_total_timeout = Some(limit);
+        self
+    }
+
     /// Sets the cancellation token.
     pub fn with_cancel(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
+        self
+    }
+
+    /// Sets the incoming request on whose behalf this one is sent.
+    pub fn with_related_request(mut self, request: RequestId) -> Self {
+        self.related_request = Some(request);
         self
     }
 }
@@ -474,11 +497,6 @@ fn set_progress_token(params: &mut Option<Value>, token: &ProgressToken) {
     }
 }
 
-/// Locks a mutex, ignoring poisoning: the maps it guards stay consistent between operations.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// What the runtime knows about one incoming request while its handler runs.
 #[derive(Clone, Debug)]
 pub struct IncomingRequest {
@@ -519,7 +537,7 @@ impl IncomingRequest {
 
     /// Returns the request that messages sent on behalf of this one belong to: the request
     /// itself, or none once it was detached (its stream may be gone).
-    pub(crate) fn related(&self) -> Option<RequestId> {
+    pub fn related(&self) -> Option<RequestId> {
         (!self.detached).then(|| self.id.clone())
     }
 

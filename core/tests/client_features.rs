@@ -159,15 +159,12 @@ async fn a_client_refuses_undeclared_server_requests() {
 #[tokio::test]
 async fn roots_list_changed_reaches_the_server() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let options = ServerOptions {
-        on_roots_changed: Some(Arc::new({
-            let seen = seen.clone();
-            move |session: mcpkit::server::SessionHandle| {
-                seen.lock().unwrap().push(session.client_info().map(|i| i.name));
-            }
-        })),
-        ..Default::default()
-    };
+    let options = ServerOptions::new().with_on_roots_changed({
+        let seen = seen.clone();
+        move |session: mcpkit::server::SessionHandle| {
+            seen.lock().unwrap().push(session.client_info().map(|i| i.name));
+        }
+    });
     let server = Server::new(Implementation::new("roots", "1"), options);
     let (client, _events, _session) = connect(&server).await;
     client.notify_roots_list_changed().unwrap();
@@ -279,7 +276,7 @@ async fn the_server_request_timeout_applies_to_requests_to_the_client() {
         }
     }
 
-    let options = ServerOptions { request_timeout: Duration::from_millis(150), ..Default::default() };
+    let options = ServerOptions::new().with_request_timeout(Duration::from_millis(150));
     let server = Server::new(Implementation::new("impatient", "1"), options);
     server
         .add_tool(

@@ -9,8 +9,8 @@ use std::{collections::HashSet, net::SocketAddr, sync::Arc, time::Duration};
 use http_common::*;
 use mcpkit::{
     RequestContext,
+    http::{HttpServerOptions, StreamableHttpServer},
     model::*,
-    transport::http::{HttpServerOptions, StreamableHttpServer},
 };
 use serde_json::{Value, json};
 
@@ -123,7 +123,7 @@ async fn a_tool_that_notifies_first_answers_with_an_sse_stream() {
 
 #[tokio::test]
 async fn with_json_response_off_every_request_gets_sse() {
-    let options = HttpServerOptions { json_response: false, ..HttpServerOptions::default() };
+    let options = HttpServerOptions::new().with_json_response(false);
     let (bound, _server, _probes, mcp) = bind(options).await;
 
     let response = send(mcp.post(None, &request(1, "initialize", init_params(json!({}))))).await;
@@ -275,7 +275,7 @@ async fn accept_and_content_type_are_checked() {
 
 #[tokio::test]
 async fn an_oversized_body_is_413_and_the_server_keeps_serving() {
-    let options = HttpServerOptions { max_body_size: 1024, ..HttpServerOptions::default() };
+    let options = HttpServerOptions::new().with_max_body_size(1024);
     let (bound, _server, _probes, mcp) = bind(options).await;
     let session = mcp.initialize(json!({})).await;
 
@@ -434,8 +434,7 @@ async fn the_router_serves_under_a_prefix_in_an_axum_app() {
 
 #[tokio::test]
 async fn an_idle_session_expires() {
-    let options =
-        HttpServerOptions { session_idle_timeout: Duration::from_millis(200), ..HttpServerOptions::default() };
+    let options = HttpServerOptions::new().with_session_idle_timeout(Duration::from_millis(200));
     let (bound, _server, _probes, mcp) = bind(options).await;
     let session = mcp.initialize(json!({})).await;
     assert_eq!(bound.http().session_count(), 1);
@@ -729,7 +728,7 @@ async fn elicitation_travels_on_the_tool_calls_stream() {
 
 #[tokio::test]
 async fn stateless_mode() {
-    let options = HttpServerOptions { stateful: false, ..HttpServerOptions::default() };
+    let options = HttpServerOptions::new().with_stateful(false);
     let (bound, _server, _probes, mcp) = bind(options).await;
 
     let response = send(mcp.post(None, &request(1, "initialize", init_params(json!({}))))).await;
@@ -763,7 +762,7 @@ async fn stateless_mode() {
 
 #[tokio::test]
 async fn stateless_mode_with_sse_replies() {
-    let options = HttpServerOptions { stateful: false, json_response: false, ..HttpServerOptions::default() };
+    let options = HttpServerOptions::new().with_stateful(false).with_json_response(false);
     let (bound, _server, _probes, mcp) = bind(options).await;
     let response = send(mcp.post(None, &call(1, "echo", json!({ "text": "streamed" }), None))).await;
     assert_eq!(response.status(), 200);

@@ -76,8 +76,7 @@ async fn capabilities_follow_the_registrations() {
 async fn supported_versions_are_echoed() {
     let server = echo_server();
     for version in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
-        let mut options = ClientOptions::new("c", "1");
-        options.protocol_version = version.to_owned();
+        let options = ClientOptions::new("c", "1").with_protocol_version(version);
         let (client, session, _) = connect_with(&server, options, mcpkit::client::NoHandler).await;
         assert_eq!(client.protocol_version(), version);
         assert_eq!(session.protocol_version().as_deref(), Some(version));
@@ -98,8 +97,7 @@ async fn unknown_version_gets_the_latest() {
         .await;
     assert_eq!(response["result"]["protocolVersion"], "2025-11-25");
 
-    let mut options = ClientOptions::new("c", "1");
-    options.protocol_version = "1999-01-01".to_owned();
+    let options = ClientOptions::new("c", "1").with_protocol_version("1999-01-01");
     let (client, _, _) = connect_with(&server, options, mcpkit::client::NoHandler).await;
     assert_eq!(client.protocol_version(), LATEST_PROTOCOL_VERSION);
 }
@@ -202,7 +200,7 @@ async fn undeclared_capabilities_are_refused_on_both_sides() {
 
 #[tokio::test]
 async fn subscriptions_can_be_turned_off() {
-    let options = mcpkit::server::ServerOptions { resource_subscriptions: false, ..Default::default() };
+    let options = mcpkit::server::ServerOptions::new().with_resource_subscriptions(false);
     let server = Server::new(Implementation::new("nosub", "1"), options);
     server.add_resource(Resource::new("mem://a", "a"), |req: mcpkit::server::ResourceRequest, _ctx| async move {
         Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "a")], meta: None })

@@ -660,7 +660,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
         &CompleteRequestParams {
             reference: CompletionReference::Prompt(prompt_ref),
             argument: CompletionArgument { name: "lang".into(), value: "py".into() },
-            context: Some(CompletionContext { arguments: Some(BTreeMap::from([("code".into(), "x = 1".into())])) }),
+            context: Some(CompletionContext { arguments: Some(IndexMap::from([("code".into(), "x = 1".into())])) }),
             meta: Some(req_meta()),
         },
     );
@@ -1115,4 +1115,24 @@ fn jsonrpc_envelopes_validate_against_the_schema() {
         assert_eq!(decoded, message, "{def} round trip");
     }
     assert!(c.failures.is_empty(), "{:#?}", c.failures);
+}
+
+#[test]
+fn form_fields_and_submitted_values_keep_their_order() {
+    let schema = elicitation_schema();
+    let fields = ["email", "age", "subscribe"];
+    assert!(schema.properties.keys().map(String::as_str).take(3).eq(fields));
+    let json = schema.to_json_object();
+    assert!(json["properties"].as_object().unwrap().keys().map(String::as_str).take(3).eq(fields));
+    let typed = ElicitRequestFormParams::new("Sign up", &schema).typed_schema().unwrap();
+    assert!(typed.properties.keys().map(String::as_str).take(3).eq(fields));
+
+    let answer: ElicitResult = serde_json::from_value(json!({
+        "action": "accept",
+        "content": { "zip": "75001", "age": 30, "city": "Paris" }
+    }))
+    .unwrap();
+    assert!(answer.content.as_ref().unwrap().keys().map(String::as_str).eq(["zip", "age", "city"]));
+    let back = serde_json::to_value(&answer).unwrap();
+    assert!(back["content"].as_object().unwrap().keys().map(String::as_str).eq(["zip", "age", "city"]));
 }

@@ -49,9 +49,10 @@ async fn calculator_server() -> PathBuf {
 
 async fn spawn_client() -> (Client, Option<u32>) {
     let path = calculator_server().await;
-    let transport = ChildProcessTransport::command(&path, std::iter::empty::<&str>())
-        .expect("the example spawns")
-        .with_shutdown(ChildShutdown { after_close: Duration::from_secs(3), after_terminate: Duration::from_secs(1) });
+    let transport =
+        ChildProcessTransport::command(&path, std::iter::empty::<&str>()).expect("the example spawns").with_shutdown(
+            ChildShutdown::new().with_after_close(Duration::from_secs(3)).with_after_terminate(Duration::from_secs(1)),
+        );
     let pid = transport.pid();
     let client = within(Client::connect(transport, ClientOptions::new("stdio-test", "1"))).await.expect("connects");
     (client, pid)

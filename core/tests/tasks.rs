@@ -79,12 +79,11 @@ fn build(tasks: Option<TaskOptions>) -> (Server, Fixture) {
 }
 
 fn fast_options() -> TaskOptions {
-    TaskOptions {
-        max_ttl: Some(Duration::from_secs(60)),
-        default_ttl: Some(Duration::from_secs(30)),
-        poll_interval: Duration::from_millis(50),
-        max_tasks: 10,
-    }
+    TaskOptions::new()
+        .with_max_ttl(Some(Duration::from_secs(60)))
+        .with_default_ttl(Some(Duration::from_secs(30)))
+        .with_poll_interval(Duration::from_millis(50))
+        .with_max_tasks(10)
 }
 
 fn related_task(result: &CallToolResult) -> Value {
@@ -196,7 +195,7 @@ async fn cancelling_stops_the_handler() {
 
 #[tokio::test]
 async fn unknown_and_expired_tasks_are_invalid_params() {
-    let options = TaskOptions { max_ttl: Some(Duration::from_millis(100)), ..fast_options() };
+    let options = fast_options().with_max_ttl(Some(Duration::from_millis(100)));
     let (server, _fixture) = build(Some(options));
     let (client, _events, _session) = connect(&server).await;
     assert_eq!(rpc_code(within(client.get_task("nope")).await), -32602);

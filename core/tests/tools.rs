@@ -380,3 +380,54 @@ async fn list_changed_is_not_sent_before_initialized() {
     assert!(server.remove_tool("x"));
     assert_eq!(raw.recv().await, json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }));
 }
+
+/// Fields written out of alphabetical order, to see that the derived schema keeps them so.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Unsorted {
+    zebra: String,
+    apple: u32,
+    mango: bool,
+}
+
+fn keys(object: &JsonObject) -> Vec<&str> {
+    object.keys().map(String::as_str).collect()
+}
+
+#[tokio::test]
+async fn json_objects_keep_their_key_order_end_to_end() {
+    let schema = obj(json!({
+        "type": "object",
+        "properties": { "zeta": { "type": "string" }, "alpha": { "type": "integer" }, "mid": { "type": "boolean" } },
+        "required": ["zeta"]
+    }));
+    let server = Server::builder(Implementation::new("ordered", "1"))
+        .tool(
+            Tool::new("ordered", "Reports the order of its arguments.", schema),
+            |args: JsonObject, _ctx| async move {
+                let mut structured = JsonObject::new();
+                structured.insert("zulu".into(), json!(1));
+                structured.insert("bravo".into(), json!({ "yankee": true, "alpha": false }));
+                structured.insert("arguments".into(), json!(args.keys().collect::<Vec<_>>()));
+                Ok(CallToolResult::structured(structured))
+            },
+        )
+        .typed_tool("unsorted", "Takes fields out of order.", |_args: Unsorted, _ctx| async move { "ok" })
+        .build()
+        .unwrap();
+    let (client, _events, _session) = connect(&server).await;
+
+    let tools = within(client.list_all_tools()).await.unwrap();
+    let ordered = tools.iter().find(|t| t.name == "ordered").unwrap();
+    assert_eq!(keys(&ordered.input_schema), ["type", "properties", "required"]);
+    assert_eq!(keys(ordered.input_schema["properties"].as_object().unwrap()), ["zeta", "alpha", "mid"]);
+    let unsorted = tools.iter().find(|t| t.name == "unsorted").unwrap();
+    assert_eq!(keys(unsorted.input_schema["properties"].as_object().unwrap()), ["zebra", "apple", "mango"]);
+
+    let result = within(client.call_tool("ordered", json!({ "mid": true, "zeta": "z", "alpha": 1 }))).await.unwrap();
+    let structured = result.structured_content.as_ref().unwrap();
+    assert_eq!(keys(structured), ["zulu", "bravo", "arguments"]);
+    assert_eq!(keys(structured["bravo"].as_object().unwrap()), ["yankee", "alpha"]);
+    assert_eq!(structured["arguments"], json!(["mid", "zeta", "alpha"]));
+    assert!(first_text(&result).starts_with(r#"{"zulu":1,"bravo":{"yankee":true,"alpha":false}"#), "{result:?}");
+}

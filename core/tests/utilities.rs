@@ -463,15 +463,19 @@ async fn progress_can_keep_a_request_alive_up_to_a_hard_limit() {
     assert!(matches!(outcome, Err(Error::Timeout(_))), "got {outcome:?}");
 
     // With resetting, each tick restarts the (generous) time-out and the call completes.
-    let mut options = RequestOptions::new().with_timeout(Duration::from_secs(2)).with_progress(|_| {});
-    options.reset_timeout_on_progress = true;
+    let options = RequestOptions::new()
+        .with_timeout(Duration::from_secs(2))
+        .with_progress(|_| {})
+        .with_reset_timeout_on_progress(true);
     let outcome = within(client.call_tool_with(params, options)).await;
     assert_eq!(first_text(&outcome.unwrap()), "ticked");
 
     // A tool that ticks forever still hits the hard limit.
-    let mut options = RequestOptions::new().with_timeout(Duration::from_secs(2)).with_progress(|_| {});
-    options.reset_timeout_on_progress = true;
-    options.max_total_timeout = Some(Duration::from_millis(300));
+    let options = RequestOptions::new()
+        .with_timeout(Duration::from_secs(2))
+        .with_progress(|_| {})
+        .with_reset_timeout_on_progress(true)
+        .with_max_total_timeout(Duration::from_millis(300));
     let outcome = within(client.call_tool_with(CallToolRequestParams::new("tick", JsonObject::new()), options)).await;
     assert!(matches!(outcome, Err(Error::Timeout(d)) if d == Duration::from_millis(300)), "got {outcome:?}");
 }

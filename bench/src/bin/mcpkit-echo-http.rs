@@ -8,13 +8,13 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 
-use mcpkit::transport::http::{HttpServerOptions, StreamableHttpServer};
+use mcpkit::http::{HttpServerOptions, StreamableHttpServer};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = mcpkit_bench::port_from_args()?;
     let server = mcpkit_bench::mcpkit_echo("mcpkit-echo-http")?;
-    let options = HttpServerOptions { json_response: true, stateful: true, ..HttpServerOptions::default() };
+    let options = HttpServerOptions::new().with_json_response(true).with_stateful(true);
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     StreamableHttpServer::bind(server, addr, options).await?.wait().await;
     Ok(())

@@ -1,7 +1,7 @@
 //! The client handle: connect over stdio, HTTP or in memory, call the server, and answer its
 //! requests with Python callables.
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{collections::HashMap, time::Duration};
 
 use async_trait::async_trait;
 use mcpkit::{
@@ -119,10 +119,10 @@ fn connect<'py, T: Transport>(
     let event_loop = LoopSlot::default();
     event_loop.capture(py)?;
     let callbacks = Callbacks::from_dict(handlers, &event_loop)?;
-    let mut options = ClientOptions::new("mcpkit-python", env!("CARGO_PKG_VERSION"));
-    options.capabilities = callbacks.capabilities();
+    let mut options =
+        ClientOptions::new("mcpkit-python", env!("CARGO_PKG_VERSION")).with_capabilities(callbacks.capabilities());
     if let Some(seconds) = timeout {
-        options.request_timeout = Duration::from_secs_f64(seconds);
+        options = options.with_request_timeout(Duration::from_secs_f64(seconds));
     }
     runtime::future_into_py(py, async move {
         let transport = transport().map_err(IntoPyErr::into_py_err)?;
@@ -221,17 +221,20 @@ impl PyClient {
         let arguments: Option<JsonObject> = arguments.map(|a| convert::extract(a, "tool arguments")).transpose()?;
         let mut params = CallToolRequestParams::new(name, JsonObject::new());
         params.arguments = arguments;
-        let mut options = RequestOptions { timeout: timeout.map(Duration::from_secs_f64), ..RequestOptions::default() };
+        let mut options = RequestOptions::new();
+        if let Some(seconds) = timeout {
+            options = options.with_timeout(Duration::from_secs_f64(seconds));
+        }
         if let Some(callback) = progress {
             let event_loop = self.event_loop.clone();
-            options.on_progress = Some(Arc::new(move |p| {
+            options = options.with_progress(move |p| {
                 runtime::attach(|py| {
                     let scheduled = convert::to_py(py, &p).and_then(|p| event_loop.call_soon(py, &callback, p));
                     if let Err(e) = scheduled {
                         tracing::warn!(error = %e, "the progress callback could not be scheduled");
                     }
                 });
-            }));
+            });
         }
         let inner = self.inner.clone();
         call(py, async move { inner.call_tool_with(params, options).await })

@@ -5,7 +5,7 @@
 
 use mcpkit::{Error, ErrorData, jsonrpc::INTERNAL_ERROR};
 use pyo3::{
-    exceptions::{PyOSError, PyRuntimeError},
+    exceptions::{PyOSError, PyRuntimeError, PyValueError},
     prelude::*,
 };
 
@@ -40,6 +40,7 @@ fn build(py: Python<'_>, error: Error) -> PyResult<PyErr> {
         Error::Cancelled => local("RequestCancelled", error.to_string()),
         Error::CapabilityMissing(_) => local("CapabilityMissing", error.to_string()),
         Error::Protocol(_) | Error::Json(_) => local("ProtocolError", error.to_string()),
+        Error::Config(_) => Ok(PyValueError::new_err(error.to_string())),
         Error::Io(e) => Ok(PyOSError::new_err(e.to_string())),
         other => Ok(PyRuntimeError::new_err(other.to_string())),
     }

@@ -5,12 +5,12 @@ use std::{collections::HashMap, sync::Mutex};
 use async_trait::async_trait;
 use mcpkit::{
     ErrorData, RequestContext, Server,
+    http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
     model::{
         CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Implementation, JsonObject, Prompt,
         ReadResourceResult, Resource, ResourceTemplate, Tool,
     },
     server::{CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ServerOptions, ToolHandler},
-    transport::http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
 };
 use pyo3::{exceptions::PyValueError, prelude::*, types::PyTuple};
 use serde::de::DeserializeOwned;
@@ -111,7 +111,10 @@ impl PyServer {
     #[new]
     #[pyo3(signature = (name, version, instructions=None))]
     fn new(name: String, version: String, instructions: Option<String>) -> Self {
-        let options = ServerOptions { instructions, ..ServerOptions::default() };
+        let mut options = ServerOptions::new();
+        if let Some(instructions) = instructions {
+            options = options.with_instructions(instructions);
+        }
         PyServer { inner: Server::new(Implementation::new(name, version), options), event_loop: LoopSlot::default() }
     }
 
@@ -133,7 +136,7 @@ impl PyServer {
     fn add_resource_template(&self, template: &Bound<'_, PyAny>, handler: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let template: ResourceTemplate = convert::extract(template, "resource template")?;
         let handler = self.handler(handler, is_async);
-        self.inner.add_resource_template(template, handler).map_err(|e| PyValueError::new_err(e.to_string()))
+        self.inner.add_resource_template(template, handler).map_err(IntoPyErr::into_py_err)
     }
 
     /// Registers a prompt (a `Prompt` dict) rendered by `handler(arguments, context)`.
@@ -206,9 +209,9 @@ impl PyServer {
     ) -> PyResult<Bound<'py, PyAny>> {
         self.event_loop.capture(py)?;
         let server = self.inner.clone();
-        let mut options = HttpServerOptions::default();
+        let mut options = HttpServerOptions::new();
         if let Some(path) = path {
-            options.path = path;
+            options = options.with_path(path);
         }
         runtime::future_into_py(py, async move {
             let addr = tokio::net::lookup_host((host.as_str(), port))

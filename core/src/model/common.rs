@@ -1,10 +1,10 @@
 //! Shared building blocks: `_meta`, progress tokens, cursors, icons, annotations,
 //! implementation info and the generic params/result shapes.
+//!
+//! This module uses no other model module; the others build on it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-use super::tasks::TaskMetadata;
 
 /// A free-form JSON object, kept raw so that unknown keys round-trip.
 pub type JsonObject = serde_json::Map<String, Value>;
@@ -232,18 +232,6 @@ impl RequestParams {
 #[serde(rename_all = "camelCase")]
 pub struct NotificationParams {
     /// Notification metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-}
-
-/// Params of request types that may be augmented into a task.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskAugmentedRequestParams {
-    /// Asks the receiver to run the request as a task.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task: Option<TaskMetadata>,
-    /// Request metadata, e.g. the `progressToken`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

@@ -1,7 +1,6 @@
 //! Argument completion: `completion/complete`.
 
-use std::collections::BTreeMap;
-
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::common::{Meta, ProgressToken, progress_token};
@@ -53,7 +52,7 @@ pub struct CompletionArgument {
 pub struct CompletionContext {
     /// Arguments already resolved for the same prompt or template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<BTreeMap<String, String>>,
+    pub arguments: Option<IndexMap<String, String>>,
 }
 
 /// The params of `completion/complete`.

@@ -1,8 +1,7 @@
 //! Elicitation: `elicitation/create` (form and URL modes), its result, the
 //! restricted JSON Schema subset of form requests and the completion notification.
 
-use std::collections::BTreeMap;
-
+use indexmap::IndexMap;
 use serde::de::{Error as _, Unexpected};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -382,8 +381,8 @@ pub struct ElicitationSchema {
     pub schema: Option<String>,
     /// Always `"object"`.
     pub r#type: ObjectTypeTag,
-    /// The fields of the form.
-    pub properties: BTreeMap<String, PrimitiveSchemaDefinition>,
+    /// The fields of the form, in the order they are shown.
+    pub properties: IndexMap<String, PrimitiveSchemaDefinition>,
     /// The names of the required fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
@@ -586,16 +585,16 @@ pub struct ElicitResult {
     pub action: ElicitAction,
     /// The submitted values (form mode with `accept` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<BTreeMap<String, ElicitContentValue>>,
+    pub content: Option<IndexMap<String, ElicitContentValue>>,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
 
 impl ElicitResult {
-    /// Creates an `accept` result with the submitted values.
-    pub fn accept(content: BTreeMap<String, ElicitContentValue>) -> Self {
-        Self { action: ElicitAction::Accept, content: Some(content), meta: None }
+    /// Creates an `accept` result with the submitted values, in the order given.
+    pub fn accept(content: impl IntoIterator<Item = (String, ElicitContentValue)>) -> Self {
+        Self { action: ElicitAction::Accept, content: Some(content.into_iter().collect()), meta: None }
     }
 
     /// Creates a `decline` result.

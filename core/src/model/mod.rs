@@ -22,6 +22,10 @@ pub mod sampling;
 pub mod tasks;
 pub mod tools;
 
+/// The insertion-ordered map of the model's typed JSON objects (form fields, submitted values,
+/// completion context), so that they keep the order their author wrote them in.
+pub use indexmap::IndexMap;
+
 pub use capabilities::*;
 pub use common::*;
 pub use completion::*;

@@ -1,4 +1,5 @@
-//! Tasks (experimental): task metadata, the `tasks/*` messages and status notifications.
+//! Tasks (experimental): task metadata, the params of task-augmented requests, the `tasks/*`
+//! messages and status notifications.
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,18 @@ pub struct TaskMetadata {
     /// The requested retention time in milliseconds after creation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttl: Option<u64>,
+}
+
+/// Params of request types that may be augmented into a task.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskAugmentedRequestParams {
+    /// Asks the receiver to run the request as a task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
+    /// Request metadata, e.g. the `progressToken`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
 }
 
 /// The value of the `io.modelcontextprotocol/related-task` `_meta` key.

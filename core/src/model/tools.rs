@@ -81,6 +81,16 @@ pub struct Tool {
     pub meta: Option<Meta>,
 }
 
+/// The longest tool name allowed, in characters.
+pub const MAX_TOOL_NAME_LENGTH: usize = 128;
+
+/// Returns whether `name` follows the tool-name guidance of MCP 2025-11-25: 1 to
+/// [`MAX_TOOL_NAME_LENGTH`] characters, each an ASCII letter or digit, `_`, `-` or `.`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=MAX_TOOL_NAME_LENGTH).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
 /// Returns the recommended input schema of a tool without arguments.
 pub fn empty_object_schema() -> JsonObject {
     let mut schema = JsonObject::new();

@@ -39,6 +39,12 @@ impl RequestContext {
         &self.incoming.id
     }
 
+    /// Returns the runtime's view of the request: its peer, id, progress token and
+    /// cancellation token.
+    pub fn incoming(&self) -> &IncomingRequest {
+        &self.incoming
+    }
+
     /// Returns the request's `_meta`, if it had one.
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
@@ -135,6 +141,12 @@ impl RequestContext {
             _ => {}
         }
         self.incoming.peer.request_typed(methods::ELICITATION_CREATE, &params, self.options()).await
+    }
+
+    /// Sends any request to the client, tied to the request being handled and cancelled with
+    /// it, and returns its raw result. No capability is checked.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
+        self.incoming.peer.request(method, Some(params), self.options()).await
     }
 
     /// Asks the client for its roots (`roots/list`).

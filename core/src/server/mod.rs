@@ -49,15 +49,20 @@ use self::{registry::Registry, session::ServerSession};
 use crate::{
     Error,
     model::{
-        Implementation, JsonObject, ListChangedCapability, LoggingLevel, Prompt, Resource, ResourceTemplate,
-        ResourcesCapability, ServerCapabilities, Tool, methods,
+        Implementation, JsonObject, ListChangedCapability, LoggingLevel, MAX_TOOL_NAME_LENGTH, Prompt, Resource,
+        ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool, is_valid_tool_name, methods,
     },
-    session::{self as rt, Peer, SessionConfig, lock},
+    session::{self as rt, Peer, SessionConfig},
+    sync::lock,
     transport::Transport,
 };
 
 /// Settings of a server.
+///
+/// Build them with [`ServerOptions::new`] and the `with_*` methods, or through
+/// [`Server::builder`]; fields may be added in later versions.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ServerOptions {
     /// Text the client may give its model about how to use this server.
     pub instructions: Option<String>,
@@ -108,6 +113,81 @@ impl Default for ServerOptions {
             max_in_flight_requests: rt::DEFAULT_MAX_IN_FLIGHT,
             max_queued_messages: rt::DEFAULT_MAX_QUEUED_MESSAGES,
         }
+    }
+}
+
+impl ServerOptions {
+    /// Creates the default settings: pages of 100, log level `info`, resource subscriptions
+    /// on, a 60-second request time-out, and no tasks.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the text the client may give its model about how to use this server.
+    pub fn with_instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Sets how many items a list request returns per page (at least 1).
+    pub fn with_page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+
+    /// Sets the log level in force until the client sets one.
+    pub fn with_default_log_level(mut self, level: LoggingLevel) -> Self {
+        self.default_log_level = level;
+        self
+    }
+
+    /// Sets whether clients may subscribe to resource updates.
+    pub fn with_resource_subscriptions(mut self, enabled: bool) -> Self {
+        self.resource_subscriptions = enabled;
+        self
+    }
+
+    /// Sets the time-out of requests the server sends to clients.
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets extra capabilities to declare beyond what the registrations imply.
+    pub fn with_capabilities(mut self, capabilities: ServerCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets what is called when a client reports that its roots changed.
+    pub fn with_on_roots_changed(mut self, callback: impl Fn(SessionHandle) + Send + Sync + 'static) -> Self {
+        self.on_roots_changed = Some(Arc::new(callback));
+        self
+    }
+
+    /// Turns on task support (experimental) with these settings.
+    pub fn with_tasks(mut self, tasks: TaskOptions) -> Self {
+        self.tasks = Some(tasks);
+        self
+    }
+
+    /// Sets the longest resource URI accepted, in bytes (at least 1).
+    pub fn with_max_uri_length(mut self, bytes: usize) -> Self {
+        self.max_uri_length = bytes.max(1);
+        self
+    }
+
+    /// Sets how many requests of one client a session runs at once (at least 1).
+    pub fn with_max_in_flight_requests(mut self, requests: usize) -> Self {
+        self.max_in_flight_requests = requests.max(1);
+        self
+    }
+
+    /// Sets how many outgoing messages a stdio or child-process session queues for a client
+    /// that reads slowly (at least 1).
+    pub fn with_max_queued_messages(mut self, messages: usize) -> Self {
+        self.max_queued_messages = messages.max(1);
+        self
     }
 }
 
@@ -246,7 +326,25 @@ impl std::fmt::Debug for Server {
 fn compile_schema(tool: &str, kind: &str, schema: &JsonObject) -> Result<jsonschema::Validator, Error> {
     let schema = serde_json::Value::Object(schema.clone());
     jsonschema::validator_for(&schema)
-        .map_err(|e| Error::Protocol(format!("the {kind} of tool {tool} is not a valid JSON Schema: {e}")))
+        .map_err(|e| Error::Config(format!("the {kind} of tool {tool} is not a valid JSON Schema: {e}")))
+}
+
+/// Checks what the specification asks of a tool beyond a valid schema: its name follows the
+/// tool-name guidance and its arguments are an object.
+fn check_tool(tool: &Tool) -> Result<(), Error> {
+    if !is_valid_tool_name(&tool.name) {
+        return Err(Error::Config(format!(
+            "the tool name {:?} is invalid: use 1 to {MAX_TOOL_NAME_LENGTH} ASCII letters, digits, '_', '-' or '.'",
+            tool.name
+        )));
+    }
+    if tool.input_schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+        return Err(Error::Config(format!(
+            "the inputSchema of tool {} must be an object schema (\"type\": \"object\")",
+            tool.name
+        )));
+    }
+    Ok(())
 }
 
 impl Server {
@@ -283,14 +381,17 @@ impl Server {
 
     /// Registers a tool, or replaces the one with the same name.
     ///
-    /// Fails when the tool's input or output schema is not a valid JSON Schema. Sessions in
-    /// operation get `notifications/tools/list_changed`.
+    /// Fails with [`Error::Config`] when the name does not follow the MCP tool-name guidance
+    /// (see [`is_valid_tool_name`]), when the input schema is not an object schema
+    /// (`"type": "object"`), or when the input or output schema is not a valid JSON Schema.
+    /// Sessions in operation get `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<(), Error> {
         self.add_tool_arc(tool, Arc::new(handler))
     }
 
     /// Registers a tool whose handler is already shared.
     pub fn add_tool_arc(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), Error> {
+        check_tool(&tool)?;
         let input = Some(compile_schema(&tool.name, "inputSchema", &tool.input_schema)?);
         let output = tool.output_schema.as_ref().map(|s| compile_schema(&tool.name, "outputSchema", s)).transpose()?;
         let name = tool.name.clone();
@@ -338,7 +439,7 @@ impl Server {
         template: ResourceTemplate,
         handler: Arc<dyn ResourceHandler>,
     ) -> Result<(), Error> {
-        let matcher = UriTemplate::parse(&template.uri_template).map_err(Error::Protocol)?;
+        let matcher = UriTemplate::parse(&template.uri_template).map_err(Error::Config)?;
         let key = template.uri_template.clone();
         lock(&self.inner.templates).insert(key, TemplateEntry { template, matcher, handler });
         self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
@@ -482,31 +583,53 @@ impl ServerBuilder {
         self
     }
 
-    /// Adds a tool.
+    /// Records a configuration mistake when `name` is already registered in `registry`.
+    fn is_duplicate<T>(&mut self, registry: &Mutex<Registry<T>>, kind: &str, name: &str) -> bool {
+        let duplicate = lock(registry).get(name).is_some();
+        if duplicate {
+            self.errors.push(Error::Config(format!("{kind} {name:?} is registered twice")));
+        }
+        duplicate
+    }
+
+    /// Adds a tool; a second tool with the same name is a configuration mistake.
     pub fn tool(mut self, tool: Tool, handler: impl ToolHandler) -> Self {
-        if let Err(e) = self.server.add_tool(tool, handler) {
+        let server = self.server.clone();
+        if !self.is_duplicate(&server.inner.tools, "tool", &tool.name)
+            && let Err(e) = server.add_tool(tool, handler)
+        {
             self.errors.push(e);
         }
         self
     }
 
-    /// Adds a resource.
-    pub fn resource(self, resource: Resource, handler: impl ResourceHandler) -> Self {
-        self.server.add_resource(resource, handler);
+    /// Adds a resource; a second resource with the same URI is a configuration mistake.
+    pub fn resource(mut self, resource: Resource, handler: impl ResourceHandler) -> Self {
+        let server = self.server.clone();
+        if !self.is_duplicate(&server.inner.resources, "resource", &resource.uri) {
+            server.add_resource(resource, handler);
+        }
         self
     }
 
-    /// Adds a resource template.
+    /// Adds a resource template; a second template with the same URI template is a
+    /// configuration mistake.
     pub fn resource_template(mut self, template: ResourceTemplate, handler: impl ResourceHandler) -> Self {
-        if let Err(e) = self.server.add_resource_template(template, handler) {
+        let server = self.server.clone();
+        if !self.is_duplicate(&server.inner.templates, "resource template", &template.uri_template)
+            && let Err(e) = server.add_resource_template(template, handler)
+        {
             self.errors.push(e);
         }
         self
     }
 
-    /// Adds a prompt.
-    pub fn prompt(self, prompt: Prompt, handler: impl PromptHandler) -> Self {
-        self.server.add_prompt(prompt, handler);
+    /// Adds a prompt; a second prompt with the same name is a configuration mistake.
+    pub fn prompt(mut self, prompt: Prompt, handler: impl PromptHandler) -> Self {
+        let server = self.server.clone();
+        if !self.is_duplicate(&server.inner.prompts, "prompt", &prompt.name) {
+            server.add_prompt(prompt, handler);
+        }
         self
     }
 
@@ -516,7 +639,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Finishes the server, failing with the first invalid registration.
+    /// Finishes the server, failing with the first configuration mistake ([`Error::Config`]).
     pub fn build(mut self) -> Result<Server, Error> {
         match self.errors.drain(..).next() {
             Some(e) => Err(e),

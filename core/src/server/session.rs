@@ -22,7 +22,8 @@ use crate::{
         methods, negotiate_protocol_version,
     },
     server::handler::ResourceRequest,
-    session::{IncomingRequest, Peer, Reply, Service, lock, request_params, to_result},
+    session::{IncomingRequest, Peer, Reply, Service, request_params, to_result},
+    sync::lock,
 };
 
 /// Where a session is in the MCP lifecycle.

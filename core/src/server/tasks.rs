@@ -17,14 +17,20 @@ use crate::{
         JsonObject, ListTasksResult, RELATED_TASK_META_KEY, RelatedTaskMetadata, ServerTaskRequestsCapability,
         ServerTasksCapability, Task, TaskStatus, TaskWithMeta, ToolsTasksCapability, methods,
     },
-    session::{Peer, lock},
+    random::random_id,
+    session::Peer,
+    sync::lock,
 };
 
 /// Settings of the task support of a server.
 ///
 /// Tasks are bound to the session that created them: other sessions can neither see nor
 /// touch them. Their ids are 128-bit random values.
+///
+/// Build them with [`TaskOptions::new`] and the `with_*` methods; fields may be added in later
+/// versions.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct TaskOptions {
     /// The longest retention time a task may have; `None` allows unlimited retention.
     pub max_ttl: Option<Duration>,
@@ -50,6 +56,36 @@ impl Default for TaskOptions {
 }
 
 impl TaskOptions {
+    /// Creates the default settings: tasks kept 5 minutes unless asked otherwise and at most an
+    /// hour, polled every second, at most 100 per session.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the longest retention time a task may have; `None` allows unlimited retention.
+    pub fn with_max_ttl(mut self, max_ttl: Option<Duration>) -> Self {
+        self.max_ttl = max_ttl;
+        self
+    }
+
+    /// Sets the retention time of tasks whose request asks for none; `None` means unlimited.
+    pub fn with_default_ttl(mut self, default_ttl: Option<Duration>) -> Self {
+        self.default_ttl = default_ttl;
+        self
+    }
+
+    /// Sets the polling interval suggested to clients.
+    pub fn with_poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Sets how many tasks one session may hold at once.
+    pub fn with_max_tasks(mut self, max_tasks: usize) -> Self {
+        self.max_tasks = max_tasks;
+        self
+    }
+
     /// Returns the `tasks` capability a server with these options declares.
     pub(crate) fn capability() -> ServerTasksCapability {
         ServerTasksCapability {
@@ -126,7 +162,8 @@ impl TaskStore {
         peer: Peer,
         work: BoxFuture<'static, Result<Value, ErrorData>>,
     ) -> Result<Task, ErrorData> {
-        let task_id = random_id()?;
+        let task_id =
+            random_id().map_err(|e| ErrorData::internal_error(format!("No randomness for a task id: {e}")))?;
         let now = now_iso8601();
         let task = Task {
             task_id: task_id.clone(),
@@ -291,13 +328,6 @@ fn error_text(result: &Value) -> String {
         .and_then(|blocks| blocks.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
         .unwrap_or("The tool reported an error")
         .to_owned()
-}
-
-/// Returns a new 128-bit random task id in hex.
-fn random_id() -> Result<String, ErrorData> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| ErrorData::internal_error(format!("No randomness for a task id: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Returns the current time as ISO 8601 UTC with milliseconds.

@@ -132,16 +132,13 @@ impl Server {
 
 impl ServerBuilder {
     /// Adds a tool written as a typed async function; see [`Server::add_typed_tool`].
-    pub fn typed_tool<A, R, F, Fut>(mut self, name: &str, description: &str, f: F) -> Self
+    pub fn typed_tool<A, R, F, Fut>(self, name: &str, description: &str, f: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         R: IntoToolResult + Send + 'static,
         F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
     {
-        if let Err(e) = self.server.add_typed_tool(name, description, f) {
-            self.errors.push(e);
-        }
-        self
+        self.tool(typed_tool::<A, R>(name, description), TypedTool { f, args: PhantomData })
     }
 }

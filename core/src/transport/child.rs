@@ -12,7 +12,11 @@ use super::{
 use crate::Error;
 
 /// How long to wait at each step of a clean shutdown of the child.
+///
+/// Build it with [`ChildShutdown::new`] and the `with_*` methods; fields may be added in later
+/// versions.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct ChildShutdown {
     /// How long to wait for the child to exit after its stdin is closed.
     pub after_close: Duration,
@@ -23,6 +27,25 @@ pub struct ChildShutdown {
 impl Default for ChildShutdown {
     fn default() -> Self {
         ChildShutdown { after_close: Duration::from_secs(2), after_terminate: Duration::from_secs(2) }
+    }
+}
+
+impl ChildShutdown {
+    /// Creates the default steps: 2 seconds after closing stdin, 2 more after SIGTERM.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets how long to wait for the child to exit after its stdin is closed.
+    pub fn with_after_close(mut self, wait: Duration) -> Self {
+        self.after_close = wait;
+        self
+    }
+
+    /// Sets how long to wait after SIGTERM before sending SIGKILL.
+    pub fn with_after_terminate(mut self, wait: Duration) -> Self {
+        self.after_terminate = wait;
+        self
     }
 }
 

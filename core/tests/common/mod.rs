@@ -161,7 +161,7 @@ impl ClientHandler for Recorder {
         let ElicitRequestParams::Form(form) = params else {
             return Ok(ElicitResult::decline());
         };
-        let mut content = std::collections::BTreeMap::new();
+        let mut content = IndexMap::new();
         for name in form.requested_schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
             content.insert(name.0.clone(), ElicitContentValue::String(format!("value of {}", name.0)));
         }

@@ -17,8 +17,8 @@ use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use mcpkit::{
     ErrorData, RequestContext, Server,
+    http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
     model::*,
-    transport::http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
 };
 use serde_json::{Value, json};
 use tokio::sync::Notify;

@@ -32,7 +32,7 @@ use crate::{
     Error,
     jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
     model::methods,
-    session::lock,
+    sync::lock,
     transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
 };
 
@@ -60,7 +60,11 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 const ERROR_EXCERPT: usize = 200;
 
 /// Settings of a [`StreamableHttpClientTransport`].
+///
+/// Build them with [`HttpClientOptions::new`] and the `with_*` methods; fields may be added in
+/// later versions.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpClientOptions {
     /// Headers added to every HTTP request, such as `Authorization: Bearer …`.
     pub headers: HeaderMap,
@@ -126,6 +130,12 @@ impl HttpClientOptions {
         Self::default()
     }
 
+    /// Replaces the headers added to every HTTP request.
+    pub fn with_headers(mut self, headers: HeaderMap) -> Self {
+        self.headers = headers;
+        self
+    }
+
     /// Adds a header to every HTTP request.
     pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
         self.headers.insert(name, value);
@@ -137,7 +147,7 @@ impl HttpClientOptions {
     /// Fails when the token holds characters a header value cannot carry.
     pub fn with_bearer_token(self, token: &str) -> Result<Self, Error> {
         let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
-            .map_err(|e| invalid_input(format!("invalid bearer token: {e}")))?;
+            .map_err(|e| Error::Config(format!("invalid bearer token: {e}")))?;
         value.set_sensitive(true);
         Ok(self.with_header(reqwest::header::AUTHORIZATION, value))
     }
@@ -163,6 +173,13 @@ impl HttpClientOptions {
     /// Sets how many fruitless reconnections of an event stream in a row are tried.
     pub fn with_max_retries(mut self, retries: u32) -> Self {
         self.max_retries = retries;
+        self
+    }
+
+    /// Sets how long to wait before reconnecting an event stream whose server sent no `retry`
+    /// field.
+    pub fn with_default_retry(mut self, delay: Duration) -> Self {
+        self.default_retry = delay;
         self
     }
 
@@ -217,9 +234,9 @@ impl StreamableHttpClientTransport {
     /// be built.
     pub fn with_options(url: impl AsRef<str>, mut options: HttpClientOptions) -> Result<Self, Error> {
         let url = url.as_ref();
-        let url = Url::parse(url).map_err(|e| invalid_input(format!("invalid MCP endpoint URL {url:?}: {e}")))?;
+        let url = Url::parse(url).map_err(|e| Error::Config(format!("invalid MCP endpoint URL {url:?}: {e}")))?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(invalid_input(format!("the MCP endpoint URL {url} is not an http or https URL")));
+            return Err(Error::Config(format!("the MCP endpoint URL {url} is not an http or https URL")));
         }
         let http = match options.client.take() {
             Some(client) => client,
@@ -244,10 +261,6 @@ impl Transport for StreamableHttpClientTransport {
         let reader = HttpReader { inbound: self.inbound, closed: self.shared.closed.clone() };
         (Box::new(HttpWriter { shared: self.shared }), Box::new(reader))
     }
-}
-
-fn invalid_input(message: String) -> Error {
-    Error::Io(io::Error::new(io::ErrorKind::InvalidInput, message))
 }
 
 /// Builds the default HTTP client: `localhost` means the loopback addresses, IPv4 first, and

@@ -1,8 +1,8 @@
-//! The Streamable HTTP transport of MCP 2025-11-25, server and client.
+//! The Streamable HTTP transport of MCP 2025-11-25, client side.
+//!
+//! The server side sits above the server role, in [`http`](crate::http).
 
 mod client;
-mod server;
 pub(crate) mod sse;
 
 pub use client::*;
-pub use server::*;

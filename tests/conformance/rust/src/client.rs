@@ -3,12 +3,14 @@
 //! The scenario logic only needs a [`Transport`], so it runs over Streamable HTTP in the
 //! binary and over an in-memory transport in this crate's tests.
 
-use std::{collections::BTreeMap, fmt, str::FromStr};
+use std::{fmt, str::FromStr};
 
 use async_trait::async_trait;
 use mcpkit::{
     Client, ClientHandler, ClientOptions, ErrorData,
-    model::{CallToolResult, ClientCapabilities, ElicitContentValue, ElicitRequestParams, ElicitResult, JsonObject},
+    model::{
+        CallToolResult, ClientCapabilities, ElicitContentValue, ElicitRequestParams, ElicitResult, IndexMap, JsonObject,
+    },
     session::IncomingRequest,
     transport::Transport,
 };
@@ -81,8 +83,8 @@ fn content_value(default: &Value) -> Option<ElicitContentValue> {
 
 /// Returns the answer a user who accepts every proposed value gives to a form: each property
 /// of `requested_schema` that has a `default`, set to that default.
-pub fn defaults_of(requested_schema: &JsonObject) -> BTreeMap<String, ElicitContentValue> {
-    let Some(Value::Object(properties)) = requested_schema.get("properties") else { return BTreeMap::new() };
+pub fn defaults_of(requested_schema: &JsonObject) -> IndexMap<String, ElicitContentValue> {
+    let Some(Value::Object(properties)) = requested_schema.get("properties") else { return IndexMap::new() };
     properties
         .iter()
         .filter_map(|(name, schema)| Some((name.clone(), content_value(schema.get("default")?)?)))

@@ -9,7 +9,7 @@ use std::{
     process::ExitCode,
 };
 
-use mcpkit::transport::http::{HttpServerOptions, StreamableHttpServer};
+use mcpkit::http::{HttpServerOptions, StreamableHttpServer};
 use mcpkit_conformance::fixture;
 
 const USAGE: &str = "usage: conformance-server PORT | conformance-server --stdio";

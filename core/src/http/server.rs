@@ -31,8 +31,10 @@ use crate::{
     Error, Server,
     jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
     model::{SUPPORTED_PROTOCOL_VERSIONS, methods},
+    random::random_id,
     server::SessionHandle,
-    session::{DirectInput, DirectWriter, lock},
+    session::{DirectInput, DirectWriter},
+    sync::lock,
     transport::{Inbound, Outbound},
 };
 
@@ -42,7 +44,11 @@ pub const SESSION_ID_HEADER: &str = "mcp-session-id";
 pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// Settings of a Streamable HTTP server.
+///
+/// Build them with [`HttpServerOptions::new`] and the `with_*` methods; fields may be added in
+/// later versions.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpServerOptions {
     /// The path of the MCP endpoint.
     pub path: String,
@@ -86,6 +92,76 @@ impl Default for HttpServerOptions {
     }
 }
 
+impl HttpServerOptions {
+    /// Creates the default settings: the endpoint `/mcp`, loopback hosts and origins only,
+    /// stateful sessions ended after 30 idle minutes, JSON replies when possible, bodies up to
+    /// 4 MiB, and events kept in memory.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the path of the MCP endpoint.
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Sets the accepted `Host` header values (`name:port`) instead of the loopback names.
+    pub fn with_allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets the accepted `Origin` header values instead of the loopback origins.
+    pub fn with_allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets whether a request whose handler sends nothing before its result gets a plain JSON
+    /// reply.
+    pub fn with_json_response(mut self, json_response: bool) -> Self {
+        self.json_response = json_response;
+        self
+    }
+
+    /// Sets whether sessions are kept.
+    pub fn with_stateful(mut self, stateful: bool) -> Self {
+        self.stateful = stateful;
+        self
+    }
+
+    /// Sets how long a session may stay unused before it is ended.
+    pub fn with_session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Sets the largest request body accepted, in bytes.
+    pub fn with_max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body_size = bytes;
+        self
+    }
+
+    /// Sets the reconnection delay announced in each SSE stream's first event.
+    pub fn with_sse_retry(mut self, delay: Duration) -> Self {
+        self.sse_retry = delay;
+        self
+    }
+
+    /// Sets how often an idle SSE stream gets a keep-alive comment; `None` sends none.
+    pub fn with_keep_alive(mut self, interval: Option<Duration>) -> Self {
+        self.keep_alive = interval;
+        self
+    }
+
+    /// Sets where SSE events are kept for clients that reconnect.
+    pub fn with_event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = store;
+        self
+    }
+}
+
 impl std::fmt::Debug for HttpServerOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpServerOptions")
@@ -96,7 +172,9 @@ impl std::fmt::Debug for HttpServerOptions {
             .field("stateful", &self.stateful)
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_body_size", &self.max_body_size)
-            .finish()
+            .field("sse_retry", &self.sse_retry)
+            .field("keep_alive", &self.keep_alive)
+            .finish_non_exhaustive()
     }
 }
 
@@ -600,15 +678,17 @@ impl HttpState {
     }
 }
 
-fn new_session_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // The operating system's generator is unavailable; fall back to a time-seeded id
-        // that is still unique, though not secret.
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
-        bytes.copy_from_slice(&nanos.to_le_bytes());
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// Answers an initialize request that gets no session because the operating system's random
+/// source failed: a session id that others could predict would let them join the session.
+fn no_session_id(initialize: &JsonRpcMessage, error: getrandom::Error) -> Response {
+    tracing::error!(%error, "the random source failed; the session is refused");
+    let id = match initialize {
+        JsonRpcMessage::Request(request) => Some(request.id.clone()),
+        _ => None,
+    };
+    let error = ErrorData::internal_error("Internal error: no unpredictable session id could be made");
+    let body = JsonRpcMessage::error(id, error).encode();
+    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Response {
@@ -688,8 +768,12 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
             let message = "Bad Request: initialize must not carry a session id";
             return error_response(StatusCode::BAD_REQUEST, -32600, message);
         }
+        let id = match random_id() {
+            Ok(id) => id,
+            Err(e) => return no_session_id(&message, e),
+        };
         state.ensure_sweeper();
-        let session = state.new_session(new_session_id());
+        let session = state.new_session(id);
         lock(&state.sessions).insert(session.id.clone(), session.clone());
         session
     } else {
@@ -928,5 +1012,23 @@ struct EndOnDrop(Arc<HttpSession>);
 impl Drop for EndOnDrop {
     fn drop(&mut self) {
         self.0.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_failed_random_source_refuses_the_session_with_a_json_rpc_error() {
+        let initialize = JsonRpcMessage::request(RequestId::Number(7), methods::INITIALIZE, None);
+        let response = no_session_id(&initialize, getrandom::Error::UNSUPPORTED);
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(response.headers().get(SESSION_ID_HEADER).is_none());
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["id"], 7);
+        assert_eq!(body["error"]["code"], crate::jsonrpc::INTERNAL_ERROR);
     }
 }

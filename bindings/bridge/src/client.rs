@@ -1,0 +1,490 @@
+//! The client handle: connect from a JSON transport spec, send any request, and answer the
+//! server's requests with [`Callback`]s.
+
+use std::{collections::HashMap, path::PathBuf, sync::Arc, time::Duration};
+
+use async_trait::async_trait;
+use mcpkit::{
+    ClientHandler, ClientOptions, ErrorData, RequestOptions,
+    jsonrpc::Notification,
+    model::{
+        CallToolRequestParams, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
+        ElicitRequestParams, ElicitResult, ElicitationCapability, ElicitationCompleteNotificationParams, Icon,
+        JsonObject, ListRootsResult, LoggingMessageNotificationParams, ResourceUpdatedNotificationParams,
+        SamplingCapability, methods,
+    },
+    session::IncomingRequest,
+    transport::{
+        ChildProcessTransport, Transport,
+        http::{HttpClientOptions, StreamableHttpClientTransport},
+        memory_pair,
+    },
+};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde_json::{Value, json};
+
+use crate::{Callback, Context, Error, Server, Task, server::parse};
+
+/// The callbacks a client answers the server with; the client declares exactly the
+/// capabilities they imply.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct ClientCallbacks {
+    sampling: Option<(Arc<dyn Callback>, bool)>,
+    elicitation: Option<(Arc<dyn Callback>, bool, bool)>,
+    roots: Option<Arc<dyn Callback>>,
+    notification: Option<Arc<dyn Callback>>,
+}
+
+impl std::fmt::Debug for ClientCallbacks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientCallbacks")
+            .field("sampling", &self.sampling.as_ref().map(|s| s.1))
+            .field("elicitation", &self.elicitation.as_ref().map(|e| (e.1, e.2)))
+            .field("roots", &self.roots.is_some())
+            .field("notification", &self.notification.is_some())
+            .finish()
+    }
+}
+
+impl ClientCallbacks {
+    /// Creates a set with no callbacks: the client declares no capabilities.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Answers `sampling/createMessage` (payload: the request's params; returns a
+    /// `CreateMessageResult`); `tools` declares sampling with tools and tool choice.
+    pub fn with_sampling(mut self, callback: Arc<dyn Callback>, tools: bool) -> Self {
+        self.sampling = Some((callback, tools));
+        self
+    }
+
+    /// Answers `elicitation/create` (payload: the request's params; returns an
+    /// `ElicitResult`) in form mode, URL mode, or both.
+    pub fn with_elicitation(mut self, callback: Arc<dyn Callback>, form: bool, url: bool) -> Self {
+        self.elicitation = Some((callback, form, url));
+        self
+    }
+
+    /// Answers `roots/list` (payload `{}`; returns a `ListRootsResult`, or just the array of
+    /// roots). The client declares `roots.listChanged`.
+    pub fn with_roots(mut self, callback: Arc<dyn Callback>) -> Self {
+        self.roots = Some(callback);
+        self
+    }
+
+    /// Hears every notification from the server (payload `{"method", "params"}`).
+    pub fn with_notification(mut self, callback: Arc<dyn Callback>) -> Self {
+        self.notification = Some(callback);
+        self
+    }
+
+    fn capabilities(&self) -> ClientCapabilities {
+        let mut caps = ClientCapabilities::default();
+        if let Some((_, tools)) = &self.sampling {
+            caps.sampling = Some(SamplingCapability { tools: tools.then(JsonObject::new), ..Default::default() });
+        }
+        if let Some((_, form, url)) = &self.elicitation {
+            caps.elicitation =
+                Some(ElicitationCapability { form: form.then(JsonObject::new), url: url.then(JsonObject::new) });
+        }
+        if self.roots.is_some() {
+            caps = caps.with_roots(true);
+        }
+        caps
+    }
+
+    async fn answer<P: Serialize, R: DeserializeOwned>(
+        callback: Option<&Arc<dyn Callback>>,
+        method: &str,
+        params: P,
+        request: IncomingRequest,
+    ) -> Result<R, ErrorData> {
+        let callback = callback.ok_or_else(|| ErrorData::method_not_found(method))?;
+        let params = serde_json::to_value(params).map_err(|e| ErrorData::internal_error(e.to_string()))?;
+        let mut value = callback.call(params, Context::client(request)).await.map_err(|e| e.to_error_data())?;
+        if method == methods::ROOTS_LIST && value.is_array() {
+            value = json!({ "roots": value });
+        }
+        serde_json::from_value(value)
+            .map_err(|e| ErrorData::internal_error(format!("the {method} callback returned an invalid result: {e}")))
+    }
+
+    async fn hear<P: Serialize>(&self, method: &str, params: P) {
+        if let Some(callback) = &self.notification {
+            let payload = json!({ "method": method, "params": serde_json::to_value(params).unwrap_or(Value::Null) });
+            if let Err(e) = callback.call(payload, Context::notification()).await {
+                tracing::warn!(error = %e, method, "the notification callback failed");
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl ClientHandler for ClientCallbacks {
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        request: IncomingRequest,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let callback = self.sampling.as_ref().map(|s| &s.0);
+        Self::answer(callback, methods::SAMPLING_CREATE_MESSAGE, params, request).await
+    }
+
+    async fn elicit(&self, params: ElicitRequestParams, request: IncomingRequest) -> Result<ElicitResult, ErrorData> {
+        let callback = self.elicitation.as_ref().map(|e| &e.0);
+        Self::answer(callback, methods::ELICITATION_CREATE, params, request).await
+    }
+
+    async fn list_roots(&self, request: IncomingRequest) -> Result<ListRootsResult, ErrorData> {
+        Self::answer(self.roots.as_ref(), methods::ROOTS_LIST, json!({}), request).await
+    }
+
+    async fn on_log_message(&self, params: LoggingMessageNotificationParams) {
+        self.hear(methods::NOTIFICATIONS_MESSAGE, params).await;
+    }
+
+    async fn on_resource_updated(&self, params: ResourceUpdatedNotificationParams) {
+        self.hear(methods::NOTIFICATIONS_RESOURCES_UPDATED, params).await;
+    }
+
+    async fn on_list_changed(&self, method: &str) {
+        self.hear(method, json!({})).await;
+    }
+
+    async fn on_elicitation_complete(&self, params: ElicitationCompleteNotificationParams) {
+        self.hear(methods::NOTIFICATIONS_ELICITATION_COMPLETE, params).await;
+    }
+
+    async fn on_notification(&self, notification: Notification) {
+        self.hear(&notification.method, notification.params.unwrap_or_else(|| json!({}))).await;
+    }
+}
+
+/// How to reach a server, as JSON.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+enum TransportSpec {
+    /// Spawn a command and speak over its stdin and stdout.
+    #[serde(rename_all = "camelCase")]
+    Stdio { command: String, args: Option<Vec<String>>, env: Option<HashMap<String, String>>, cwd: Option<PathBuf> },
+    /// Speak Streamable HTTP to a URL.
+    #[serde(rename_all = "camelCase")]
+    Http {
+        url: String,
+        headers: Option<HashMap<String, String>>,
+        bearer_token: Option<String>,
+        timeout_ms: Option<u64>,
+        open_get_stream: Option<bool>,
+        legacy_fallback: Option<bool>,
+    },
+}
+
+/// The settings of a client, as JSON.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ClientSpec {
+    name: Option<String>,
+    version: Option<String>,
+    title: Option<String>,
+    icons: Option<Vec<Icon>>,
+    website_url: Option<String>,
+    protocol_version: Option<String>,
+    request_timeout_ms: Option<u64>,
+    capabilities: Option<ClientCapabilities>,
+}
+
+impl ClientSpec {
+    fn options(self, callbacks: &ClientCallbacks) -> ClientOptions {
+        let name = self.name.unwrap_or_else(|| "mcpkit".to_owned());
+        let version = self.version.unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned());
+        let mut options = ClientOptions::new(name, version);
+        options.info.title = self.title;
+        options.info.icons = self.icons;
+        options.info.website_url = self.website_url;
+        if let Some(version) = self.protocol_version {
+            options.protocol_version = version;
+        }
+        if let Some(ms) = self.request_timeout_ms {
+            options.request_timeout = Duration::from_millis(ms);
+        }
+        let mut caps = self.capabilities.unwrap_or_default();
+        let derived = callbacks.capabilities();
+        caps.sampling = caps.sampling.or(derived.sampling);
+        caps.elicitation = caps.elicitation.or(derived.elicitation);
+        caps.roots = caps.roots.or(derived.roots);
+        options.capabilities = caps;
+        options
+    }
+}
+
+fn http_transport(
+    url: String,
+    headers: Option<HashMap<String, String>>,
+    bearer_token: Option<String>,
+    timeout_ms: Option<u64>,
+    open_get_stream: Option<bool>,
+    legacy_fallback: Option<bool>,
+) -> Result<StreamableHttpClientTransport, Error> {
+    let mut options = HttpClientOptions::new();
+    for (name, value) in headers.unwrap_or_default() {
+        let name = http::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| Error::invalid_input(format!("invalid header name {name:?}: {e}")))?;
+        let value = http::HeaderValue::from_str(&value)
+            .map_err(|e| Error::invalid_input(format!("invalid value of header {name}: {e}")))?;
+        options = options.with_header(name, value);
+    }
+    if let Some(token) = bearer_token {
+        options = options.with_bearer_token(&token)?;
+    }
+    if let Some(ms) = timeout_ms {
+        options = options.with_request_timeout(Duration::from_millis(ms));
+    }
+    if let Some(open) = open_get_stream {
+        options = options.with_get_stream(open);
+    }
+    if let Some(fallback) = legacy_fallback {
+        options = options.with_legacy_fallback(fallback);
+    }
+    Ok(StreamableHttpClientTransport::with_options(url, options)?)
+}
+
+/// The options of one request.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct CallOptions {
+    timeout: Option<Duration>,
+    on_progress: Option<Arc<dyn Fn(Value) + Send + Sync>>,
+    task: Option<Value>,
+    meta: Option<JsonObject>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions").field("timeout", &self.timeout).field("task", &self.task).finish()
+    }
+}
+
+impl CallOptions {
+    /// Creates options that keep the client's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the time-out of this request; `notifications/cancelled` is sent when it passes.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Asks for progress; `callback` gets each `notifications/progress` params object.
+    pub fn with_progress(mut self, callback: Arc<dyn Fn(Value) + Send + Sync>) -> Self {
+        self.on_progress = Some(callback);
+        self
+    }
+
+    /// Sends the request as a task (experimental): `task` is the task metadata, such as
+    /// `{"ttl": 60000}`, and the result is the created task.
+    pub fn with_task(mut self, task: Value) -> Self {
+        self.task = Some(task);
+        self
+    }
+
+    /// Adds entries to the request's `_meta`.
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
+/// The kinds of list the server offers, by the name of their result's array.
+const LISTS: [(&str, &str); 5] = [
+    ("tools", methods::TOOLS_LIST),
+    ("resources", methods::RESOURCES_LIST),
+    ("resourceTemplates", methods::RESOURCES_TEMPLATES_LIST),
+    ("prompts", methods::PROMPTS_LIST),
+    ("tasks", methods::TASKS_LIST),
+];
+
+fn list_method(kind: &str) -> Result<&'static str, Error> {
+    LISTS.iter().find(|(k, _)| *k == kind).map(|(_, m)| *m).ok_or_else(|| {
+        let known: Vec<_> = LISTS.iter().map(|(k, _)| *k).collect();
+        Error::invalid_input(format!("unknown list {kind:?}; expected one of {known:?}"))
+    })
+}
+
+/// A connected MCP client; cloning is cheap and gives the same connection.
+#[derive(Clone, Debug)]
+pub struct Client {
+    inner: mcpkit::Client,
+}
+
+impl Client {
+    /// Connects to a server and initializes the session.
+    ///
+    /// `transport` is `{"type": "stdio", "command", "args", "env", "cwd"}` or
+    /// `{"type": "http", "url", "headers", "bearerToken", "timeoutMs", "openGetStream",
+    /// "legacyFallback"}`. `options` is `null` or an object with `name`, `version`, `title`,
+    /// `icons`, `websiteUrl`, `protocolVersion`, `requestTimeoutMs` and `capabilities`
+    /// (declared beside those the callbacks imply).
+    pub fn connect(transport: Value, options: Value, callbacks: ClientCallbacks) -> Task<Client> {
+        Task::new(async move {
+            let spec = client_spec(options)?;
+            match parse::<TransportSpec>(transport, "transport")? {
+                TransportSpec::Stdio { command, args, env, cwd } => {
+                    let mut process = tokio::process::Command::new(&command);
+                    process.args(args.unwrap_or_default());
+                    process.envs(env.unwrap_or_default());
+                    if let Some(cwd) = cwd {
+                        process.current_dir(cwd);
+                    }
+                    let transport = ChildProcessTransport::spawn(process)
+                        .map_err(|e| Error::from(e).with_cause(format!("spawning {command}")))?;
+                    connect_over(transport, spec, callbacks).await
+                }
+                TransportSpec::Http { url, headers, bearer_token, timeout_ms, open_get_stream, legacy_fallback } => {
+                    let transport =
+                        http_transport(url, headers, bearer_token, timeout_ms, open_get_stream, legacy_fallback)?;
+                    connect_over(transport, spec, callbacks).await
+                }
+            }
+        })
+    }
+
+    /// Connects to `server` in this process over an in-memory transport (for tests).
+    pub fn connect_memory(server: &Server, options: Value, callbacks: ClientCallbacks) -> Task<Client> {
+        let server = server.inner.clone();
+        Task::new(async move {
+            let spec = client_spec(options)?;
+            let (ours, theirs) = memory_pair();
+            server.serve(theirs);
+            connect_over(ours, spec, callbacks).await
+        })
+    }
+
+    /// Returns the server's `initialize` result (server info, capabilities, instructions).
+    pub fn server_info(&self) -> Value {
+        serde_json::to_value(self.inner.server()).unwrap_or(Value::Null)
+    }
+
+    /// Returns the negotiated protocol version.
+    pub fn protocol_version(&self) -> String {
+        self.inner.protocol_version().to_owned()
+    }
+
+    /// Sends any request and returns a task of its result.
+    ///
+    /// Requests of the protocol are checked against the server's capabilities first. A
+    /// `tools/call` result with structured content is validated against the tool's output
+    /// schema, when the tool was listed with one. Dropping the task cancels the request.
+    pub fn request(&self, method: &str, params: Value, options: CallOptions) -> Task<Value> {
+        let client = self.inner.clone();
+        let method = method.to_owned();
+        Task::new(async move {
+            let mut params = match params {
+                Value::Null => JsonObject::new(),
+                Value::Object(object) => object,
+                _ => return Err(Error::invalid_input("request params must be a JSON object or null")),
+            };
+            if let Some(task) = options.task {
+                params.insert("task".to_owned(), task);
+            }
+            if let Some(extra) = options.meta {
+                let meta = params.entry("_meta").or_insert_with(|| json!({}));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.extend(extra);
+                }
+            }
+            let mut request = RequestOptions::new();
+            request.timeout = options.timeout;
+            request.on_progress = options.on_progress.map(|callback| {
+                let callback: mcpkit::session::ProgressCallback =
+                    Arc::new(move |p| callback(serde_json::to_value(p).unwrap_or(Value::Null)));
+                callback
+            });
+            if method == methods::TOOLS_CALL && !params.contains_key("task") {
+                let params: CallToolRequestParams = parse(Value::Object(params), "tools/call params")?;
+                let result = client.call_tool_with(params, request).await?;
+                return Ok(serde_json::to_value(result).unwrap_or(Value::Null));
+            }
+            Ok(client.request(&method, Some(Value::Object(params)), request).await?)
+        })
+    }
+
+    /// Calls a tool; shorthand for a `tools/call` [`Client::request`].
+    pub fn call_tool(&self, name: &str, arguments: Value, options: CallOptions) -> Task<Value> {
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        self.request(methods::TOOLS_CALL, json!({ "name": name, "arguments": arguments }), options)
+    }
+
+    /// Sends a notification to the server.
+    pub fn notify(&self, method: &str, params: Value) -> Result<(), Error> {
+        Ok(self.inner.peer().notify(method, &params, None)?)
+    }
+
+    /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts` or
+    /// `tasks`) from `cursor`; the result holds the items and `nextCursor`.
+    pub fn list(&self, kind: &str, cursor: Option<String>) -> Task<Value> {
+        match list_method(kind) {
+            Ok(method) => {
+                let params = cursor.map(|c| json!({ "cursor": c })).unwrap_or(Value::Null);
+                self.request(method, params, CallOptions::new())
+            }
+            Err(e) => Task::ready(Err(e)),
+        }
+    }
+
+    /// Lists every item of `kind`, following `nextCursor` from page to page.
+    pub fn list_all(&self, kind: &str) -> Task<Value> {
+        let client = self.clone();
+        let kind = kind.to_owned();
+        Task::new(async move {
+            list_method(&kind)?;
+            let mut items = Vec::new();
+            let mut cursor = None;
+            loop {
+                let mut page = client.list(&kind, cursor.take()).await?;
+                if let Some(Value::Array(more)) = page.get_mut(&kind).map(Value::take) {
+                    items.extend(more);
+                }
+                match page.get("nextCursor").and_then(Value::as_str) {
+                    Some(next) => cursor = Some(next.to_owned()),
+                    None => return Ok(Value::Array(items)),
+                }
+            }
+        })
+    }
+
+    /// Tells the server that the client's roots changed.
+    pub fn notify_roots_changed(&self) -> Result<(), Error> {
+        Ok(self.inner.notify_roots_list_changed()?)
+    }
+
+    /// Closes the connection (a stdio server is shut down, an HTTP session deleted); closing
+    /// again does nothing.
+    pub fn close(&self) -> Task<()> {
+        let client = self.inner.clone();
+        Task::new(async move {
+            client.close().await;
+            Ok(())
+        })
+    }
+}
+
+fn client_spec(options: Value) -> Result<ClientSpec, Error> {
+    match options {
+        Value::Null => Ok(ClientSpec::default()),
+        other => parse(other, "client options"),
+    }
+}
+
+async fn connect_over(
+    transport: impl Transport,
+    spec: ClientSpec,
+    callbacks: ClientCallbacks,
+) -> Result<Client, Error> {
+    let options = spec.options(&callbacks);
+    let inner = mcpkit::Client::connect_with_handler(transport, options, callbacks).await?;
+    Ok(Client { inner })
+}

@@ -1,0 +1,276 @@
+//! The one flat error of the bridge, and the table of JSON-RPC error codes.
+//!
+//! Every binding maps [`Error`] once to its own error types: the stable [`ErrorKind`] picks
+//! the class, the JSON-RPC `code`, `message` and `data` fill it in, and `causes` carries the
+//! chain of underlying errors, outermost first.
+
+use mcpkit::{ErrorData, jsonrpc};
+use serde_json::Value;
+
+/// What kind of failure an [`Error`] is; the names are stable and shared by every language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A JSON-RPC error: one the peer answered with, or one a handler raised on purpose.
+    Rpc,
+    /// The connection is closed, or closed while the request was in flight.
+    TransportClosed,
+    /// The request got no response within its time-out.
+    Timeout,
+    /// The request was cancelled by this side.
+    Cancelled,
+    /// The peer broke the protocol, or the negotiation failed.
+    Protocol,
+    /// The peer did not declare the capability that a request needs.
+    CapabilityMissing,
+    /// A registration or setting is invalid (a schema, a URI template, a name, an option).
+    Config,
+    /// A value handed to the bridge does not have the shape it needs.
+    InvalidInput,
+    /// An input/output error, such as a command that cannot be spawned or a port in use.
+    Io,
+    /// A handler failed without choosing a JSON-RPC error (an exception, a rejected promise).
+    Handler,
+    /// Too much work is queued already; the call was refused and may be tried again.
+    Overloaded,
+    /// A failure inside mcpkit itself, such as a panic.
+    Internal,
+}
+
+impl ErrorKind {
+    /// Every kind, in the order bindings list them.
+    pub const ALL: [ErrorKind; 12] = [
+        ErrorKind::Rpc,
+        ErrorKind::TransportClosed,
+        ErrorKind::Timeout,
+        ErrorKind::Cancelled,
+        ErrorKind::Protocol,
+        ErrorKind::CapabilityMissing,
+        ErrorKind::Config,
+        ErrorKind::InvalidInput,
+        ErrorKind::Io,
+        ErrorKind::Handler,
+        ErrorKind::Overloaded,
+        ErrorKind::Internal,
+    ];
+
+    /// Returns the stable name of the kind, such as `"transport_closed"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Rpc => "rpc",
+            ErrorKind::TransportClosed => "transport_closed",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::CapabilityMissing => "capability_missing",
+            ErrorKind::Config => "config",
+            ErrorKind::InvalidInput => "invalid_input",
+            ErrorKind::Io => "io",
+            ErrorKind::Handler => "handler",
+            ErrorKind::Overloaded => "overloaded",
+            ErrorKind::Internal => "internal",
+        }
+    }
+
+    /// Returns the kind with the stable name `name`.
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// The JSON-RPC error codes MCP uses, by the name each binding gives its error class.
+///
+/// Bindings generate their classes from this table or test their own against it.
+pub const ERROR_CODES: [(&str, i64); 8] = [
+    ("ParseError", jsonrpc::PARSE_ERROR),
+    ("InvalidRequest", jsonrpc::INVALID_REQUEST),
+    ("MethodNotFound", jsonrpc::METHOD_NOT_FOUND),
+    ("InvalidParams", jsonrpc::INVALID_PARAMS),
+    ("InternalError", jsonrpc::INTERNAL_ERROR),
+    ("RequestTimeout", jsonrpc::REQUEST_TIMEOUT),
+    ("ResourceNotFound", jsonrpc::RESOURCE_NOT_FOUND),
+    ("UrlElicitationRequired", jsonrpc::URL_ELICITATION_REQUIRED),
+];
+
+/// The flat error every bridge call fails with, and every foreign handler fails with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    /// What kind of failure this is.
+    pub kind: ErrorKind,
+    /// The JSON-RPC error code, for kind [`ErrorKind::Rpc`].
+    pub code: Option<i64>,
+    /// A message for people.
+    pub message: String,
+    /// The JSON-RPC error's `data`, when it had some.
+    pub data: Option<Value>,
+    /// The messages of the underlying errors, outermost first.
+    pub causes: Vec<String>,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Error {
+    /// Creates an error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error { kind, code: None, message: message.into(), data: None, causes: Vec::new() }
+    }
+
+    /// Creates a JSON-RPC error, as a handler raises it to answer with exactly that error.
+    pub fn rpc(code: i64, message: impl Into<String>, data: Option<Value>) -> Self {
+        Error { kind: ErrorKind::Rpc, code: Some(code), message: message.into(), data, causes: Vec::new() }
+    }
+
+    /// Creates the error of a handler that failed without choosing a JSON-RPC error.
+    ///
+    /// A tool's such failure becomes an `isError` result; any other handler's becomes an
+    /// internal error (-32603) with this message.
+    pub fn handler(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Handler, message)
+    }
+
+    /// Creates an error for a value that does not have the shape it needs.
+    pub fn invalid_input(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::InvalidInput, message)
+    }
+
+    /// Creates an error for an invalid registration or setting.
+    pub fn config(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Config, message)
+    }
+
+    /// Creates an error for work refused because too much is queued.
+    pub fn overloaded(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Overloaded, message)
+    }
+
+    /// Creates an internal error.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Internal, message)
+    }
+
+    /// Adds the message of an underlying error to the cause chain.
+    pub fn with_cause(mut self, cause: impl Into<String>) -> Self {
+        self.causes.push(cause.into());
+        self
+    }
+
+    /// Returns the stable name of the error's kind.
+    pub fn kind_name(&self) -> &'static str {
+        self.kind.as_str()
+    }
+
+    /// Returns the JSON-RPC error a server answers with when a handler fails with this error:
+    /// an [`ErrorKind::Rpc`] error keeps its code, message and data, and anything else is an
+    /// internal error (-32603) carrying the message.
+    pub fn to_error_data(&self) -> ErrorData {
+        match (self.kind, self.code) {
+            (ErrorKind::Rpc, Some(code)) => {
+                let data = ErrorData::new(code, self.message.clone());
+                match &self.data {
+                    Some(d) => data.with_data(d.clone()),
+                    None => data,
+                }
+            }
+            _ => ErrorData::internal_error(self.message.clone()),
+        }
+    }
+
+    /// Converts a task that failed to join (a panic or an abort).
+    pub(crate) fn from_join(e: tokio::task::JoinError) -> Self {
+        if e.is_cancelled() {
+            return Error::new(ErrorKind::Cancelled, "the task was cancelled");
+        }
+        let panic = e.into_panic();
+        let text = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        Error::internal(format!("mcpkit panicked: {text}"))
+    }
+
+    /// Converts a JSON (de)serialization failure of a value named `what`.
+    pub(crate) fn json(what: &str, e: serde_json::Error) -> Self {
+        Error::invalid_input(format!("invalid {what}: {e}"))
+    }
+}
+
+fn causes_of(error: &dyn std::error::Error) -> Vec<String> {
+    let mut causes = Vec::new();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        causes.push(cause.to_string());
+        source = cause.source();
+    }
+    causes
+}
+
+impl From<mcpkit::Error> for Error {
+    fn from(e: mcpkit::Error) -> Self {
+        let causes = causes_of(&e);
+        let kind = match &e {
+            mcpkit::Error::Rpc(data) => {
+                return Error { causes, ..Error::rpc(data.code, data.message.clone(), data.data.clone()) };
+            }
+            mcpkit::Error::TransportClosed => ErrorKind::TransportClosed,
+            mcpkit::Error::Timeout(_) => ErrorKind::Timeout,
+            mcpkit::Error::Cancelled => ErrorKind::Cancelled,
+            mcpkit::Error::Protocol(_) => ErrorKind::Protocol,
+            mcpkit::Error::CapabilityMissing(_) => ErrorKind::CapabilityMissing,
+            mcpkit::Error::Json(_) => ErrorKind::InvalidInput,
+            mcpkit::Error::Io(_) => ErrorKind::Io,
+            _ => ErrorKind::Internal,
+        };
+        Error { kind, code: None, message: e.to_string(), data: None, causes }
+    }
+}
+
+impl From<ErrorData> for Error {
+    fn from(e: ErrorData) -> Self {
+        Error::rpc(e.code, e.message, e.data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_have_unique_stable_names() {
+        let names: std::collections::HashSet<_> = ErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(names.len(), ErrorKind::ALL.len());
+        for kind in ErrorKind::ALL {
+            assert_eq!(ErrorKind::from_name(kind.as_str()), Some(kind));
+        }
+    }
+
+    #[test]
+    fn the_code_table_holds_every_mcp_code() {
+        let codes: Vec<i64> = ERROR_CODES.iter().map(|(_, c)| *c).collect();
+        for code in [-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32042] {
+            assert!(codes.contains(&code), "{code} is missing");
+        }
+    }
+
+    #[test]
+    fn the_error_policy_keeps_chosen_codes_only() {
+        let chosen = Error::rpc(-32602, "bad", Some(serde_json::json!(1))).to_error_data();
+        assert_eq!((chosen.code, chosen.data), (-32602, Some(serde_json::json!(1))));
+        let other = Error::handler("oops").to_error_data();
+        assert_eq!((other.code, other.message.as_str()), (jsonrpc::INTERNAL_ERROR, "oops"));
+    }
+
+    #[test]
+    fn core_errors_keep_their_kind() {
+        let timeout: Error = mcpkit::Error::Timeout(std::time::Duration::from_secs(1)).into();
+        assert_eq!(timeout.kind, ErrorKind::Timeout);
+        let io: Error = mcpkit::Error::Io(std::io::Error::other("disk")).into();
+        assert_eq!(io.kind, ErrorKind::Io);
+    }
+}

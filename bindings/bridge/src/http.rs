@@ -1,0 +1,252 @@
+//! Streamable HTTP for bridge servers: a server bound to its own port, or an endpoint that a
+//! host application's own HTTP server feeds with the exchanges it receives.
+
+use std::{
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use axum::body::Body;
+use http_body_util::BodyExt;
+use mcpkit::transport::http::{BoundHttpServer, HttpServerOptions, InMemoryEventStore, StreamableHttpServer};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+use crate::{Error, Server, Task, server::parse};
+
+/// The settings of a Streamable HTTP server, as JSON.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct HttpSpec {
+    host: Option<String>,
+    port: Option<u16>,
+    path: Option<String>,
+    allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Option<Vec<String>>,
+    json_response: Option<bool>,
+    stateful: Option<bool>,
+    session_idle_timeout_ms: Option<u64>,
+    max_body_size: Option<usize>,
+    sse_retry_ms: Option<u64>,
+    keep_alive_ms: Option<u64>,
+    event_store_capacity: Option<usize>,
+}
+
+impl HttpSpec {
+    fn parse(value: Value) -> Result<HttpSpec, Error> {
+        match value {
+            Value::Null => Ok(HttpSpec::default()),
+            other => parse(other, "HTTP options"),
+        }
+    }
+
+    fn options(&self) -> HttpServerOptions {
+        let mut options = HttpServerOptions::default();
+        if let Some(path) = &self.path {
+            options.path = if path.starts_with('/') { path.clone() } else { format!("/{path}") };
+        }
+        options.allowed_hosts.clone_from(&self.allowed_hosts);
+        options.allowed_origins.clone_from(&self.allowed_origins);
+        if let Some(json) = self.json_response {
+            options.json_response = json;
+        }
+        if let Some(stateful) = self.stateful {
+            options.stateful = stateful;
+        }
+        if let Some(ms) = self.session_idle_timeout_ms {
+            options.session_idle_timeout = Duration::from_millis(ms);
+        }
+        if let Some(size) = self.max_body_size {
+            options.max_body_size = size;
+        }
+        if let Some(ms) = self.sse_retry_ms {
+            options.sse_retry = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.keep_alive_ms {
+            options.keep_alive = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(capacity) = self.event_store_capacity {
+            options.event_store = Arc::new(InMemoryEventStore::new(capacity));
+        }
+        options
+    }
+}
+
+/// A Streamable HTTP server bound to its own port.
+#[derive(Debug)]
+pub struct HttpServer {
+    url: String,
+    bound: Mutex<Option<BoundHttpServer>>,
+    closed: CancellationToken,
+}
+
+impl HttpServer {
+    /// Returns the URL of the MCP endpoint, such as `http://127.0.0.1:8000/mcp`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Stops accepting connections and ends every session; closing again does nothing.
+    pub fn close(&self) -> Task<()> {
+        let bound = self.bound.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let closed = self.closed.clone();
+        Task::new(async move {
+            if let Some(bound) = bound {
+                bound.shutdown().await;
+            }
+            closed.cancel();
+            Ok(())
+        })
+    }
+
+    /// Returns a task that finishes when the server is closed.
+    pub fn wait(&self) -> Task<()> {
+        let closed = self.closed.clone();
+        Task::new(async move {
+            closed.cancelled().await;
+            Ok(())
+        })
+    }
+}
+
+impl Server {
+    /// Serves Streamable HTTP on its own port and returns the running server.
+    ///
+    /// `options` is `null` or a JSON object with `host` (default `127.0.0.1`), `port` (`0`
+    /// picks a free one; default 8000), `path` (`/mcp`), `allowedHosts`, `allowedOrigins`
+    /// (default: loopback names on the bound port), `jsonResponse` (`true`), `stateful`
+    /// (`true`), `sessionIdleTimeoutMs`, `maxBodySize`, `sseRetryMs`, `keepAliveMs` (`0`
+    /// turns keep-alive comments off) and `eventStoreCapacity` (events kept per session for
+    /// resumption).
+    pub fn serve_http(&self, options: Value) -> Task<HttpServer> {
+        let server = self.inner.clone();
+        Task::new(async move {
+            let spec = HttpSpec::parse(options)?;
+            let host = spec.host.clone().unwrap_or_else(|| "127.0.0.1".to_owned());
+            let port = spec.port.unwrap_or(8000);
+            let addr = tokio::net::lookup_host((host.as_str(), port))
+                .await
+                .map_err(|e| Error::from(mcpkit::Error::Io(e)))?
+                .next()
+                .ok_or_else(|| Error::invalid_input(format!("{host} resolves to no address")))?;
+            let bound = StreamableHttpServer::bind(server, addr, spec.options()).await?;
+            Ok(HttpServer { url: bound.url(), bound: Mutex::new(Some(bound)), closed: CancellationToken::new() })
+        })
+    }
+
+    /// Returns an endpoint that answers HTTP exchanges a host application's own server
+    /// receives (Node's `http`, an ASGI app), doing all protocol work itself.
+    ///
+    /// `options` takes the keys of [`Server::serve_http`] except `host` and `port`; hosts
+    /// and origins default to the loopback names on any port.
+    pub fn http_endpoint(&self, options: Value) -> Result<HttpEndpoint, Error> {
+        let spec = HttpSpec::parse(options)?;
+        let http = StreamableHttpServer::new(self.inner.clone(), spec.options());
+        Ok(HttpEndpoint { router: http.router() })
+    }
+}
+
+/// One HTTP request handed to an [`HttpEndpoint`].
+#[derive(Debug, Clone, Default)]
+pub struct HttpRequest {
+    /// The method, such as `POST`.
+    pub method: String,
+    /// The path and query, such as `/mcp`.
+    pub uri: String,
+    /// The header lines, in order; a name may repeat.
+    pub headers: Vec<(String, String)>,
+    /// The whole body.
+    pub body: Vec<u8>,
+}
+
+/// The answer of an [`HttpEndpoint`]: status and headers at once, the body as a stream.
+#[derive(Debug)]
+pub struct HttpResponse {
+    /// The status code.
+    pub status: u16,
+    /// The header lines, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, read chunk by chunk; an SSE stream stays open while events may come.
+    pub body: ResponseBody,
+}
+
+/// The body of an [`HttpResponse`]. Dropping it tells the server that the client went away.
+#[derive(Debug, Clone)]
+pub struct ResponseBody {
+    body: Arc<tokio::sync::Mutex<Option<Body>>>,
+}
+
+impl ResponseBody {
+    /// Returns a task of the next chunk, or of `None` once the body ended.
+    pub fn next_chunk(&self) -> Task<Option<Vec<u8>>> {
+        let body = self.body.clone();
+        Task::new(async move {
+            let mut slot = body.lock().await;
+            let Some(stream) = slot.as_mut() else { return Ok(None) };
+            loop {
+                match stream.frame().await {
+                    None => {
+                        *slot = None;
+                        return Ok(None);
+                    }
+                    Some(Err(e)) => {
+                        *slot = None;
+                        return Err(Error::internal(format!("the response body failed: {e}")));
+                    }
+                    Some(Ok(frame)) => {
+                        if let Ok(data) = frame.into_data() {
+                            return Ok(Some(data.to_vec()));
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    /// Ends the body early, as when the client disconnected.
+    pub fn close(&self) {
+        if let Ok(mut slot) = self.body.try_lock() {
+            *slot = None;
+        } else {
+            let body = self.body.clone();
+            Task::new(async move {
+                *body.lock().await = None;
+                Ok(())
+            })
+            .on_complete(drop);
+        }
+    }
+}
+
+/// A Streamable HTTP endpoint without a listener of its own.
+#[derive(Debug, Clone)]
+pub struct HttpEndpoint {
+    router: axum::Router,
+}
+
+impl HttpEndpoint {
+    /// Answers one exchange.
+    pub fn handle(&self, request: HttpRequest) -> Task<HttpResponse> {
+        let router = self.router.clone();
+        Task::new(async move {
+            let mut builder = http::Request::builder().method(request.method.as_str()).uri(request.uri.as_str());
+            for (name, value) in &request.headers {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
+            let request = builder
+                .body(Body::from(request.body))
+                .map_err(|e| Error::invalid_input(format!("invalid HTTP request: {e}")))?;
+            let Ok(response) = router.oneshot(request).await;
+            let (parts, body) = response.into_parts();
+            let headers = parts
+                .headers
+                .iter()
+                .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+                .collect();
+            let body = ResponseBody { body: Arc::new(tokio::sync::Mutex::new(Some(body))) };
+            Ok(HttpResponse { status: parts.status.as_u16(), headers, body })
+        })
+    }
+}

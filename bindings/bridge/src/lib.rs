@@ -1,0 +1,31 @@
+//! The one language-neutral surface of mcpkit that every language binding wraps.
+//!
+//! A binding (pyo3, napi, uniffi) turns its own values into JSON and back, implements
+//! [`Callback`] once for its callables, maps [`Error`] once to its own error types, and
+//! awaits [`Task`]s from its own executor. Everything else is here or in the core, written
+//! once: the runtime, registration from JSON descriptors, the rules that turn a handler's
+//! JSON into a result ([`results`]), the error policy, the request context, the client with
+//! its capabilities derived from the callbacks given, transports from JSON specs, and the
+//! logging set-up.
+//!
+//! Architecture Invariant: this crate depends on the core only, never on an FFI crate.
+//! Architecture Invariant: bindings never create, enter or see a Tokio runtime.
+
+mod callback;
+mod client;
+mod context;
+mod error;
+mod http;
+pub mod results;
+mod runtime;
+mod server;
+
+pub use callback::{Callback, SharedCallback};
+pub use client::{CallOptions, Client, ClientCallbacks};
+pub use context::Context;
+pub use error::{ERROR_CODES, Error, ErrorKind};
+pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
+pub use runtime::{
+    DEFAULT_BLOCKING_LIMIT, Task, TaskHandle, blocking_limit, init_logging, run_blocking, set_blocking_limit, spawn,
+};
+pub use server::Server;

@@ -1,0 +1,221 @@
+//! The runtime every binding shares, and [`Task`], the future type of the bridge.
+//!
+//! The bridge owns one multi-thread Tokio runtime, started on first use with threads named
+//! `mcpkit`. Every asynchronous bridge method returns a [`Task`]: a future that runs on that
+//! runtime whoever polls it, so asyncio, libuv or Swift's cooperative pool can await it
+//! without a Tokio context. Dropping a task that has started cancels its work.
+
+use std::{
+    pin::Pin,
+    sync::{
+        LazyLock, Once,
+        atomic::{AtomicUsize, Ordering},
+    },
+    task::{Context, Poll},
+};
+
+use futures::future::BoxFuture;
+use tokio::{
+    runtime::Runtime,
+    sync::Semaphore,
+    task::{AbortHandle, JoinHandle},
+};
+
+use crate::Error;
+
+static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
+    init_logging();
+    tokio::runtime::Builder::new_multi_thread()
+        .thread_name("mcpkit")
+        .enable_all()
+        .build()
+        .expect("the Tokio runtime of mcpkit could not be built")
+});
+
+/// Sends the core's traces to stderr when the `MCPKIT_LOG` environment variable holds a
+/// filter such as `debug` or `mcpkit=trace`.
+///
+/// It runs once, when the runtime starts; calling it again does nothing. stdout is never
+/// written, since it belongs to the stdio transport.
+pub fn init_logging() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if let Ok(filter) = std::env::var("MCPKIT_LOG") {
+            let _ = tracing_subscriber::fmt()
+                .with_writer(std::io::stderr)
+                .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+                .try_init();
+        }
+    });
+}
+
+fn runtime() -> &'static Runtime {
+    &RUNTIME
+}
+
+/// Runs `future` on the bridge's runtime and returns the task that yields its output.
+///
+/// Bindings use it for work of their own that must run beside the core (for example
+/// delivering a result to their event loop); the bridge's own methods already return tasks.
+pub fn spawn<T, F>(future: F) -> Task<T>
+where
+    T: Send + 'static,
+    F: Future<Output = Result<T, Error>> + Send + 'static,
+{
+    let mut task = Task::new(future);
+    task.start();
+    task
+}
+
+enum State<T> {
+    Lazy(BoxFuture<'static, Result<T, Error>>),
+    Running(JoinHandle<Result<T, Error>>),
+    Done,
+}
+
+/// A unit of work of the bridge: a future that can be awaited from any executor.
+///
+/// A task does nothing until it is first polled (or [`Task::on_complete`] is called); it then
+/// runs on the bridge's runtime. Dropping a task that has started aborts its work, which is
+/// how a cancelled caller cancels an outgoing MCP request. A panic inside the work comes back
+/// as an [`Error`] of kind [`crate::ErrorKind::Internal`].
+pub struct Task<T> {
+    state: State<T>,
+}
+
+impl<T> std::fmt::Debug for Task<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match self.state {
+            State::Lazy(_) => "lazy",
+            State::Running(_) => "running",
+            State::Done => "done",
+        };
+        f.debug_struct("Task").field("state", &state).finish()
+    }
+}
+
+impl<T: Send + 'static> Task<T> {
+    /// Wraps `future`; it starts on the runtime when the task is first polled.
+    pub(crate) fn new(future: impl Future<Output = Result<T, Error>> + Send + 'static) -> Self {
+        Task { state: State::Lazy(Box::pin(future)) }
+    }
+
+    /// Returns a task that is already finished with `outcome`.
+    pub(crate) fn ready(outcome: Result<T, Error>) -> Self {
+        Task::new(std::future::ready(outcome))
+    }
+
+    fn start(&mut self) {
+        if let State::Lazy(_) = self.state
+            && let State::Lazy(future) = std::mem::replace(&mut self.state, State::Done)
+        {
+            self.state = State::Running(runtime().spawn(future));
+        }
+    }
+
+    /// Runs the task on the runtime and calls `done` with its outcome, on a runtime thread.
+    ///
+    /// This costs one spawned task, where awaiting a task from another executor costs a
+    /// wake-up of that executor too; bindings whose event loop takes results through a
+    /// callback use it. The returned handle aborts the work; `done` is then never called.
+    pub fn on_complete(self, done: impl FnOnce(Result<T, Error>) + Send + 'static) -> TaskHandle {
+        let handle = runtime().spawn(async move { done(self.await) });
+        TaskHandle(handle.abort_handle())
+    }
+}
+
+impl<T: Send + 'static> Future for Task<T> {
+    type Output = Result<T, Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.start();
+        let State::Running(handle) = &mut self.state else {
+            return Poll::Ready(Err(Error::internal("the task was polled after it finished")));
+        };
+        match Pin::new(handle).poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(joined) => {
+                self.state = State::Done;
+                Poll::Ready(joined.unwrap_or_else(|e| Err(Error::from_join(e))))
+            }
+        }
+    }
+}
+
+impl<T> Drop for Task<T> {
+    fn drop(&mut self) {
+        if let State::Running(handle) = &self.state {
+            handle.abort();
+        }
+    }
+}
+
+/// A handle that aborts the work started by [`Task::on_complete`].
+#[derive(Debug, Clone)]
+pub struct TaskHandle(AbortHandle);
+
+impl TaskHandle {
+    /// Aborts the work, dropping its future; a no-op once it finished.
+    pub fn abort(&self) {
+        self.0.abort();
+    }
+
+    /// Returns whether the work finished or was aborted.
+    pub fn is_finished(&self) -> bool {
+        self.0.is_finished()
+    }
+}
+
+/// The default of [`set_blocking_limit`]: how many blocking handlers may run at once.
+pub const DEFAULT_BLOCKING_LIMIT: usize = 64;
+
+static BLOCKING_LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_BLOCKING_LIMIT);
+static BLOCKING_QUEUED: AtomicUsize = AtomicUsize::new(0);
+static BLOCKING: LazyLock<Semaphore> = LazyLock::new(|| Semaphore::new(BLOCKING_LIMIT.load(Ordering::SeqCst)));
+
+/// Sets how many blocking handlers may run at once in this process (default
+/// [`DEFAULT_BLOCKING_LIMIT`]); it takes effect if called before the first blocking call.
+///
+/// Beyond the limit, up to four times as many calls wait in a queue (a cancelled call leaves
+/// the queue at once); further calls fail with an error of kind
+/// [`crate::ErrorKind::Overloaded`], so stuck handlers can never exhaust the thread pool and
+/// hang every other handler.
+pub fn set_blocking_limit(limit: usize) {
+    BLOCKING_LIMIT.store(limit.max(1), Ordering::SeqCst);
+}
+
+/// Returns how many blocking handlers may run at once.
+pub fn blocking_limit() -> usize {
+    BLOCKING_LIMIT.load(Ordering::SeqCst)
+}
+
+/// Runs a blocking function (a synchronous handler of a language binding) on the runtime's
+/// blocking pool, within the limit of [`set_blocking_limit`].
+///
+/// It must be awaited on the bridge's runtime, which is where handlers run. Dropping the
+/// returned future while the call waits for a slot gives the slot up; a call that already
+/// runs cannot be interrupted and keeps its slot until it returns.
+pub async fn run_blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R, Error> {
+    let limit = blocking_limit();
+    let queued = BLOCKING_QUEUED.fetch_add(1, Ordering::SeqCst);
+    struct Dequeue;
+    impl Drop for Dequeue {
+        fn drop(&mut self) {
+            BLOCKING_QUEUED.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    let dequeue = Dequeue;
+    if queued >= limit.saturating_mul(5) {
+        return Err(Error::overloaded(format!(
+            "too many synchronous handlers are running or waiting ({limit} may run at once); try again later"
+        )));
+    }
+    let permit = BLOCKING.acquire().await.map_err(|_| Error::internal("the blocking pool is closed"))?;
+    drop(dequeue);
+    let joined = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        f()
+    })
+    .await;
+    joined.map_err(Error::from_join)
+}

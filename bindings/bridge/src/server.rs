@@ -1,0 +1,346 @@
+//! The server handle: registrations from JSON descriptors, each answered by a [`Callback`],
+//! and serving over stdio or Streamable HTTP.
+
+use std::{
+    collections::HashMap,
+    panic::AssertUnwindSafe,
+    sync::{Arc, OnceLock},
+    time::Duration,
+};
+
+use async_trait::async_trait;
+use futures::FutureExt;
+use mcpkit::{
+    ErrorData, RequestContext,
+    model::{
+        CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Icon, Implementation, JsonObject,
+        Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool,
+    },
+    server::{
+        CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ServerOptions, TaskOptions, ToolHandler,
+    },
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{Callback, Context, Error, Task, context::logging_level, results};
+
+/// Parses `value` as `T`, naming `what` in the error.
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(value: Value, what: &str) -> Result<T, Error> {
+    serde_json::from_value(value).map_err(|e| Error::json(what, e))
+}
+
+fn millis(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+/// The task settings of a server, as JSON.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct TaskSpec {
+    max_ttl_ms: Option<u64>,
+    default_ttl_ms: Option<u64>,
+    poll_interval_ms: Option<u64>,
+    max_tasks: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TasksSetting {
+    On(bool),
+    With(TaskSpec),
+}
+
+/// The description and settings of a server, as JSON.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ServerSpec {
+    name: String,
+    version: String,
+    title: Option<String>,
+    description: Option<String>,
+    icons: Option<Vec<Icon>>,
+    website_url: Option<String>,
+    instructions: Option<String>,
+    page_size: Option<usize>,
+    log_level: Option<String>,
+    resource_subscriptions: Option<bool>,
+    request_timeout_ms: Option<u64>,
+    capabilities: Option<ServerCapabilities>,
+    tasks: Option<TasksSetting>,
+}
+
+impl ServerSpec {
+    fn info(&self) -> Implementation {
+        let mut info = Implementation::new(self.name.clone(), self.version.clone());
+        info.title.clone_from(&self.title);
+        info.description.clone_from(&self.description);
+        info.icons.clone_from(&self.icons);
+        info.website_url.clone_from(&self.website_url);
+        info
+    }
+
+    fn options(self, roots_changed: Arc<OnceLock<Arc<dyn Callback>>>) -> Result<ServerOptions, Error> {
+        let mut options = ServerOptions::default();
+        options.instructions = self.instructions;
+        if let Some(size) = self.page_size {
+            options.page_size = size.max(1);
+        }
+        if let Some(level) = &self.log_level {
+            options.default_log_level = logging_level(level)?;
+        }
+        if let Some(subscriptions) = self.resource_subscriptions {
+            options.resource_subscriptions = subscriptions;
+        }
+        if let Some(ms) = self.request_timeout_ms {
+            options.request_timeout = millis(ms);
+        }
+        if let Some(capabilities) = self.capabilities {
+            options.capabilities = capabilities;
+        }
+        options.tasks = match self.tasks {
+            None | Some(TasksSetting::On(false)) => None,
+            Some(TasksSetting::On(true)) => Some(TaskOptions::default()),
+            Some(TasksSetting::With(spec)) => {
+                let mut tasks = TaskOptions::default();
+                if let Some(ms) = spec.max_ttl_ms {
+                    tasks.max_ttl = Some(millis(ms));
+                }
+                if let Some(ms) = spec.default_ttl_ms {
+                    tasks.default_ttl = Some(millis(ms));
+                }
+                if let Some(ms) = spec.poll_interval_ms {
+                    tasks.poll_interval = millis(ms);
+                }
+                if let Some(n) = spec.max_tasks {
+                    tasks.max_tasks = n.max(1);
+                }
+                Some(tasks)
+            }
+        };
+        options.on_roots_changed = Some(Arc::new(move |session| {
+            if let Some(callback) = roots_changed.get().cloned() {
+                let context = Context::session(session);
+                crate::runtime::spawn(async move {
+                    if let Err(e) = callback.call(json!({}), context).await {
+                        tracing::warn!(error = %e, "the roots-changed callback failed");
+                    }
+                    Ok(())
+                })
+                .on_complete(drop);
+            }
+        }));
+        Ok(options)
+    }
+}
+
+/// Adapts one [`Callback`] to the core's handler traits, applying the result rules of
+/// [`crate::results`] and the error policy.
+struct Adapter {
+    callback: Arc<dyn Callback>,
+    /// The tool's output schema.
+    output_schema: Option<JsonObject>,
+    /// The resource's MIME type, or the prompt's description.
+    detail: Option<String>,
+}
+
+impl Adapter {
+    fn new(callback: Arc<dyn Callback>) -> Self {
+        Adapter { callback, output_schema: None, detail: None }
+    }
+
+    /// Calls the callback; a panic inside it becomes an internal error of this call only.
+    async fn run(&self, payload: Value, context: RequestContext) -> Result<Value, Error> {
+        let call = AssertUnwindSafe(self.callback.call(payload, Context::server(context)));
+        call.catch_unwind().await.unwrap_or_else(|panic| {
+            let text = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            Err(Error::internal(format!("the handler panicked: {text}")))
+        })
+    }
+
+    async fn call(&self, payload: Value, context: RequestContext) -> Result<Value, ErrorData> {
+        self.run(payload, context).await.map_err(|e| e.to_error_data())
+    }
+}
+
+#[async_trait]
+impl ToolHandler for Adapter {
+    async fn call(&self, arguments: JsonObject, context: RequestContext) -> Result<CallToolResult, ErrorData> {
+        match self.run(Value::Object(arguments), context).await {
+            Ok(value) => results::tool_result(value, self.output_schema.as_ref()),
+            Err(e) if e.kind == crate::ErrorKind::Rpc => Err(e.to_error_data()),
+            Err(e) => Ok(CallToolResult::error(e.message)),
+        }
+    }
+}
+
+#[async_trait]
+impl ResourceHandler for Adapter {
+    async fn read(&self, request: ResourceRequest, context: RequestContext) -> Result<ReadResourceResult, ErrorData> {
+        let payload = json!({ "uri": request.uri, "variables": request.variables });
+        let value = self.call(payload, context).await?;
+        results::resource_result(value, &request.uri, self.detail.as_deref())
+    }
+}
+
+#[async_trait]
+impl PromptHandler for Adapter {
+    async fn get(
+        &self,
+        arguments: HashMap<String, String>,
+        context: RequestContext,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let value = self.call(json!(arguments), context).await?;
+        results::prompt_result(value, self.detail.as_deref())
+    }
+}
+
+#[async_trait]
+impl CompletionHandler for Adapter {
+    async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        context: RequestContext,
+    ) -> Result<CompleteResult, ErrorData> {
+        let payload = serde_json::to_value(&params).map_err(|e| ErrorData::internal_error(e.to_string()))?;
+        results::completion_result(self.call(payload, context).await?)
+    }
+}
+
+/// An MCP server whose handlers are [`Callback`]s; cloning is cheap and gives the same server.
+#[derive(Clone, Debug)]
+pub struct Server {
+    pub(crate) inner: mcpkit::Server,
+    roots_changed: Arc<OnceLock<Arc<dyn Callback>>>,
+}
+
+impl Server {
+    /// Creates a server from its description and settings, a JSON object with `name` and
+    /// `version` and optionally `title`, `description`, `icons`, `websiteUrl` (the server's
+    /// `Implementation`), `instructions`, `pageSize`, `logLevel` (the level in force until
+    /// the client sets one), `resourceSubscriptions`, `requestTimeoutMs` (of requests to the
+    /// client), `capabilities` (declared beyond what the registrations imply) and `tasks`
+    /// (`true`, or an object with `maxTtlMs`, `defaultTtlMs`, `pollIntervalMs`, `maxTasks`).
+    ///
+    /// An unknown key is an error, so a misspelt setting never goes unnoticed.
+    pub fn new(spec: Value) -> Result<Server, Error> {
+        let spec: ServerSpec = parse(spec, "server description")?;
+        let roots_changed = Arc::new(OnceLock::new());
+        let info = spec.info();
+        let options = spec.options(roots_changed.clone())?;
+        Ok(Server { inner: mcpkit::Server::new(info, options), roots_changed })
+    }
+
+    /// Returns the core server, for a Rust program that wants both APIs.
+    pub fn core(&self) -> &mcpkit::Server {
+        &self.inner
+    }
+
+    /// Sets the callback that hears `notifications/roots/list_changed`; its context can ask
+    /// that client for its roots with [`Context::list_roots`]. It can be set once.
+    pub fn on_roots_changed(&self, callback: Arc<dyn Callback>) -> Result<(), Error> {
+        self.roots_changed.set(callback).map_err(|_| Error::config("the roots-changed callback is already set"))
+    }
+
+    /// Registers a tool described by a `Tool` object, or replaces the one with its name;
+    /// `callback` gets the arguments (validated against `inputSchema`, which defaults to
+    /// `{"type": "object", "properties": {}}`) and returns JSON turned into a result by [`results::tool_result`].
+    pub fn add_tool(&self, descriptor: Value, callback: Arc<dyn Callback>) -> Result<(), Error> {
+        let mut descriptor = descriptor;
+        if let Some(object) = descriptor.as_object_mut() {
+            object.entry("inputSchema").or_insert_with(|| json!({ "type": "object", "properties": {} }));
+        }
+        let tool: Tool = parse(descriptor, "tool")?;
+        let adapter = Adapter { output_schema: tool.output_schema.clone(), ..Adapter::new(callback) };
+        self.inner.add_tool(tool, adapter).map_err(config_error)
+    }
+
+    /// Registers a resource described by a `Resource` object; `callback` gets
+    /// `{"uri", "variables": {}}` and returns JSON turned into a result by
+    /// [`results::resource_result`].
+    pub fn add_resource(&self, descriptor: Value, callback: Arc<dyn Callback>) -> Result<(), Error> {
+        let resource: Resource = parse(descriptor, "resource")?;
+        let adapter = Adapter { detail: resource.mime_type.clone(), ..Adapter::new(callback) };
+        self.inner.add_resource(resource, adapter);
+        Ok(())
+    }
+
+    /// Registers a resource template described by a `ResourceTemplate` object; `callback`
+    /// gets `{"uri", "variables"}` with the values of the template's variables.
+    pub fn add_resource_template(&self, descriptor: Value, callback: Arc<dyn Callback>) -> Result<(), Error> {
+        let template: ResourceTemplate = parse(descriptor, "resource template")?;
+        let adapter = Adapter { detail: template.mime_type.clone(), ..Adapter::new(callback) };
+        self.inner.add_resource_template(template, adapter).map_err(config_error)
+    }
+
+    /// Registers a prompt described by a `Prompt` object; `callback` gets the arguments (the
+    /// required ones checked present) and returns JSON turned into a result by
+    /// [`results::prompt_result`].
+    pub fn add_prompt(&self, descriptor: Value, callback: Arc<dyn Callback>) -> Result<(), Error> {
+        let prompt: Prompt = parse(descriptor, "prompt")?;
+        let adapter = Adapter { detail: prompt.description.clone(), ..Adapter::new(callback) };
+        self.inner.add_prompt(prompt, adapter);
+        Ok(())
+    }
+
+    /// Sets the answer to `completion/complete`: `callback` gets the request's params
+    /// (`ref`, `argument`, `context`) and returns JSON turned into a result by
+    /// [`results::completion_result`].
+    pub fn set_completion(&self, callback: Arc<dyn Callback>) {
+        self.inner.set_completion_handler(Adapter::new(callback));
+    }
+
+    /// Removes a tool, returning whether it existed; clients hear that the list changed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.inner.remove_tool(name)
+    }
+
+    /// Removes a resource by URI, returning whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.inner.remove_resource(uri)
+    }
+
+    /// Removes a resource template by its URI template, returning whether it existed.
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.inner.remove_resource_template(uri_template)
+    }
+
+    /// Removes a prompt, returning whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.inner.remove_prompt(name)
+    }
+
+    /// Tells the clients subscribed to `uri` that the resource changed.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.inner.notify_resource_updated(uri);
+    }
+
+    /// Sends a log message at `level` to every client whose threshold lets it through.
+    pub fn log(&self, level: &str, data: Value, logger: Option<&str>) -> Result<(), Error> {
+        self.inner.log(logging_level(level)?, logger, data);
+        Ok(())
+    }
+
+    /// Returns the capabilities the server declares now.
+    pub fn capabilities(&self) -> Value {
+        serde_json::to_value(self.inner.capabilities()).unwrap_or(Value::Null)
+    }
+
+    /// Serves one client over this process's stdin and stdout; the task ends when it leaves.
+    pub fn serve_stdio(&self) -> Task<()> {
+        let server = self.inner.clone();
+        Task::new(async move { Ok(server.serve_stdio().await?) })
+    }
+}
+
+fn config_error(e: mcpkit::Error) -> Error {
+    let message = match e {
+        mcpkit::Error::Protocol(text) => text,
+        other => other.to_string(),
+    };
+    Error::config(message)
+}

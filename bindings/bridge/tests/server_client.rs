@@ -1,0 +1,563 @@
+//! The bridge driven as a language binding drives it: closures stand in for foreign
+//! callables, and every task is awaited from a plain executor that is not Tokio.
+
+use std::{
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use futures::executor::block_on;
+use mcpkit_bridge::{
+    CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, HttpRequest, Server, Task,
+};
+use serde_json::{Value, json};
+
+fn callback<F, Fut>(f: F) -> Arc<dyn Callback>
+where
+    F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, Error>> + Send + 'static,
+{
+    Arc::new(f)
+}
+
+fn server() -> Server {
+    let server = Server::new(json!({
+        "name": "bridge-test",
+        "version": "1.2.3",
+        "title": "Bridge test",
+        "icons": [{ "src": "https://example.com/i.png", "mimeType": "image/png" }],
+        "instructions": "Be nice.",
+        "pageSize": 2,
+        "tasks": true,
+    }))
+    .unwrap();
+    let echo = callback(|args, _ctx| async move { Ok(args) });
+    server
+        .add_tool(
+            json!({
+                "name": "echo",
+                "title": "Echo",
+                "icons": [{ "src": "https://example.com/e.png" }],
+                "annotations": { "readOnlyHint": true },
+                "_meta": { "x": 1 },
+                "inputSchema": { "type": "object", "properties": { "z": {}, "a": {} } },
+            }),
+            echo,
+        )
+        .unwrap();
+    server
+        .add_tool(
+            json!({
+                "name": "add",
+                "inputSchema": { "type": "object", "properties": { "a": { "type": "number" }, "b": { "type": "number" } }, "required": ["a", "b"] },
+                "outputSchema": { "type": "object", "properties": { "result": { "type": "number" } }, "required": ["result"] },
+            }),
+            callback(|args, _ctx| async move { Ok(json!(args["a"].as_f64().unwrap() + args["b"].as_f64().unwrap())) }),
+        )
+        .unwrap();
+    server
+        .add_tool(
+            json!({ "name": "fail" }),
+            callback(|args, _ctx| async move {
+                match args.get("code").and_then(Value::as_i64) {
+                    Some(code) => Err(Error::rpc(code, "chosen error", Some(json!({ "why": "test" })))),
+                    None => Err(Error::handler("it broke")),
+                }
+            }),
+        )
+        .unwrap();
+    server
+        .add_tool(
+            json!({ "name": "slow", "execution": { "taskSupport": "optional" } }),
+            callback(|_args, ctx: Context| async move {
+                ctx.report_progress(1.0, Some(2.0), Some("half".into()))?;
+                ctx.log("info", json!("working"), Some("slow"))?;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Ok(json!("done"))
+            }),
+        )
+        .unwrap();
+    server
+        .add_resource(
+            json!({ "uri": "mem://readme", "name": "readme", "mimeType": "text/markdown" }),
+            callback(|_p, _ctx| async move { Ok(json!("# Hi")) }),
+        )
+        .unwrap();
+    server
+        .add_resource_template(
+            json!({ "uriTemplate": "mem://users/{id}", "name": "user" }),
+            callback(|p, _ctx| async move { Ok(json!({ "id": p["variables"]["id"] })) }),
+        )
+        .unwrap();
+    server
+        .add_prompt(
+            json!({ "name": "greet", "description": "Greets.", "arguments": [{ "name": "who", "required": true }] }),
+            callback(|p, _ctx| async move { Ok(json!([format!("Hello {}", p["who"].as_str().unwrap())])) }),
+        )
+        .unwrap();
+    server.set_completion(callback(|p, _ctx| async move {
+        let prefix = p["argument"]["value"].as_str().unwrap_or("").to_owned();
+        let known = p["context"]["arguments"]["lang"].as_str().unwrap_or("en").to_owned();
+        Ok(json!([format!("{prefix}-1"), format!("{prefix}-{known}")]))
+    }));
+    server
+}
+
+fn connect(server: &Server, callbacks: ClientCallbacks) -> Client {
+    block_on(Client::connect_memory(server, json!({ "name": "tester", "version": "9" }), callbacks)).unwrap()
+}
+
+#[test]
+fn descriptors_reach_the_client_exactly() {
+    let server = server();
+    let client = connect(&server, ClientCallbacks::new());
+    let info = client.server_info();
+    assert_eq!(info["serverInfo"]["title"], "Bridge test");
+    assert_eq!(info["serverInfo"]["icons"][0]["mimeType"], "image/png");
+    assert_eq!(info["instructions"], "Be nice.");
+    assert!(info["capabilities"]["tasks"].is_object());
+    let tools = block_on(client.list_all("tools")).unwrap();
+    let echo = tools.as_array().unwrap().iter().find(|t| t["name"] == "echo").unwrap();
+    assert_eq!(echo["title"], "Echo");
+    assert_eq!(echo["annotations"]["readOnlyHint"], true);
+    assert_eq!(echo["_meta"]["x"], 1);
+    assert_eq!(echo["icons"][0]["src"], "https://example.com/e.png");
+    let fail = tools.as_array().unwrap().iter().find(|t| t["name"] == "fail").unwrap();
+    assert_eq!(fail["inputSchema"]["type"], "object", "a missing inputSchema defaults to an object schema");
+    assert_eq!(tools.as_array().unwrap().len(), 4);
+    let page = block_on(client.list("tools", None)).unwrap();
+    assert_eq!(page["tools"].as_array().unwrap().len(), 2);
+    let next = page["nextCursor"].as_str().unwrap().to_owned();
+    let page = block_on(client.list("tools", Some(next))).unwrap();
+    assert_eq!(page["tools"].as_array().unwrap().len(), 2);
+    assert_eq!(block_on(client.list("nonsense", None)).unwrap_err().kind, ErrorKind::InvalidInput);
+    block_on(client.close()).unwrap();
+    block_on(client.close()).unwrap();
+}
+
+#[test]
+fn results_follow_the_rules_and_errors_the_policy() {
+    let server = server();
+    let client = connect(&server, ClientCallbacks::new());
+    let echoed = block_on(client.call_tool("echo", json!({ "q": 1 }), CallOptions::new())).unwrap();
+    assert_eq!(echoed["structuredContent"], json!({ "q": 1 }));
+    let sum = block_on(client.call_tool("add", json!({ "a": 2, "b": 3 }), CallOptions::new())).unwrap();
+    assert_eq!(sum["structuredContent"], json!({ "result": 5.0 }));
+    assert_eq!(sum["content"][0]["text"], "5.0");
+
+    let failed = block_on(client.call_tool("fail", json!({}), CallOptions::new())).unwrap();
+    assert_eq!(failed["isError"], true);
+    assert_eq!(failed["content"][0]["text"], "it broke");
+    let rpc = block_on(client.call_tool("fail", json!({ "code": -32042 }), CallOptions::new())).unwrap_err();
+    assert_eq!((rpc.kind, rpc.code), (ErrorKind::Rpc, Some(-32042)));
+    assert_eq!(rpc.data, Some(json!({ "why": "test" })));
+
+    let invalid = block_on(client.call_tool("add", json!({ "a": "x" }), CallOptions::new())).unwrap();
+    assert_eq!(invalid["isError"], true, "arguments are validated by the core");
+
+    let readme = block_on(client.request("resources/read", json!({ "uri": "mem://readme" }), CallOptions::new()));
+    assert_eq!(
+        readme.unwrap()["contents"][0],
+        json!({ "uri": "mem://readme", "mimeType": "text/markdown", "text": "# Hi" })
+    );
+    let user = block_on(client.request("resources/read", json!({ "uri": "mem://users/7" }), CallOptions::new()));
+    assert_eq!(user.unwrap()["contents"][0]["text"], "{\"id\":\"7\"}");
+    let missing = block_on(client.request("resources/read", json!({ "uri": "mem://x" }), CallOptions::new()));
+    assert_eq!(missing.unwrap_err().code, Some(-32002));
+
+    let prompt = block_on(client.request(
+        "prompts/get",
+        json!({ "name": "greet", "arguments": { "who": "Ada" } }),
+        CallOptions::new(),
+    ))
+    .unwrap();
+    assert_eq!(prompt["description"], "Greets.");
+    assert_eq!(prompt["messages"][0]["content"]["text"], "Hello Ada");
+
+    let completion = block_on(client.request(
+        "completion/complete",
+        json!({
+            "ref": { "type": "ref/prompt", "name": "greet" },
+            "argument": { "name": "who", "value": "A" },
+            "context": { "arguments": { "lang": "fr" } },
+        }),
+        CallOptions::new(),
+    ))
+    .unwrap();
+    assert_eq!(completion["completion"]["values"], json!(["A-1", "A-fr"]));
+    block_on(client.close()).unwrap();
+}
+
+#[test]
+fn progress_logging_and_list_changes_reach_the_client() {
+    let server = server();
+    let heard = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let sink = heard.clone();
+    let callbacks = ClientCallbacks::new().with_notification(callback(move |payload, _ctx| {
+        sink.lock().unwrap().push(payload);
+        async { Ok(Value::Null) }
+    }));
+    let client = connect(&server, callbacks);
+    block_on(client.request("logging/setLevel", json!({ "level": "debug" }), CallOptions::new())).unwrap();
+    let progress = Arc::new(Mutex::new(Vec::new()));
+    let seen = progress.clone();
+    let options = CallOptions::new().with_progress(Arc::new(move |p| seen.lock().unwrap().push(p)));
+    let done = block_on(client.call_tool("slow", json!({}), options)).unwrap();
+    assert_eq!(done["content"][0]["text"], "done");
+    assert_eq!(progress.lock().unwrap()[0]["message"], "half");
+
+    assert!(server.remove_tool("echo"));
+    assert!(!server.remove_tool("echo"));
+    server.log("warning", json!({ "n": 1 }), None).unwrap();
+    block_on(client.request("resources/subscribe", json!({ "uri": "mem://readme" }), CallOptions::new())).unwrap();
+    server.notify_resource_updated("mem://readme");
+    let methods = || -> Vec<String> {
+        heard.lock().unwrap().iter().map(|p| p["method"].as_str().unwrap().to_owned()).collect::<Vec<_>>()
+    };
+    wait_until(|| methods().iter().any(|m| m == "notifications/resources/updated"));
+    let methods = methods();
+    assert!(methods.contains(&"notifications/message".to_owned()), "{methods:?}");
+    assert!(methods.contains(&"notifications/tools/list_changed".to_owned()), "{methods:?}");
+    let log = heard.lock().unwrap().iter().find(|p| p["params"]["logger"] == "slow").cloned().unwrap();
+    assert_eq!(log["params"]["data"], "working");
+    assert_eq!(block_on(client.list_all("tools")).unwrap().as_array().unwrap().len(), 3);
+    block_on(client.close()).unwrap();
+}
+
+fn wait_until(mut done: impl FnMut() -> bool) {
+    for _ in 0..500 {
+        if done() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("the condition never held");
+}
+
+#[test]
+fn the_context_asks_the_client_for_input() {
+    let server = Server::new(json!({ "name": "asker", "version": "1" })).unwrap();
+    server
+        .add_tool(
+            json!({ "name": "ask" }),
+            callback(|_args, ctx: Context| async move {
+                let roots = ctx.list_roots().await?;
+                let sampled = ctx
+                    .sample(json!({
+                        "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }],
+                        "maxTokens": 5,
+                        "tools": [{ "name": "t", "inputSchema": { "type": "object" } }],
+                        "toolChoice": { "mode": "auto" },
+                    }))
+                    .await?;
+                let form = ctx
+                    .elicit(json!({ "message": "name?", "requestedSchema": { "type": "object", "properties": { "n": { "type": "string" } } } }))
+                    .await?;
+                let url = ctx
+                    .elicit(json!({ "mode": "url", "message": "log in", "url": "https://example.com/x", "elicitationId": "e1" }))
+                    .await?;
+                ctx.notify_elicitation_complete("e1")?;
+                Ok(json!({ "roots": roots, "sampled": sampled, "form": form, "url": url,
+                           "client": ctx.client_info(), "version": ctx.protocol_version(), "id": ctx.request_id() }))
+            }),
+        )
+        .unwrap();
+    server
+        .add_tool(
+            json!({ "name": "ask_without" }),
+            callback(|_args, ctx: Context| async move { ctx.sample(json!({ "messages": [], "maxTokens": 1 })).await }),
+        )
+        .unwrap();
+
+    let without = connect(&server, ClientCallbacks::new());
+    let refused = block_on(without.call_tool("ask_without", json!({}), CallOptions::new())).unwrap();
+    assert_eq!(refused["isError"], true);
+    assert!(refused["content"][0]["text"].as_str().unwrap().contains("sampling"), "{refused}");
+    block_on(without.close()).unwrap();
+
+    let completions = Arc::new(Mutex::new(Vec::new()));
+    let sink = completions.clone();
+    let callbacks = ClientCallbacks::new()
+        .with_roots(callback(|_p, _ctx| async { Ok(json!([{ "uri": "file:///tmp", "name": "tmp" }])) }))
+        .with_sampling(
+            callback(|p, _ctx| async move {
+                assert_eq!(p["tools"][0]["name"], "t");
+                Ok(json!({ "role": "assistant", "content": { "type": "text", "text": "hello" }, "model": "m" }))
+            }),
+            true,
+        )
+        .with_elicitation(
+            callback(|p, _ctx| async move {
+                Ok(match p["mode"].as_str() {
+                    Some("url") => json!({ "action": "accept" }),
+                    _ => json!({ "action": "accept", "content": { "n": "Ada" } }),
+                })
+            }),
+            true,
+            true,
+        )
+        .with_notification(callback(move |p, _ctx| {
+            sink.lock().unwrap().push(p);
+            async { Ok(Value::Null) }
+        }));
+    let client = connect(&server, callbacks);
+    let out = block_on(client.call_tool("ask", json!({}), CallOptions::new())).unwrap();
+    let out = &out["structuredContent"];
+    assert_eq!(out["roots"]["roots"][0]["uri"], "file:///tmp");
+    assert_eq!(out["sampled"]["content"]["text"], "hello");
+    assert_eq!(out["form"]["content"]["n"], "Ada");
+    assert_eq!(out["url"]["action"], "accept");
+    assert_eq!(out["client"]["name"], "tester");
+    assert_eq!(out["version"], "2025-11-25");
+    assert!(out["id"].is_number() || out["id"].is_string());
+    wait_until(|| !completions.lock().unwrap().is_empty());
+    assert_eq!(completions.lock().unwrap()[0]["params"]["elicitationId"], "e1");
+    block_on(client.close()).unwrap();
+}
+
+#[test]
+fn cancelling_a_call_reaches_the_handler() {
+    let server = Server::new(json!({ "name": "c", "version": "1" })).unwrap();
+    let cancelled = Arc::new(AtomicUsize::new(0));
+    let count = cancelled.clone();
+    server
+        .add_tool(
+            json!({ "name": "wait" }),
+            callback(move |_args, ctx: Context| {
+                let count = count.clone();
+                async move {
+                    // The core drops a cancelled handler's future; a binding whose handlers
+                    // cannot be dropped (a JS promise) watches the context instead.
+                    let watched = ctx.clone();
+                    ctx.cancelled().on_complete(move |outcome| {
+                        assert!(outcome.is_ok() && watched.is_cancelled());
+                        count.fetch_add(1, Ordering::SeqCst);
+                    });
+                    std::future::pending::<()>().await;
+                    Ok(Value::Null)
+                }
+            }),
+        )
+        .unwrap();
+    let client = connect(&server, ClientCallbacks::new());
+    let timed_out =
+        block_on(client.call_tool("wait", json!({}), CallOptions::new().with_timeout(Duration::from_millis(50))))
+            .unwrap_err();
+    assert_eq!(timed_out.kind, ErrorKind::Timeout);
+    wait_until(|| cancelled.load(Ordering::SeqCst) == 1);
+
+    let call = client.call_tool("wait", json!({}), CallOptions::new());
+    let handle = call.on_complete(|_| panic!("an aborted call never completes"));
+    std::thread::sleep(Duration::from_millis(50));
+    handle.abort();
+    wait_until(|| cancelled.load(Ordering::SeqCst) == 2);
+    block_on(client.close()).unwrap();
+}
+
+#[test]
+fn tools_run_as_tasks() {
+    let server = server();
+    let client = connect(&server, ClientCallbacks::new());
+    let created =
+        block_on(client.call_tool("slow", json!({}), CallOptions::new().with_task(json!({ "ttl": 60000 })))).unwrap();
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let result = block_on(client.request("tasks/result", json!({ "taskId": id }), CallOptions::new())).unwrap();
+    assert_eq!(result["content"][0]["text"], "done");
+    let status = block_on(client.request("tasks/get", json!({ "taskId": id }), CallOptions::new())).unwrap();
+    assert_eq!(status["status"], "completed");
+    let all = block_on(client.list_all("tasks")).unwrap();
+    assert_eq!(all.as_array().unwrap().len(), 1);
+    block_on(client.close()).unwrap();
+}
+
+#[test]
+fn roots_changes_reach_the_server_callback() {
+    let server = Server::new(json!({ "name": "r", "version": "1" })).unwrap();
+    let seen = Arc::new(Mutex::new(None));
+    let sink = seen.clone();
+    server
+        .on_roots_changed(callback(move |_p, ctx: Context| {
+            let sink = sink.clone();
+            async move {
+                *sink.lock().unwrap() = Some(ctx.list_roots().await?);
+                Ok(Value::Null)
+            }
+        }))
+        .unwrap();
+    assert_eq!(
+        server.on_roots_changed(callback(|_p, _c| async { Ok(Value::Null) })).unwrap_err().kind,
+        ErrorKind::Config
+    );
+    let callbacks = ClientCallbacks::new()
+        .with_roots(callback(|_p, _ctx| async { Ok(json!({ "roots": [{ "uri": "file:///a" }] })) }));
+    let client = connect(&server, callbacks);
+    client.notify_roots_changed().unwrap();
+    wait_until(|| seen.lock().unwrap().is_some());
+    assert_eq!(seen.lock().unwrap().as_ref().unwrap()["roots"][0]["uri"], "file:///a");
+    block_on(client.close()).unwrap();
+}
+
+#[test]
+fn capabilities_follow_the_callbacks_given() {
+    let server = Server::new(json!({ "name": "caps", "version": "1" })).unwrap();
+    server
+        .add_tool(json!({ "name": "caps" }), callback(|_a, ctx: Context| async move { Ok(ctx.client_capabilities()) }))
+        .unwrap();
+    let none = || callback(|_p, _c| async { Ok(Value::Null) });
+    let cases = [
+        (ClientCallbacks::new(), json!({})),
+        (ClientCallbacks::new().with_sampling(none(), false), json!({ "sampling": {} })),
+        (ClientCallbacks::new().with_sampling(none(), true), json!({ "sampling": { "tools": {} } })),
+        (ClientCallbacks::new().with_elicitation(none(), true, false), json!({ "elicitation": { "form": {} } })),
+        (ClientCallbacks::new().with_elicitation(none(), false, true), json!({ "elicitation": { "url": {} } })),
+        (ClientCallbacks::new().with_roots(none()), json!({ "roots": { "listChanged": true } })),
+    ];
+    for (callbacks, expected) in cases {
+        let client = connect(&server, callbacks);
+        let caps = block_on(client.call_tool("caps", json!({}), CallOptions::new())).unwrap();
+        assert_eq!(caps["structuredContent"], expected);
+        block_on(client.close()).unwrap();
+    }
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let misspelt = Server::new(json!({ "name": "x", "version": "1", "pagesize": 3 })).unwrap_err();
+    assert_eq!(misspelt.kind, ErrorKind::InvalidInput);
+    assert!(misspelt.message.contains("pagesize"), "{}", misspelt.message);
+    let server = Server::new(json!({ "name": "x", "version": "1" })).unwrap();
+    let noop = callback(|_p, _c| async { Ok(Value::Null) });
+    let bad_schema = server
+        .add_tool(json!({ "name": "t", "inputSchema": { "type": "object", "minimum": "x" } }), noop.clone())
+        .unwrap_err();
+    assert_eq!(bad_schema.kind, ErrorKind::Config);
+    let bad_template =
+        server.add_resource_template(json!({ "uriTemplate": "a://{", "name": "t" }), noop.clone()).unwrap_err();
+    assert_eq!(bad_template.kind, ErrorKind::Config);
+    assert_eq!(server.add_tool(json!({ "nam": "t" }), noop.clone()).unwrap_err().kind, ErrorKind::InvalidInput);
+    assert_eq!(server.log("loud", json!(1), None).unwrap_err().kind, ErrorKind::InvalidInput);
+
+    let spawn = block_on(Client::connect(
+        json!({ "type": "stdio", "command": "/nonexistent/mcp-server" }),
+        Value::Null,
+        ClientCallbacks::new(),
+    ))
+    .unwrap_err();
+    assert_eq!(spawn.kind, ErrorKind::Io);
+    assert!(spawn.causes.iter().any(|c| c.contains("/nonexistent/mcp-server")), "{spawn:?}");
+    let transport = block_on(Client::connect(json!({ "type": "carrier-pigeon" }), Value::Null, ClientCallbacks::new()));
+    assert_eq!(transport.unwrap_err().kind, ErrorKind::InvalidInput);
+}
+
+#[test]
+fn stdio_clients_get_args_env_and_cwd() {
+    let dir = std::env::temp_dir();
+    let script = "read line; printf '%s|%s|%s\\n' \"$1\" \"$MCPKIT_TEST_VALUE\" \"$(pwd)\" >&2; exit 0";
+    let error = block_on(Client::connect(
+        json!({ "type": "stdio", "command": "sh", "args": ["-c", script, "sh", "arg-one"],
+                "env": { "MCPKIT_TEST_VALUE": "from-env" }, "cwd": dir }),
+        json!({ "requestTimeoutMs": 2000 }),
+        ClientCallbacks::new(),
+    ))
+    .unwrap_err();
+    assert_eq!(error.kind, ErrorKind::TransportClosed, "the script exits without answering: {error:?}");
+}
+
+#[test]
+fn http_serving_and_connecting() {
+    let server = server();
+    let http = block_on(server.serve_http(json!({ "port": 0, "path": "mcp", "jsonResponse": false }))).unwrap();
+    assert!(http.url().starts_with("http://127.0.0.1:") && http.url().ends_with("/mcp"), "{}", http.url());
+    let client = block_on(Client::connect(
+        json!({ "type": "http", "url": http.url(), "headers": { "x-test": "1" }, "bearerToken": "secret" }),
+        json!({ "name": "http-tester", "version": "1" }),
+        ClientCallbacks::new(),
+    ))
+    .unwrap();
+    let sum = block_on(client.call_tool("add", json!({ "a": 1, "b": 1 }), CallOptions::new())).unwrap();
+    assert_eq!(sum["structuredContent"]["result"], 2.0);
+    block_on(client.close()).unwrap();
+    block_on(http.close()).unwrap();
+    block_on(http.close()).unwrap();
+    block_on(http.wait()).unwrap();
+    let refused = block_on(server.serve_http(json!({ "port": 0, "colour": "red" }))).unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::InvalidInput);
+}
+
+#[test]
+fn an_endpoint_answers_a_host_applications_exchanges() {
+    let server = server();
+    let endpoint = server.http_endpoint(json!({ "path": "/mcp" })).unwrap();
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "h", "version": "1" } },
+    });
+    let request = HttpRequest {
+        method: "POST".into(),
+        uri: "/mcp".into(),
+        headers: vec![
+            ("host".into(), "localhost:3000".into()),
+            ("content-type".into(), "application/json".into()),
+            ("accept".into(), "application/json, text/event-stream".into()),
+        ],
+        body: serde_json::to_vec(&initialize).unwrap(),
+    };
+    let response = block_on(endpoint.handle(request.clone())).unwrap();
+    assert_eq!(response.status, 200);
+    assert!(response.headers.iter().any(|(name, _)| name == "mcp-session-id"), "{:?}", response.headers);
+    let mut body = Vec::new();
+    while let Some(chunk) = block_on(response.body.next_chunk()).unwrap() {
+        body.extend(chunk);
+    }
+    let reply: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(reply["result"]["serverInfo"]["name"], "bridge-test");
+
+    let foreign = HttpRequest {
+        headers: vec![("host".into(), "evil.example".into()), ("content-type".into(), "application/json".into())],
+        ..request
+    };
+    assert_eq!(block_on(endpoint.handle(foreign)).unwrap().status, 403);
+}
+
+#[test]
+fn tasks_cancel_on_drop_and_report_panics() {
+    let server = Server::new(json!({ "name": "p", "version": "1" })).unwrap();
+    server.add_tool(json!({ "name": "boom" }), callback(|_a, _c| async { panic!("handler bug") })).unwrap();
+    let client = connect(&server, ClientCallbacks::new());
+    let boom = block_on(client.call_tool("boom", json!({}), CallOptions::new()));
+    assert!(boom.is_err() || boom.as_ref().unwrap()["isError"] == true, "{boom:?}");
+    assert_eq!(block_on(client.request("ping", Value::Null, CallOptions::new())).unwrap(), json!({}));
+    block_on(client.close()).unwrap();
+
+    let panicked = block_on(mcpkit_bridge::spawn(async { panic!("bridge bug") as Result<(), Error> })).unwrap_err();
+    assert_eq!(panicked.kind, ErrorKind::Internal);
+    assert!(panicked.message.contains("bridge bug"));
+    let task: Task<()> = mcpkit_bridge::spawn(async { std::future::pending().await });
+    drop(task);
+}
+
+#[test]
+fn blocking_handlers_are_bounded() {
+    mcpkit_bridge::set_blocking_limit(2);
+    let limit = mcpkit_bridge::blocking_limit();
+    let release = Arc::new(std::sync::Barrier::new(limit + 1));
+    let mut running = Vec::new();
+    for _ in 0..limit * 5 {
+        let release = release.clone();
+        running.push(mcpkit_bridge::spawn(async move {
+            mcpkit_bridge::run_blocking(move || {
+                release.wait();
+            })
+            .await
+        }));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let refused = block_on(mcpkit_bridge::spawn(async { mcpkit_bridge::run_blocking(|| ()).await })).unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Overloaded);
+    assert!(refused.message.contains("synchronous handlers"), "{}", refused.message);
+    drop(running);
+    release.wait();
+}
