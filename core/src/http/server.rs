@@ -1261,6 +1261,30 @@ mod tests {
     use super::*;
 
     #[tokio::test]
+    async fn a_request_id_is_checked_and_registered_in_one_step() {
+        let server = Server::builder(crate::model::Implementation::new("t", "1")).build().unwrap();
+        let http = StreamableHttpServer::new(server, HttpServerOptions::new());
+        let session = http.state.new_session("s".into());
+        let id = RequestId::Number(1);
+        let (stream, _rx) = session.open_stream(id.clone(), true).expect("a free id");
+        assert!(session.open_stream(id.clone(), true).is_none(), "a running id is refused");
+        // Once abandoned (cancelled), the id is free again and its stream is gone.
+        SessionWriter(Arc::downgrade(&session)).request_abandoned(&id);
+        assert!(!session.stream_exists(stream));
+        assert!(session.open_stream(id, true).is_some());
+        session.end();
+    }
+
+    #[test]
+    fn the_largest_last_event_id_replays_nothing() {
+        let store = InMemoryEventStore::default();
+        let message = JsonRpcMessage::notification("n", None);
+        store.append("s", 3, StoredEvent { id: event_id(3, 1), message });
+        assert_eq!(store.replay("s", 3, u64::MAX).map(|e| e.len()), Some(0));
+        assert_eq!(store.replay("s", 3, 0).map(|e| e.len()), Some(1));
+    }
+
+    #[tokio::test]
     async fn a_failed_random_source_refuses_the_session_with_a_json_rpc_error() {
         let initialize = JsonRpcMessage::request(RequestId::Number(7), methods::INITIALIZE, None);
         let response = no_session_id(&initialize, getrandom::Error::UNSUPPORTED);
