@@ -89,6 +89,10 @@ pub struct HttpServerOptions {
     /// is closed and the client resumes it from the event store with `Last-Event-ID`. 256 by
     /// default.
     pub max_queued_events: usize,
+    /// Whether a request's `MCP-Protocol-Version` header, when present, must be the version its
+    /// session negotiated (`400 Bad Request` otherwise). True by default; when false any
+    /// supported version is accepted, for clients that send a stale one.
+    pub require_negotiated_version: bool,
 }
 
 /// The default of [`HttpServerOptions::header_read_timeout`] and
@@ -115,6 +119,7 @@ impl Default for HttpServerOptions {
             body_read_timeout: DEFAULT_READ_TIMEOUT,
             max_connections: None,
             max_queued_events: DEFAULT_MAX_QUEUED_EVENTS,
+            require_negotiated_version: true,
         }
     }
 }
@@ -213,6 +218,13 @@ impl HttpServerOptions {
         self.max_queued_events = events.max(1);
         self
     }
+
+    /// Sets whether a request's `MCP-Protocol-Version` header must be the version its session
+    /// negotiated; when false any supported version is accepted.
+    pub fn with_require_negotiated_version(mut self, required: bool) -> Self {
+        self.require_negotiated_version = required;
+        self
+    }
 }
 
 impl std::fmt::Debug for HttpServerOptions {
@@ -231,6 +243,7 @@ impl std::fmt::Debug for HttpServerOptions {
             .field("body_read_timeout", &self.body_read_timeout)
             .field("max_connections", &self.max_connections)
             .field("max_queued_events", &self.max_queued_events)
+            .field("require_negotiated_version", &self.require_negotiated_version)
             .finish_non_exhaustive()
     }
 }
@@ -795,8 +808,9 @@ impl HttpState {
         let session = lock(&self.sessions).get(id).cloned();
         match session {
             Some(s) if !s.closed.is_cancelled() => {
-                if let (Some(sent), Some(negotiated)) =
-                    (header_str(headers, PROTOCOL_VERSION_HEADER), s.handle.protocol_version())
+                if self.options.require_negotiated_version
+                    && let (Some(sent), Some(negotiated)) =
+                        (header_str(headers, PROTOCOL_VERSION_HEADER), s.handle.protocol_version())
                     && sent != negotiated
                 {
                     let message = format!(
