@@ -16,9 +16,14 @@ build-examples:
 
 test: lint test-rust test-python test-interop test-conformance ## Runs every test: lints, Rust tests, TypeScript SDK interop, the official conformance suite.
 
-lint: ## Checks formatting and runs clippy with warnings denied.
+lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	@for crate in mcpkit mcpkit-bridge; do \
+	  if $(CARGO) tree -p $$crate -e normal --prefix none | grep -E '^(pyo3|napi|uniffi)'; then \
+	    echo "$$crate must not depend on an FFI crate" >&2; exit 1; \
+	  fi; \
+	done
 
 test-rust: ## Runs the Rust unit, integration and doc tests.
 	$(CARGO) test --workspace

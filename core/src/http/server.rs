@@ -632,6 +632,7 @@ impl HttpState {
     fn new_session(self: &Arc<Self>, id: String) -> Arc<HttpSession> {
         Arc::new_cyclic(|weak: &Weak<HttpSession>| {
             let (handle, input) = self.server.serve_direct(Arc::new(SessionWriter(weak.clone())));
+            handle.set_session_id(id.clone());
             HttpSession {
                 id,
                 input,

@@ -52,6 +52,8 @@ pub(crate) struct ServerSession {
     /// This session's tasks, when the server supports tasks.
     tasks: Option<Arc<TaskStore>>,
     pub(crate) peer: OnceLock<Peer>,
+    /// The transport's id of the session, such as Streamable HTTP's `Mcp-Session-Id`.
+    pub(crate) transport_id: OnceLock<String>,
 }
 
 impl ServerSession {
@@ -66,6 +68,7 @@ impl ServerSession {
             capabilities: OnceLock::new(),
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
+            transport_id: OnceLock::new(),
         }
     }
 
