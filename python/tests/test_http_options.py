@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from mcpkit import Client, McpError, Server
+from mcpkit import Client, Context, McpError, Server
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -54,6 +54,10 @@ def echo_server() -> Server:
     def echo(text: str) -> str:
         return text
 
+    @server.tool()
+    def session(ctx: Context) -> str:
+        return ctx.session_id or "none"
+
     return server
 
 
@@ -86,6 +90,10 @@ async def test_sse_replies_retry_and_stateless_mode() -> None:
         assert "mcp-session-id" not in reply.headers
         async with Client.http(stateless.url) as client:
             assert (await client.call_tool("echo", {"text": "hi"}))["content"][0]["text"] == "hi"
+            assert (await client.call_tool("session"))["content"][0]["text"] == "none"
+    stateful = await echo_server().serve_http(port=0)
+    async with stateful, Client.http(stateful.url) as client:
+        assert len((await client.call_tool("session"))["content"][0]["text"]) >= 16
 
 
 async def test_session_idle_timeout_and_keep_alive() -> None:

@@ -32,6 +32,12 @@ impl PyContext {
         optional(py, self.inner.request_id())
     }
 
+    /// The transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), if it has one.
+    #[getter]
+    fn session_id(&self) -> Option<String> {
+        self.inner.session_id()
+    }
+
     /// The request's `_meta`, if it had one.
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {

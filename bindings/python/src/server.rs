@@ -3,7 +3,7 @@
 //! Every handler is called as `handler(payload, context)` with the payload the bridge
 //! documents for its kind, and returns JSON that the bridge turns into the result.
 
-use mcpkit_bridge::{HttpServer, Server};
+use mcpkit_bridge::{Error, HttpServer, Server};
 use pyo3::prelude::*;
 
 use crate::{
@@ -28,47 +28,26 @@ impl PyServer {
         Ok(PyServer { inner, event_loop: LoopSlot::default() })
     }
 
-    /// Registers a tool (a `Tool` dict) answered by `handler(arguments, context)`.
-    fn add_tool(&self, py: Python<'_>, tool: &Bound<'_, PyAny>, handler: Py<PyAny>, is_async: bool) -> PyResult<()> {
-        let callback = self.event_loop.callback(handler, is_async);
-        self.inner.add_tool(convert::from_py(tool)?, callback).or_raise(py)
-    }
-
-    /// Registers a resource (a `Resource` dict) read by `handler({"uri", "variables"}, context)`.
-    fn add_resource(
+    /// Registers a handler of `kind` (`tool`, `resource`, `resource_template` or `prompt`)
+    /// described by `descriptor`, the schema's dict of that kind. A tool's or prompt's handler
+    /// gets the arguments, a resource's `{"uri", "variables"}`.
+    fn add(
         &self,
         py: Python<'_>,
-        resource: &Bound<'_, PyAny>,
+        kind: &str,
+        descriptor: &Bound<'_, PyAny>,
         handler: Py<PyAny>,
         is_async: bool,
     ) -> PyResult<()> {
-        let callback = self.event_loop.callback(handler, is_async);
-        self.inner.add_resource(convert::from_py(resource)?, callback).or_raise(py)
-    }
-
-    /// Registers a resource template (a `ResourceTemplate` dict) read by
-    /// `handler({"uri", "variables"}, context)`.
-    fn add_resource_template(
-        &self,
-        py: Python<'_>,
-        template: &Bound<'_, PyAny>,
-        handler: Py<PyAny>,
-        is_async: bool,
-    ) -> PyResult<()> {
-        let callback = self.event_loop.callback(handler, is_async);
-        self.inner.add_resource_template(convert::from_py(template)?, callback).or_raise(py)
-    }
-
-    /// Registers a prompt (a `Prompt` dict) rendered by `handler(arguments, context)`.
-    fn add_prompt(
-        &self,
-        py: Python<'_>,
-        prompt: &Bound<'_, PyAny>,
-        handler: Py<PyAny>,
-        is_async: bool,
-    ) -> PyResult<()> {
-        let callback = self.event_loop.callback(handler, is_async);
-        self.inner.add_prompt(convert::from_py(prompt)?, callback).or_raise(py)
+        let (descriptor, callback) = (convert::from_py(descriptor)?, self.event_loop.callback(handler, is_async));
+        match kind {
+            "tool" => self.inner.add_tool(descriptor, callback),
+            "resource" => self.inner.add_resource(descriptor, callback),
+            "resource_template" => self.inner.add_resource_template(descriptor, callback),
+            "prompt" => self.inner.add_prompt(descriptor, callback),
+            _ => Err(Error::invalid_input(format!("unknown kind {kind:?}"))),
+        }
+        .or_raise(py)
     }
 
     /// Sets `handler(params, context)` as the answer to `completion/complete`.
@@ -82,24 +61,16 @@ impl PyServer {
         self.inner.on_roots_changed(self.event_loop.callback(handler, is_async)).or_raise(py)
     }
 
-    /// Removes a tool, returning whether it existed.
-    fn remove_tool(&self, name: &str) -> bool {
-        self.inner.remove_tool(name)
-    }
-
-    /// Removes a resource, returning whether it existed.
-    fn remove_resource(&self, uri: &str) -> bool {
-        self.inner.remove_resource(uri)
-    }
-
-    /// Removes a resource template, returning whether it existed.
-    fn remove_resource_template(&self, uri_template: &str) -> bool {
-        self.inner.remove_resource_template(uri_template)
-    }
-
-    /// Removes a prompt, returning whether it existed.
-    fn remove_prompt(&self, name: &str) -> bool {
-        self.inner.remove_prompt(name)
+    /// Removes the registration of `kind` named `key` (a name, URI or URI template),
+    /// returning whether it existed.
+    fn remove(&self, py: Python<'_>, kind: &str, key: &str) -> PyResult<bool> {
+        match kind {
+            "tool" => Ok(self.inner.remove_tool(key)),
+            "resource" => Ok(self.inner.remove_resource(key)),
+            "resource_template" => Ok(self.inner.remove_resource_template(key)),
+            "prompt" => Ok(self.inner.remove_prompt(key)),
+            _ => Err(Error::invalid_input(format!("unknown kind {kind:?}"))).or_raise(py),
+        }
     }
 
     /// Tells subscribed clients that the resource at `uri` changed.

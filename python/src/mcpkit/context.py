@@ -32,6 +32,11 @@ class Context:
         return self._native.request_id
 
     @property
+    def session_id(self) -> Optional[str]:
+        """The transport's id of the session (Streamable HTTP's ``Mcp-Session-Id``), if any."""
+        return self._native.session_id
+
+    @property
     def meta(self) -> Optional[JsonObject]:
         """The request's ``_meta``, if it had one."""
         return self._native.meta

@@ -211,13 +211,13 @@ class Server:
             async def run_async(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
                 return tool_value(await fn(**sig.bind(arguments, Context(ctx))))
 
-            self._native.add_tool(tool, run_async, True)
+            self._native.add("tool", tool, run_async, True)
         else:
 
             def run_sync(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
                 return tool_value(fn(**sig.bind(arguments, Context(ctx))))
 
-            self._native.add_tool(tool, run_sync, False)
+            self._native.add("tool", tool, run_sync, False)
 
     def resource(
         self,
@@ -250,9 +250,9 @@ class Server:
 
             handler = _adapt(call, sig.is_async, lambda value: _convert.resource_value(value, mime_type))
             if _TEMPLATE.search(uri):
-                self._native.add_resource_template({"uriTemplate": uri, **entry}, handler, sig.is_async)
+                self._native.add("resource_template", {"uriTemplate": uri, **entry}, handler, sig.is_async)
             else:
-                self._native.add_resource({"uri": uri, **entry, **optional(size=size)}, handler, sig.is_async)
+                self._native.add("resource", {"uri": uri, **entry, **optional(size=size)}, handler, sig.is_async)
             return fn
 
         return register
@@ -288,7 +288,7 @@ class Server:
             def call(arguments: Mapping[str, str], ctx: _native.Context) -> Any:
                 return fn(**sig.bind(arguments, Context(ctx)))
 
-            self._native.add_prompt(prompt, _adapt(call, sig.is_async, _convert.prompt_value), sig.is_async)
+            self._native.add("prompt", prompt, _adapt(call, sig.is_async, _convert.prompt_value), sig.is_async)
             return fn
 
         return register
@@ -332,15 +332,15 @@ class Server:
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; connected clients are told the list changed."""
-        return self._native.remove_tool(name)
+        return self._native.remove("tool", name)
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt; connected clients are told the list changed."""
-        return self._native.remove_prompt(name)
+        return self._native.remove("prompt", name)
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource or a resource template by its URI (template)."""
-        return self._native.remove_resource(uri) or self._native.remove_resource_template(uri)
+        return self._native.remove("resource", uri) or self._native.remove("resource_template", uri)
 
     def notify_resource_updated(self, uri: str) -> None:
         """Tells the clients subscribed to ``uri`` that it changed."""
