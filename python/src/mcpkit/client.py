@@ -137,7 +137,11 @@ class _Listeners:
         if not self.any:
             return None
         if not self.is_async:
-            return (lambda payload, _ctx: self._calls(payload) and None), False
+
+            def hear_sync(payload: JsonObject, _ctx: Any) -> None:
+                self._calls(payload)
+
+            return hear_sync, False
 
         async def hear(payload: JsonObject, _ctx: Any) -> None:
             for outcome in self._calls(payload):
