@@ -116,7 +116,7 @@ class Server:
         tasks: Union[bool, JsonObject, None] = None,
     ) -> None:
         self.name = name
-        self._tasks = bool(tasks)
+        self._tasks = tasks is not None and tasks is not False
         spec = {"name": name, "version": version} | optional(
             title=title,
             description=description,
