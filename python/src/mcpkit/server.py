@@ -369,14 +369,23 @@ class Server:
         sse_retry: Optional[float] = None,
         keep_alive: Optional[float] = None,
         event_store_capacity: Optional[int] = None,
+        header_read_timeout: Optional[float] = None,
+        body_read_timeout: Optional[float] = None,
+        max_connections: Optional[int] = None,
+        max_queued_events: Optional[int] = None,
+        require_negotiated_version: Optional[bool] = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one).
 
         ``allowed_hosts`` and ``allowed_origins`` replace the default loopback names on the bound
         port; ``json_response=False`` answers with SSE streams; ``stateful=False`` keeps no
         sessions; ``session_idle_timeout``, ``sse_retry`` and ``keep_alive`` are in seconds
-        (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes; and
-        ``event_store_capacity`` is how many events each session keeps for resumption.
+        (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes;
+        ``event_store_capacity`` is how many events each session keeps for resumption;
+        ``header_read_timeout`` and ``body_read_timeout`` (seconds) bound slow clients,
+        ``max_connections`` caps open connections, ``max_queued_events`` bounds each SSE
+        stream's queue, and ``require_negotiated_version=False`` accepts a stale
+        ``MCP-Protocol-Version`` header.
         """
         options = {"host": host, "port": port, "path": path} | optional(
             allowedHosts=allowed_hosts,
@@ -388,6 +397,11 @@ class Server:
             sseRetryMs=_millis(sse_retry),
             keepAliveMs=_millis(keep_alive),
             eventStoreCapacity=event_store_capacity,
+            headerReadTimeoutMs=_millis(header_read_timeout),
+            bodyReadTimeoutMs=_millis(body_read_timeout),
+            maxConnections=max_connections,
+            maxQueuedEvents=max_queued_events,
+            requireNegotiatedVersion=require_negotiated_version,
         )
         return HttpServer(await self._native.serve_http(options))
 
