@@ -45,6 +45,16 @@ impl RequestContext {
         &self.incoming
     }
 
+    /// Returns who the request came from, as the server's token verifier saw it, when the
+    /// server is protected by authorization.
+    ///
+    /// A session only ever serves the identity that created it; the scopes are those of the
+    /// token of the session's latest request.
+    #[cfg(feature = "auth")]
+    pub fn auth(&self) -> Option<Arc<crate::auth::AuthInfo>> {
+        crate::sync::lock(&self.session.auth).clone()
+    }
+
     /// Returns the request's `_meta`, if it had one.
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()

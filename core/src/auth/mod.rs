@@ -1,0 +1,19 @@
+//! OAuth 2.1 authorization for Streamable HTTP (MCP 2025-11-25).
+//!
+//! The server side is a resource server: with [`ResourceServerOptions`] set on
+//! [`HttpServerOptions`](crate::http::HttpServerOptions), every request must carry a bearer
+//! token that a [`TokenVerifier`] accepts, such as the built-in [`JwtVerifier`]. Requests without
+//! a valid token are answered `401` with a `WWW-Authenticate` challenge that names the
+//! Protected Resource Metadata document (RFC 9728), which the server publishes at its
+//! well-known path; requests whose token lacks a scope are answered `403 insufficient_scope`.
+//! The verified identity reaches handlers through
+//! [`RequestContext::auth`](crate::RequestContext::auth), and a session only ever serves the
+//! identity that created it.
+
+mod jwt;
+mod metadata;
+mod resource;
+
+pub use jwt::JwtVerifier;
+pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
+pub use resource::{AuthInfo, ResourceServerOptions, TokenError, TokenVerifier, VerifierFn};
