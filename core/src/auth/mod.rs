@@ -9,11 +9,21 @@
 //! The verified identity reaches handlers through
 //! [`RequestContext::auth`](crate::RequestContext::auth), and a session only ever serves the
 //! identity that created it.
+//!
+//! The client side is an [`AuthProvider`] set on
+//! [`HttpClientOptions`](crate::transport::http::HttpClientOptions): the ready [`OAuthClient`]
+//! discovers the authorization server, registers, logs in with the authorization code flow and
+//! PKCE (or client credentials), refreshes tokens and steps up scopes when the server asks.
 
+mod client;
 mod jwt;
 mod metadata;
 mod resource;
 
+pub use client::{
+    AuthProvider, Authorizer, ClientCredentials, InMemoryTokenStore, OAuthClient, OAuthClientOptions, StoredTokens,
+    TokenStore,
+};
 pub use jwt::JwtVerifier;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use resource::{AuthInfo, ResourceServerOptions, TokenError, TokenVerifier, VerifierFn};
