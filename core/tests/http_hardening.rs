@@ -187,6 +187,15 @@ async fn the_protocol_version_header_must_be_the_negotiated_one() {
     // The negotiated version, or none, is fine.
     assert_eq!(send(mcp.post(Some(&session), &ping)).await.status(), 200);
     bound.shutdown().await;
+
+    // A server may accept any supported version instead, for clients that send a stale one.
+    let (bound, _server, _probes, mcp) = bind(HttpServerOptions::new().with_require_negotiated_version(false)).await;
+    let session = mcp.initialize(json!({})).await;
+    let builder = mcp.client.post(&mcp.url).header("content-type", "application/json").header("accept", ACCEPT_BOTH);
+    let response =
+        send(with_version(builder.header("mcp-session-id", &session), "2025-06-18").body(ping.to_string())).await;
+    assert_eq!(response.status(), 200);
+    bound.shutdown().await;
 }
 
 #[tokio::test]

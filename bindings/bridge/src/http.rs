@@ -8,7 +8,7 @@ use std::{
 
 use axum::body::Body;
 use http_body_util::BodyExt;
-use mcpkit::transport::http::{BoundHttpServer, HttpServerOptions, InMemoryEventStore, StreamableHttpServer};
+use mcpkit::http::{BoundHttpServer, HttpServerOptions, InMemoryEventStore, StreamableHttpServer};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

@@ -205,7 +205,7 @@ pub async fn run_blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'sta
         }
     }
     let dequeue = Dequeue;
-    if queued >= limit.saturating_mul(5) {
+    if queued >= limit.saturating_mul(4) {
         return Err(Error::overloaded(format!(
             "too many synchronous handlers are running or waiting ({limit} may run at once); try again later"
         )));

@@ -126,6 +126,10 @@ pub struct HttpServerOptions {
     /// Whether [`StreamableHttpServer::bind`] may bind an address other than loopback without
     /// authorization; false by default, and a warning is logged when it does.
     pub allow_remote_without_auth: bool,
+    /// Whether a request's `MCP-Protocol-Version` header, when present, must be the version its
+    /// session negotiated (`400 Bad Request` otherwise). True by default; when false any
+    /// supported version is accepted, for clients that send a stale one.
+    pub require_negotiated_version: bool,
 }
 
 /// The default of [`HttpServerOptions::header_read_timeout`] and
@@ -155,6 +159,7 @@ impl Default for HttpServerOptions {
             #[cfg(feature = "auth")]
             auth: None,
             allow_remote_without_auth: false,
+            require_negotiated_version: true,
         }
     }
 }
@@ -275,6 +280,13 @@ impl HttpServerOptions {
         #[cfg(not(feature = "auth"))]
         false
     }
+
+    /// Sets whether a request's `MCP-Protocol-Version` header must be the version its session
+    /// negotiated; when false any supported version is accepted.
+    pub fn with_require_negotiated_version(mut self, required: bool) -> Self {
+        self.require_negotiated_version = required;
+        self
+    }
 }
 
 impl std::fmt::Debug for HttpServerOptions {
@@ -295,6 +307,7 @@ impl std::fmt::Debug for HttpServerOptions {
             .field("max_queued_events", &self.max_queued_events)
             .field("auth", &self.has_auth())
             .field("allow_remote_without_auth", &self.allow_remote_without_auth)
+            .field("require_negotiated_version", &self.require_negotiated_version)
             .finish_non_exhaustive()
     }
 }
@@ -880,8 +893,9 @@ impl HttpState {
         let session = lock(&self.sessions).get(id).cloned();
         match session {
             Some(s) if !s.closed.is_cancelled() => {
-                if let (Some(sent), Some(negotiated)) =
-                    (header_str(headers, PROTOCOL_VERSION_HEADER), s.handle.protocol_version())
+                if self.options.require_negotiated_version
+                    && let (Some(sent), Some(negotiated)) =
+                        (header_str(headers, PROTOCOL_VERSION_HEADER), s.handle.protocol_version())
                     && sent != negotiated
                 {
                     let message = format!(
@@ -910,6 +924,7 @@ impl HttpState {
         Arc::new_cyclic(|weak: &Weak<HttpSession>| {
             let (handle, input) = self.server.serve_direct(Arc::new(SessionWriter(weak.clone())));
             set_caller(&handle, &owner);
+            handle.set_session_id(id.clone());
             HttpSession {
                 id,
                 input,
@@ -1388,6 +1403,30 @@ impl Drop for EndOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_request_id_is_checked_and_registered_in_one_step() {
+        let server = Server::builder(crate::model::Implementation::new("t", "1")).build().unwrap();
+        let http = StreamableHttpServer::new(server, HttpServerOptions::new());
+        let session = http.state.new_session("s".into());
+        let id = RequestId::Number(1);
+        let (stream, _rx) = session.open_stream(id.clone(), true).expect("a free id");
+        assert!(session.open_stream(id.clone(), true).is_none(), "a running id is refused");
+        // Once abandoned (cancelled), the id is free again and its stream is gone.
+        SessionWriter(Arc::downgrade(&session)).request_abandoned(&id);
+        assert!(!session.stream_exists(stream));
+        assert!(session.open_stream(id, true).is_some());
+        session.end();
+    }
+
+    #[test]
+    fn the_largest_last_event_id_replays_nothing() {
+        let store = InMemoryEventStore::default();
+        let message = JsonRpcMessage::notification("n", None);
+        store.append("s", 3, StoredEvent { id: event_id(3, 1), message });
+        assert_eq!(store.replay("s", 3, u64::MAX).map(|e| e.len()), Some(0));
+        assert_eq!(store.replay("s", 3, 0).map(|e| e.len()), Some(1));
+    }
 
     #[tokio::test]
     async fn a_failed_random_source_refuses_the_session_with_a_json_rpc_error() {

@@ -687,6 +687,17 @@ impl SessionHandle {
         self.session.protocol_version()
     }
 
+    /// Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when
+    /// the transport has one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.transport_id.get().map(String::as_str)
+    }
+
+    /// Records the transport's id of the session.
+    pub(crate) fn set_session_id(&self, id: String) {
+        let _ = self.session.transport_id.set(id);
+    }
+
     /// Returns whether the client completed initialization.
     pub fn is_initialized(&self) -> bool {
         self.session.phase() == session::Phase::Ready

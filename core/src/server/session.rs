@@ -55,6 +55,8 @@ pub(crate) struct ServerSession {
     /// Who the latest request came from, when the transport authenticates requests.
     #[cfg(feature = "auth")]
     pub(crate) auth: Mutex<Option<Arc<crate::auth::AuthInfo>>>,
+    /// The transport's id of the session, such as Streamable HTTP's `Mcp-Session-Id`.
+    pub(crate) transport_id: OnceLock<String>,
 }
 
 impl ServerSession {
@@ -71,6 +73,7 @@ impl ServerSession {
             peer: OnceLock::new(),
             #[cfg(feature = "auth")]
             auth: Mutex::new(None),
+            transport_id: OnceLock::new(),
         }
     }
 

@@ -56,7 +56,8 @@ impl UriTemplate {
         Ok(UriTemplate { parts })
     }
 
-    /// Matches a URI, returning the variables on success.
+    /// Matches a URI, returning the variables on success; a variable named in several
+    /// expressions takes the value of the first.
     ///
     /// Matching takes time linear in the URI's length (times the number of template parts):
     /// where a variable could end at several places, the shortest value after which the rest
@@ -75,7 +76,12 @@ impl UriTemplate {
         let mut vars = HashMap::new();
         let mut at = 0;
         for (i, part) in self.parts.iter().enumerate() {
-            at = input.capture(part, at, &can[i + 1], &mut vars);
+            // A name that appears in several parts keeps the value of its first one.
+            let mut found = HashMap::new();
+            at = input.capture(part, at, &can[i + 1], &mut found);
+            for (name, value) in found {
+                vars.entry(name).or_insert(value);
+            }
         }
         Some(vars)
     }
@@ -284,6 +290,7 @@ mod tests {
         );
         assert_eq!(m("x://p{#frag}", "x://p#top"), Some(vec![("frag".into(), "top".into())]));
         assert_eq!(m("x://p{.ext}", "x://p"), Some(vec![]));
+        assert_eq!(m("x://{a}/{a}", "x://1/2"), Some(vec![("a".into(), "1".into())]));
     }
 
     #[test]
