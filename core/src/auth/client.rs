@@ -143,7 +143,8 @@ pub struct OAuthClientOptions {
     /// Where tokens are kept.
     pub store: Arc<dyn TokenStore>,
     /// How many times one client may step up its scopes after `403 insufficient_scope` before
-    /// the request fails; 3 by default.
+    /// the request fails; 2 by default, so that one operation leads to at most three
+    /// authorizations.
     pub max_step_ups: u32,
 }
 
@@ -178,7 +179,7 @@ impl OAuthClientOptions {
             client_credentials: None,
             scopes: None,
             store: Arc::new(InMemoryTokenStore::default()),
-            max_step_ups: 3,
+            max_step_ups: 2,
         }
     }
 
@@ -194,7 +195,7 @@ impl OAuthClientOptions {
             client_credentials: Some(credentials),
             scopes: None,
             store: Arc::new(InMemoryTokenStore::default()),
-            max_step_ups: 3,
+            max_step_ups: 2,
         }
     }
 
@@ -584,8 +585,8 @@ impl OAuthClient {
                 (client_id.clone(), Some(client_secret.clone()), None)
             }
             ClientCredentials::PrivateKeyJwt { client_id, private_key_pem, algorithm } => {
-                let audience = server.metadata.token_endpoint.clone().unwrap_or_else(|| server.metadata.issuer.clone());
-                let assertion = client_assertion(client_id, &audience, private_key_pem, algorithm)?;
+                // The audience is the authorization server's issuer identifier (RFC 7523bis).
+                let assertion = client_assertion(client_id, &server.metadata.issuer, private_key_pem, algorithm)?;
                 (client_id.clone(), None, Some(assertion))
             }
         };

@@ -1408,7 +1408,7 @@ mod tests {
     async fn a_request_id_is_checked_and_registered_in_one_step() {
         let server = Server::builder(crate::model::Implementation::new("t", "1")).build().unwrap();
         let http = StreamableHttpServer::new(server, HttpServerOptions::new());
-        let session = http.state.new_session("s".into());
+        let session = http.state.new_session("s".into(), None);
         let id = RequestId::Number(1);
         let (stream, _rx) = session.open_stream(id.clone(), true).expect("a free id");
         assert!(session.open_stream(id.clone(), true).is_none(), "a running id is refused");
