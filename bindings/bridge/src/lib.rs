@@ -11,6 +11,7 @@
 //! Architecture Invariant: this crate depends on the core only, never on an FFI crate.
 //! Architecture Invariant: bindings never create, enter or see a Tokio runtime.
 
+mod auth;
 mod callback;
 mod client;
 mod context;
