@@ -185,9 +185,7 @@ pub(crate) trait DirectWriter: Send + Sync + 'static {
 
     /// Forgets `request`, which will never be answered because the peer cancelled it: its
     /// stream ends and its id may be used again.
-    fn request_abandoned(&self, request: &RequestId) {
-        let _ = request;
-    }
+    fn request_abandoned(&self, request: &RequestId);
 
     /// Ends the connection.
     fn close(&self);
