@@ -26,7 +26,10 @@ use axum::{
 use common::{first_text, within};
 use mcpkit::{
     Client, ClientOptions, Error, RequestContext, Server,
-    auth::{Authorizer, ClientCredentials, JwtVerifier, OAuthClient, OAuthClientOptions, ResourceServerOptions},
+    auth::{
+        Authorizer, ClientCredentials, JwtVerifier, LoopbackRedirect, OAuthClient, OAuthClientOptions,
+        ResourceServerOptions,
+    },
     http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
     model::*,
     transport::http::{HttpClientOptions, StreamableHttpClientTransport},
@@ -309,4 +312,28 @@ async fn metadata_for_another_resource_is_refused() {
     let result = connect(&server.url(), user_client(&server.url(), authorizer.clone())).await;
     assert!(result.is_err());
     assert_eq!(authorizer.count.load(Ordering::SeqCst), 0, "the user is never sent to authorize");
+}
+
+#[tokio::test]
+async fn the_loopback_redirect_receives_the_code_from_a_browser() {
+    let auth_server = authorization_server(|_| {}).await;
+    let issuer = auth_server.lock().unwrap().issuer.clone();
+    let server = protected_server(&issuer, None).await;
+    let opened = Arc::new(AtomicUsize::new(0));
+    let browser_opened = opened.clone();
+    // The "browser" follows the authorization server's redirect back to the loopback port.
+    let redirect = LoopbackRedirect::bind(0, "/callback", move |url: &str| {
+        browser_opened.fetch_add(1, Ordering::SeqCst);
+        let url = url.to_owned();
+        tokio::spawn(async move { reqwest::get(url).await.unwrap().text().await.unwrap() });
+    })
+    .await
+    .unwrap();
+    let redirect_uri = redirect.redirect_uri().to_owned();
+    assert!(redirect_uri.starts_with("http://127.0.0.1:") && redirect_uri.ends_with("/callback"), "{redirect_uri}");
+    let options = OAuthClientOptions::new("auth-test", redirect_uri.clone(), Arc::new(redirect));
+    let client = connect(&server.url(), OAuthClient::new(&server.url(), options).unwrap()).await.unwrap();
+    assert_eq!(first_text(&within(client.call_tool("whoami", json!({}))).await.unwrap()), "user-1");
+    assert_eq!(opened.load(Ordering::SeqCst), 1);
+    assert_eq!(auth_server.lock().unwrap().authorizations[0]["redirect_uri"], redirect_uri);
 }

@@ -66,6 +66,7 @@
 
 mod client;
 mod jwt;
+mod loopback;
 mod metadata;
 mod resource;
 
@@ -74,5 +75,6 @@ pub use client::{
     TokenStore,
 };
 pub use jwt::JwtVerifier;
+pub use loopback::LoopbackRedirect;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use resource::{AuthInfo, ResourceServerOptions, TokenError, TokenVerifier, VerifierFn};
