@@ -4,8 +4,8 @@
 #   toolchain.sh            prints the root folder (building it first when it is missing)
 #
 # Debian 12 has no Swift, so the toolchain lives in a Debian trixie root made with debootstrap
-# (installed with apt-get when missing), holding `swiftlang` and `libc6-dev`. The mirror is the
-# one the host's apt sources already name. The root is cached under
+# (installed with apt-get when missing), holding `swiftlang`, `libc6-dev` and `ca-certificates`. The
+# mirror is the one the host's apt sources already name. The root is cached under
 # ${XDG_CACHE_HOME:-~/.cache}/mcpkit/swift-root (MCPKIT_SWIFT_ROOT overrides it); it is built
 # in a temporary folder that is renamed at the end, so a killed run never looks complete.
 # Building takes about a minute and 2.6 GB; a second run returns at once. All mounting happens
@@ -15,17 +15,43 @@
 set -euo pipefail
 
 suite=trixie
-packages=(swiftlang libc6-dev)
+# libc6-dev for swiftc's libc module; ca-certificates for HTTPS clients in tests and tools.
+packages=(swiftlang libc6-dev ca-certificates)
 root="${MCPKIT_SWIFT_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpkit/swift-root}"
 stamp="$root/.mcpkit-toolchain"
 
-# The stamp is written last, inside the temporary folder, so it marks a complete root.
+log() { echo "toolchain.sh: $*" >&2; }
+
+# Installs packages with apt-get in the root $1 (inside a private mount namespace).
+apt_install() {
+  cp /etc/resolv.conf "$1/etc/resolv.conf"
+  unshare --mount --fork /bin/sh -eu -c '
+    root="$1"; shift
+    mount -t proc proc "$root/proc"
+    mount --rbind /dev "$root/dev"
+    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+      sh -eu -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends \"\$@\" && apt-get clean" sh "$@"
+  ' sh "$@"
+}
+
+# The stamp is written last, inside the temporary folder, so it marks a complete root. Its
+# second line lists the packages; a root that lacks some of them gets them installed in place.
 if [[ -f "$stamp" ]]; then
+  if [[ "$(sed -n 2p "$stamp")" != "${packages[*]}" ]]; then
+    log "adding ${packages[*]} to $root"
+    steps="$(mktemp)"
+    if ! apt_install "$root" "${packages[@]}" >"$steps" 2>&1; then
+      tail -n 30 "$steps" >&2
+      rm -f "$steps"
+      log "apt-get install in the root failed"
+      exit 1
+    fi
+    rm -f "$steps"
+    printf '%s\n%s\n' "$(head -n 1 "$stamp")" "${packages[*]}" >"$stamp"
+  fi
   echo "$root"
   exit 0
 fi
-
-log() { echo "toolchain.sh: $*" >&2; }
 
 if [[ "$(id -u)" != 0 ]]; then
   log "building the Swift root needs root (debootstrap, chroot, unshare)"
@@ -84,19 +110,12 @@ log "bootstrapping Debian $suite into $tmp (mirror from the host's apt sources)"
 debootstrap --variant=minbase "$suite" "$tmp" "$mirror" >"$steps" 2>&1 || failed debootstrap
 
 log "installing ${packages[*]}"
-cp /etc/resolv.conf "$tmp/etc/resolv.conf"
-unshare --mount --fork /bin/sh -eu -c '
-  root="$1"; shift
-  mount -t proc proc "$root/proc"
-  mount --rbind /dev "$root/dev"
-  chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-    sh -eu -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends \"\$@\" && apt-get clean" sh "$@"
-' sh "$tmp" "${packages[@]}" >>"$steps" 2>&1 || failed "apt-get install in the root"
+apt_install "$tmp" "${packages[@]}" >>"$steps" 2>&1 || failed "apt-get install in the root"
 
 swift_version="$("$(dirname "${BASH_SOURCE[0]}")/run.sh" --root "$tmp" swift --version 2>&1 | head -n 1)" ||
   failed "swift --version"
 log "$swift_version"
-echo "$swift_version" >"$tmp/.mcpkit-toolchain"
+printf '%s\n%s\n' "$swift_version" "${packages[*]}" >"$tmp/.mcpkit-toolchain"
 
 rm -rf --one-file-system "$root" "$steps"
 mv "$tmp" "$root"
