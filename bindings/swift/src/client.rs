@@ -69,7 +69,7 @@ pub struct NativeCallOptions {
 
 impl NativeCallOptions {
     /// Splits the options into the bridge's and the cancel handle.
-    fn split(self) -> std::result::Result<(CallOptions, Option<Arc<NativeCancelHandle>>), mcpkit_bridge::Error> {
+    fn split(self) -> Result<(CallOptions, Option<Arc<NativeCancelHandle>>)> {
         let mut options = CallOptions::new();
         if let Some(ms) = self.timeout_ms {
             options = options.with_timeout(Duration::from_millis(ms));
@@ -83,7 +83,7 @@ impl NativeCallOptions {
         if let Some(meta) = self.meta {
             match parse(&meta, "the request's _meta")? {
                 Value::Object(meta) => options = options.with_meta(meta),
-                _ => return Err(mcpkit_bridge::Error::invalid_input("the request's _meta must be an object")),
+                _ => return Err(mcpkit_bridge::Error::invalid_input("the request's _meta must be an object").into()),
             }
         }
         Ok((options, self.cancel))

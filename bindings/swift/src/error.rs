@@ -68,11 +68,11 @@ pub fn native_error_codes() -> HashMap<String, i64> {
 pub(crate) type Result<T> = std::result::Result<T, NativeError>;
 
 /// Parses the JSON text `text` handed over by Swift, naming `what` in the error.
-pub(crate) fn parse(text: &str, what: &str) -> std::result::Result<Value, Error> {
-    serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("invalid JSON in {what}: {e}")))
+pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("invalid JSON in {what}: {e}")).into())
 }
 
 /// Parses optional JSON text; `None` is `null`.
-pub(crate) fn parse_optional(text: Option<String>, what: &str) -> std::result::Result<Value, Error> {
+pub(crate) fn parse_optional(text: Option<String>, what: &str) -> Result<Value> {
     text.map_or(Ok(Value::Null), |t| parse(&t, what))
 }

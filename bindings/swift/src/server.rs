@@ -44,8 +44,8 @@ impl Foreign {
 impl Callback for Foreign {
     async fn call(&self, payload: Value, context: Context) -> std::result::Result<Value, Error> {
         let context = Arc::new(NativeContext::new(context));
-        let out = self.0.call(payload.to_string(), context).await.map_err(Error::from)?;
-        parse(&out, "a handler's result")
+        let out = self.0.call(payload.to_string(), context).await?;
+        Ok(parse(&out, "a handler's result")?)
     }
 }
 
