@@ -35,7 +35,7 @@ test-interop: build-examples ## Runs the official TypeScript SDK against the Rus
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
 test-conformance: ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
-	tests/conformance/run.sh all rust python
+	tests/conformance/run.sh all rust python swift
 
 bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP (release builds).
 	$(CARGO) build --release -p mcpkit-bench

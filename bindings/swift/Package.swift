@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "McpKit", targets: ["McpKit"]),
         .executable(name: "calculator-server", targets: ["CalculatorServer"]),
         .executable(name: "calculator-client", targets: ["CalculatorClient"]),
+        .executable(name: "conformance-server", targets: ["ConformanceServer"]),
+        .executable(name: "conformance-client", targets: ["ConformanceClient"]),
     ],
     targets: [
         .systemLibrary(name: "mcpkit_swiftFFI", path: "Sources/mcpkit_swiftFFI"),
@@ -35,6 +37,8 @@ let package = Package(
         .target(name: "McpKit", dependencies: ["McpKitNative"]),
         .executableTarget(name: "CalculatorServer", dependencies: ["McpKit"], path: "Examples/CalculatorServer"),
         .executableTarget(name: "CalculatorClient", dependencies: ["McpKit"], path: "Examples/CalculatorClient"),
+        .executableTarget(name: "ConformanceServer", dependencies: ["McpKit"], path: "Conformance/Server"),
+        .executableTarget(name: "ConformanceClient", dependencies: ["McpKit"], path: "Conformance/Client"),
         .testTarget(name: "McpKitTests", dependencies: ["McpKit"]),
     ]
 )
