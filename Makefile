@@ -28,8 +28,9 @@ test-rust: ## Runs the Rust unit, integration and doc tests.
 test-python: ## Builds the Python package into .venv, runs pytest, ruff, mypy and stubtest.
 	python/scripts/test.sh
 
-test-swift: build-examples ## Builds the Swift package in a Debian trixie root (made once, cached) and runs its XCTests.
+test-swift: build-examples ## Builds the Swift package in a Debian trixie root (made once, cached), runs its XCTests and its interop with the official SDKs and the other examples.
 	bindings/swift/scripts/test.sh
+	bindings/swift/scripts/interop.sh
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
