@@ -3,14 +3,16 @@
 #
 #   run.sh [--root ROOT] [--bind DIR]... COMMAND [ARG...]
 #
-# The command runs in a private mount namespace (unshare --mount --fork), chrooted into the
+# The command runs in a private mount namespace (unshare --mount), chrooted into the
 # root, with /proc and /dev mounted and these folders bind-mounted at the same absolute paths:
 # the repository, CARGO_TARGET_DIR when it lies outside it, and every --bind DIR. Paths inside
 # them (rpaths, SwiftPM's package folder) thus mean the same inside and out. The working
 # folder is kept when it lies in a bound folder, else it is the repository. The environment is
 # emptied but for PATH, HOME, TERM and the variables whose names start with MCPKIT_ or MCP_.
-# Stdin, stdout, stderr and the exit status are the command's; nothing stays mounted after it
-# ends, however it ends. The root is built first when missing (toolchain.sh, about a minute).
+# Every step execs the next, so the command keeps this script's process id (signals and
+# memory readings reach it), and stdin, stdout, stderr and the exit status are its own;
+# nothing stays mounted after it ends, however it ends. The root is built first when missing
+# (toolchain.sh, about a minute).
 set -euo pipefail
 
 if [[ "${1:-}" == --in-namespace ]]; then
@@ -68,5 +70,5 @@ while IFS= read -r name; do
   environment+=("$name=${!name}")
 done < <(compgen -e | grep -E '^(MCPKIT|MCP)_' || true)
 
-exec unshare --mount --fork --kill-child "$here/run.sh" --in-namespace "$root" "$cwd" "${#binds[@]}" "${binds[@]}" \
+exec unshare --mount --propagation private "$here/run.sh" --in-namespace "$root" "$cwd" "${#binds[@]}" "${binds[@]}" \
   "${environment[@]}" /bin/sh -c 'cd "$0" && exec "$@"' "$cwd" "$@"
