@@ -38,6 +38,10 @@ test-interop: build-examples ## Runs the official TypeScript SDK against the Rus
 test-conformance: ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
 	tests/conformance/run.sh all rust python swift
 
-bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP (release builds).
+SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
+
+bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP, mcpkit-swift beside mcpkit (release builds).
 	$(CARGO) build --release -p mcpkit-bench
-	python="$$(bench/python/setup.sh)" && $(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python"
+	bindings/swift/scripts/build.sh --release --product echo-server
+	python="$$(bench/python/setup.sh)" && $(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" \
+		--server "mcpkit-swift=$(SWIFT_ECHO)" --http-server "mcpkit-swift=$(SWIFT_ECHO) --http {port}"

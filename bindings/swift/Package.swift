@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "calculator-client", targets: ["CalculatorClient"]),
         .executable(name: "conformance-server", targets: ["ConformanceServer"]),
         .executable(name: "conformance-client", targets: ["ConformanceClient"]),
+        .executable(name: "echo-server", targets: ["EchoServer"]),
     ],
     targets: [
         .systemLibrary(name: "mcpkit_swiftFFI", path: "Sources/mcpkit_swiftFFI"),
@@ -39,6 +40,7 @@ let package = Package(
         .executableTarget(name: "CalculatorClient", dependencies: ["McpKit"], path: "Examples/CalculatorClient"),
         .executableTarget(name: "ConformanceServer", dependencies: ["McpKit"], path: "Conformance/Server"),
         .executableTarget(name: "ConformanceClient", dependencies: ["McpKit"], path: "Conformance/Client"),
+        .executableTarget(name: "EchoServer", dependencies: ["McpKit"], path: "Bench/EchoServer"),
         .testTarget(name: "McpKitTests", dependencies: ["McpKit"]),
     ]
 )
