@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo test lint test-rust test-interop test-conformance test-python test-swift bench build-examples help
+.PHONY: demo test lint test-rust test-interop test-conformance test-python test-swift bench build-examples fuzz fuzz-smoke soak help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -14,11 +14,16 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-test: lint test-rust test-python test-interop test-swift test-conformance ## Runs every test: lints, Rust, Python and Swift tests, TypeScript SDK interop, the official conformance suite.
+test: lint test-rust test-python test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python and Swift tests, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 
-lint: ## Checks formatting and runs clippy with warnings denied.
+lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	@for crate in mcpkit mcpkit-bridge; do \
+	  if $(CARGO) tree -p $$crate -e normal --prefix none | grep -E '^(pyo3|napi|uniffi)'; then \
+	    echo "$$crate must not depend on an FFI crate" >&2; exit 1; \
+	  fi; \
+	done
 
 # The Swift glue has no Rust tests (test-swift drives it), and uniffi-bindgen is a tool: leaving
 # them out keeps uniffi's code generator out of this build.
@@ -45,3 +50,13 @@ bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py be
 	bindings/swift/scripts/build.sh --release --product echo-server
 	python="$$(bench/python/setup.sh)" && $(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" \
 		--server "mcpkit-swift=$(SWIFT_ECHO)" --http-server "mcpkit-swift=$(SWIFT_ECHO) --http {port}"
+
+fuzz: ## Runs each fuzz target for FUZZ_SECONDS (default 60); needs the nightly toolchain, installs cargo-fuzz if missing.
+	fuzz/run.sh
+
+fuzz-smoke: ## Runs each fuzz target for a few seconds (FUZZ_SECONDS=5).
+	FUZZ_SECONDS=5 fuzz/run.sh
+
+soak: ## Drives 64 HTTP sessions and a stdio session for SOAK_SECONDS (default 60); fails on any error or memory growth.
+	$(CARGO) build --release -p mcpkit-bench --bin mcpkit-soak
+	$(CARGO_TARGET_DIR)/release/mcpkit-soak

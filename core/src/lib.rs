@@ -6,6 +6,9 @@
 
 pub mod client;
 pub mod error;
+mod finite;
+#[doc(hidden)]
+pub mod fuzzing;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod jsonrpc;

@@ -225,6 +225,7 @@ impl From<mcpkit::Error> for Error {
             mcpkit::Error::CapabilityMissing(_) => ErrorKind::CapabilityMissing,
             mcpkit::Error::Json(_) => ErrorKind::InvalidInput,
             mcpkit::Error::Io(_) => ErrorKind::Io,
+            mcpkit::Error::QueueFull => ErrorKind::Overloaded,
             _ => ErrorKind::Internal,
         };
         Error { kind, code: None, message: e.to_string(), data: None, causes }

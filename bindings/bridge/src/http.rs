@@ -32,6 +32,11 @@ struct HttpSpec {
     sse_retry_ms: Option<u64>,
     keep_alive_ms: Option<u64>,
     event_store_capacity: Option<usize>,
+    header_read_timeout_ms: Option<u64>,
+    body_read_timeout_ms: Option<u64>,
+    max_connections: Option<usize>,
+    max_queued_events: Option<usize>,
+    require_negotiated_version: Option<bool>,
 }
 
 impl HttpSpec {
@@ -69,6 +74,21 @@ impl HttpSpec {
         }
         if let Some(capacity) = self.event_store_capacity {
             options.event_store = Arc::new(InMemoryEventStore::new(capacity));
+        }
+        if let Some(ms) = self.header_read_timeout_ms {
+            options.header_read_timeout = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.body_read_timeout_ms {
+            options.body_read_timeout = Duration::from_millis(ms);
+        }
+        if let Some(n) = self.max_connections {
+            options.max_connections = Some(n);
+        }
+        if let Some(n) = self.max_queued_events {
+            options.max_queued_events = n.max(1);
+        }
+        if let Some(require) = self.require_negotiated_version {
+            options.require_negotiated_version = require;
         }
         options
     }
@@ -118,8 +138,10 @@ impl Server {
     /// picks a free one; default 8000), `path` (`/mcp`), `allowedHosts`, `allowedOrigins`
     /// (default: loopback names on the bound port), `jsonResponse` (`true`), `stateful`
     /// (`true`), `sessionIdleTimeoutMs`, `maxBodySize`, `sseRetryMs`, `keepAliveMs` (`0`
-    /// turns keep-alive comments off) and `eventStoreCapacity` (events kept per session for
-    /// resumption).
+    /// turns keep-alive comments off), `eventStoreCapacity` (events kept per session for
+    /// resumption), `headerReadTimeoutMs` (`0` turns it off), `bodyReadTimeoutMs`,
+    /// `maxConnections`, `maxQueuedEvents` (per SSE stream) and `requireNegotiatedVersion`;
+    /// the README's table of limits gives the defaults.
     pub fn serve_http(&self, options: Value) -> Task<HttpServer> {
         let server = self.inner.clone();
         Task::new(async move {

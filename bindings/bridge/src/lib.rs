@@ -11,8 +11,8 @@
 //! Architecture Invariant: this crate depends on the core only, never on an FFI crate.
 //! Architecture Invariant: bindings never create, enter or see a Tokio runtime.
 
-// The flat error carries a JSON value, which order-preserving maps make large; it is built once
-// per failure and crosses to other languages by value, so boxing it would only add a step.
+// The flat error is large on purpose (it carries the JSON-RPC data and the cause chain); it is
+// built once per failed call, and every call crosses an FFI boundary that costs far more.
 #![allow(clippy::result_large_err)]
 
 mod callback;

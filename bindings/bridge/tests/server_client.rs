@@ -510,6 +510,9 @@ fn stdio_clients_get_args_env_and_cwd() {
 #[test]
 fn http_serving_and_connecting() {
     let server = server();
+    server
+        .add_tool(json!({ "name": "session" }), callback(|_a, ctx: Context| async move { Ok(json!(ctx.session_id())) }))
+        .unwrap();
     let http = block_on(server.serve_http(json!({ "port": 0, "path": "mcp", "jsonResponse": false }))).unwrap();
     assert!(http.url().starts_with("http://127.0.0.1:") && http.url().ends_with("/mcp"), "{}", http.url());
     let client = block_on(Client::connect(
@@ -520,6 +523,9 @@ fn http_serving_and_connecting() {
     .unwrap();
     let sum = block_on(client.call_tool("add", json!({ "a": 1, "b": 1 }), CallOptions::new())).unwrap();
     assert_eq!(sum["structuredContent"]["result"], 2.0);
+    let session = block_on(client.call_tool("session", json!({}), CallOptions::new())).unwrap();
+    let id = session["content"][0]["text"].as_str().unwrap();
+    assert_eq!(id.len(), 32, "the HTTP session id reaches the handler: {session}");
     block_on(client.close()).unwrap();
     block_on(http.close()).unwrap();
     block_on(http.close()).unwrap();

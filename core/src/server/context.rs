@@ -45,6 +45,12 @@ impl RequestContext {
         &self.incoming
     }
 
+    /// Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when
+    /// the transport has one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.transport_id.get().map(String::as_str)
+    }
+
     /// Returns the request's `_meta`, if it had one.
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
