@@ -210,7 +210,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments == ["--stdio"] {
     try await fixture().serveStdio()
 } else if arguments.count == 1, let port = Int(arguments[0]) {
-    let http = try await fixture().serveHTTP(host: "127.0.0.1", port: port)
+    // The pinned suite sends a stale MCP-Protocol-Version header after initializing.
+    let http = try await fixture().serveHTTP(host: "127.0.0.1", port: port, options: ["requireNegotiatedVersion": false])
     FileHandle.standardError.write(Data("conformance-server: serving \(http.url)\n".utf8))
     try await http.wait()
 } else {
