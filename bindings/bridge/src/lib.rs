@@ -31,6 +31,7 @@ pub use context::Context;
 pub use error::{ERROR_CODES, Error, ErrorKind};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
 pub use runtime::{
-    DEFAULT_BLOCKING_LIMIT, Task, TaskHandle, blocking_limit, init_logging, run_blocking, set_blocking_limit, spawn,
+    CancelHandle, DEFAULT_BLOCKING_LIMIT, Task, TaskHandle, blocking_limit, init_logging, run_blocking,
+    set_blocking_limit, spawn,
 };
 pub use server::Server;

@@ -11,7 +11,7 @@ use std::{
 
 use futures::executor::block_on;
 use mcpkit_bridge::{
-    CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, HttpRequest, Server, Task,
+    CallOptions, Callback, CancelHandle, Client, ClientCallbacks, Context, Error, ErrorKind, HttpRequest, Server, Task,
 };
 use serde_json::{Value, json};
 
@@ -354,6 +354,47 @@ fn cancelling_a_call_reaches_the_handler() {
     std::thread::sleep(Duration::from_millis(50));
     handle.abort();
     wait_until(|| cancelled.load(Ordering::SeqCst) == 2);
+    block_on(client.close()).unwrap();
+}
+
+#[test]
+fn a_cancel_handle_cancels_a_call_and_its_request() {
+    let server = Server::new(json!({ "name": "c", "version": "1" })).unwrap();
+    let cancelled = Arc::new(AtomicUsize::new(0));
+    let count = cancelled.clone();
+    server
+        .add_tool(
+            json!({ "name": "wait" }),
+            callback(move |_args, ctx: Context| {
+                let count = count.clone();
+                async move {
+                    ctx.cancelled().on_complete(move |_| {
+                        count.fetch_add(1, Ordering::SeqCst);
+                    });
+                    std::future::pending::<()>().await;
+                    Ok(Value::Null)
+                }
+            }),
+        )
+        .unwrap();
+    let client = connect(&server, ClientCallbacks::new());
+    let handle = CancelHandle::new();
+    let call = client.call_tool("wait", json!({}), CallOptions::new()).cancel_on(&handle);
+    let canceller = handle.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        canceller.cancel();
+    });
+    let error = block_on(call).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Cancelled);
+    assert!(handle.is_cancelled());
+    wait_until(|| cancelled.load(Ordering::SeqCst) == 1);
+
+    let started = client.call_tool("wait", json!({}), CallOptions::new());
+    let early = block_on(started.cancel_on(&handle)).unwrap_err();
+    assert_eq!(early.kind, ErrorKind::Cancelled, "a cancelled handle cancels at once");
+    let ping = block_on(client.request("ping", Value::Null, CallOptions::new()).cancel_on(&CancelHandle::new()));
+    assert_eq!(ping.unwrap(), json!({}));
     block_on(client.close()).unwrap();
 }
 
