@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo test lint test-rust test-interop test-conformance test-python test-swift bench build-examples fuzz fuzz-smoke soak help
+.PHONY: demo test lint test-rust test-interop test-conformance test-python test-node build-node test-swift bench build-examples fuzz fuzz-smoke soak help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -14,7 +14,7 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-test: lint test-rust test-python test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python and Swift tests, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
+test: lint test-rust test-python test-node test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 
 lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
@@ -37,11 +37,25 @@ test-swift: build-examples ## Builds the Swift package in a Debian trixie root (
 	bindings/swift/scripts/test.sh
 	bindings/swift/scripts/interop.sh
 
+# The Node package's dependencies, from its lockfile; install scripts are skipped because
+# build-node builds the addon itself (in debug, sharing the workspace's target folder).
+node/node_modules/.package-lock.json: node/package.json node/npm-shrinkwrap.json
+	cd node && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+build-node: node/node_modules/.package-lock.json ## Builds the Node package's addon (debug) and its generated native.d.ts.
+	node node/scripts/build.mjs --debug
+
+test-node: build-node ## Builds the Node package, checks its committed native.d.ts and its types (tsc), runs node --test.
+	git diff --exit-code -- node/native.d.ts || { echo "node/native.d.ts changed: commit the regenerated file" >&2; exit 1; }
+	cd node && npx --no-install tsc -b type-test
+	cd node && node --test --test-reporter=spec test/*.test.mjs
+
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
 test-conformance: ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
-	tests/conformance/run.sh all rust python swift
+	tests/conformance/run.sh all rust python node swift
 
 SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
 

@@ -1,0 +1,200 @@
+//! The client handle and the callbacks it answers the server with.
+
+use std::{sync::Arc, time::Duration};
+
+use mcpkit_bridge::{CallOptions, Client, ClientCallbacks};
+use napi::{bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::{
+    callback::callback,
+    error::{parse_or_throw, throw},
+    server::NativeServer,
+    task::{Done, Pending, settle},
+};
+
+/// A JavaScript function.
+type JsFunction<'a> = Function<'a, (), ()>;
+
+/// The callbacks a client answers the server with; the client declares the capabilities
+/// they imply.
+#[napi]
+pub struct NativeCallbacks {
+    inner: ClientCallbacks,
+}
+
+#[napi]
+impl NativeCallbacks {
+    /// Creates a set with no callbacks.
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        NativeCallbacks { inner: ClientCallbacks::new() }
+    }
+
+    /// Answers `sampling/createMessage`; `tools` declares sampling with tools.
+    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void, tools: boolean")]
+    pub fn sampling(&mut self, handler: JsFunction<'_>, tools: bool) -> napi::Result<()> {
+        self.inner = std::mem::take(&mut self.inner).with_sampling(callback(handler)?, tools);
+        Ok(())
+    }
+
+    /// Answers `elicitation/create` in form mode, URL mode, or both.
+    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void, form: boolean, url: boolean")]
+    pub fn elicitation(&mut self, handler: JsFunction<'_>, form: bool, url: bool) -> napi::Result<()> {
+        self.inner = std::mem::take(&mut self.inner).with_elicitation(callback(handler)?, form, url);
+        Ok(())
+    }
+
+    /// Answers `roots/list`.
+    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    pub fn roots(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
+        self.inner = std::mem::take(&mut self.inner).with_roots(callback(handler)?);
+        Ok(())
+    }
+
+    /// Hears every notification from the server.
+    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    pub fn notification(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
+        self.inner = std::mem::take(&mut self.inner).with_notification(callback(handler)?);
+        Ok(())
+    }
+}
+
+/// The settings of one request.
+#[napi(object)]
+pub struct RequestSettings {
+    /// The time-out in milliseconds.
+    pub timeout_ms: Option<f64>,
+    /// The JSON text of the task metadata, to send the request as a task.
+    pub task: Option<String>,
+    /// The JSON text of entries to add to the request's `_meta`.
+    pub meta: Option<String>,
+}
+
+/// A connected MCP client.
+#[napi]
+pub struct NativeClient {
+    inner: Client,
+}
+
+#[napi]
+impl NativeClient {
+    /// Connects to the server that the JSON text `transport` names, with the JSON text of
+    /// the client's `options`.
+    #[napi(
+        ts_args_type = "transport: string, options: string, callbacks: NativeCallbacks, done: (error: string | null, value: NativeClient | null) => void"
+    )]
+    pub fn connect(
+        transport: String,
+        options: String,
+        callbacks: &NativeCallbacks,
+        done: Done<'_>,
+    ) -> napi::Result<Pending> {
+        let transport = parse_or_throw(&transport, "transport")?;
+        let options = parse_or_throw(&options, "client options")?;
+        let task = Client::connect(transport, options, callbacks.inner.clone());
+        settle(done, task, |inner| NativeClient { inner })
+    }
+
+    /// Connects to `server` in this process over an in-memory transport.
+    #[napi(
+        ts_args_type = "server: NativeServer, options: string, callbacks: NativeCallbacks, done: (error: string | null, value: NativeClient | null) => void"
+    )]
+    pub fn connect_memory(
+        server: &NativeServer,
+        options: String,
+        callbacks: &NativeCallbacks,
+        done: Done<'_>,
+    ) -> napi::Result<Pending> {
+        let options = parse_or_throw(&options, "client options")?;
+        let task = Client::connect_memory(&server.inner, options, callbacks.inner.clone());
+        settle(done, task, |inner| NativeClient { inner })
+    }
+
+    /// Returns the JSON text of the server's `initialize` result.
+    #[napi]
+    pub fn server_info(&self) -> String {
+        self.inner.server_info().to_string()
+    }
+
+    /// Returns the negotiated protocol version.
+    #[napi]
+    pub fn protocol_version(&self) -> String {
+        self.inner.protocol_version()
+    }
+
+    /// Sends a request with the JSON text `params`; `on_progress` gets the JSON text of each
+    /// progress notification's params.
+    #[napi(
+        ts_args_type = "method: string, params: string, settings: RequestSettings, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn request(
+        &self,
+        method: String,
+        params: String,
+        settings: RequestSettings,
+        on_progress: Option<JsFunction<'_>>,
+        done: Done<'_>,
+    ) -> napi::Result<Pending> {
+        let params = parse_or_throw(&params, "request params")?;
+        let mut options = CallOptions::new();
+        if let Some(ms) = settings.timeout_ms {
+            options = options.with_timeout(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+        }
+        if let Some(task) = settings.task {
+            options = options.with_task(parse_or_throw(&task, "task metadata")?);
+        }
+        if let Some(meta) = settings.meta {
+            match parse_or_throw(&meta, "request meta")? {
+                Value::Object(meta) => options = options.with_meta(meta),
+                _ => return Err(throw(mcpkit_bridge::Error::invalid_input("request meta must be an object"))),
+            }
+        }
+        if let Some(listener) = on_progress {
+            let listener = listener
+                .build_threadsafe_function::<String>()
+                .callee_handled::<false>()
+                .weak::<true>()
+                .build_callback(|call| Ok(call.value))?;
+            options = options.with_progress(Arc::new(move |params: Value| {
+                listener.call(params.to_string(), ThreadsafeFunctionCallMode::NonBlocking);
+            }));
+        }
+        settle(done, self.inner.request(&method, params, options), |v| v.to_string())
+    }
+
+    /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
+    /// `tasks`) from `cursor`.
+    #[napi(
+        ts_args_type = "kind: string, cursor: string | null, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn list(&self, kind: String, cursor: Option<String>, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.list(&kind, cursor), |v| v.to_string())
+    }
+
+    /// Lists every item of `kind`, following the cursors.
+    #[napi(ts_args_type = "kind: string, done: (error: string | null, value: string | null) => void")]
+    pub fn list_all(&self, kind: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.list_all(&kind), |v| v.to_string())
+    }
+
+    /// Sends a notification with the JSON text `params`.
+    #[napi]
+    pub fn notify(&self, method: String, params: String) -> napi::Result<()> {
+        self.inner.notify(&method, parse_or_throw(&params, "notification params")?).map_err(throw)
+    }
+
+    /// Tells the server that the client's roots changed.
+    #[napi]
+    pub fn notify_roots_changed(&self) -> napi::Result<()> {
+        self.inner.notify_roots_changed().map_err(throw)
+    }
+
+    /// Closes the connection.
+    #[napi(ts_args_type = "done: (error: string | null, value: null) => void")]
+    pub fn close(&self, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.close(), |()| ())
+    }
+}

@@ -1,0 +1,195 @@
+//! The context of one handler call, as JavaScript sees it.
+
+use std::sync::{Mutex, MutexGuard};
+
+use futures::channel::oneshot;
+use mcpkit_bridge::{Context, Error, TaskHandle};
+use napi::{bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::{
+    error::{from_js, invalid_json, parse_or_throw, throw},
+    task::{Done, Pending, settle},
+};
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn json(value: Option<Value>) -> Option<String> {
+    value.map(|v| v.to_string())
+}
+
+/// The context of one handler call: its answer, its ids, and what it may ask of the peer.
+#[napi]
+pub struct NativeContext {
+    inner: Context,
+    reply: Mutex<Option<oneshot::Sender<Result<Value, Error>>>>,
+    watch: Mutex<Option<TaskHandle>>,
+}
+
+impl NativeContext {
+    /// Creates the context of a call whose answer goes to `reply`.
+    pub(crate) fn new(inner: Context, reply: oneshot::Sender<Result<Value, Error>>) -> Self {
+        NativeContext { inner, reply: Mutex::new(Some(reply)), watch: Mutex::new(None) }
+    }
+
+    fn settle(&self, outcome: Result<Value, Error>) {
+        if let Some(reply) = lock(&self.reply).take() {
+            let _ = reply.send(outcome);
+        }
+        if let Some(watch) = lock(&self.watch).take() {
+            watch.abort();
+        }
+    }
+}
+
+impl Drop for NativeContext {
+    fn drop(&mut self) {
+        if let Some(watch) = lock(&self.watch).take() {
+            watch.abort();
+        }
+    }
+}
+
+#[napi]
+impl NativeContext {
+    /// Answers the call with the JSON text of the handler's value.
+    #[napi]
+    pub fn resolve(&self, value: String) {
+        self.settle(serde_json::from_str(&value).map_err(|e| invalid_json("handler result", e)));
+    }
+
+    /// Fails the call: `kind` is `rpc` for the JSON-RPC error `code` with the JSON text of
+    /// `data`, anything else for a failure the error policy turns into a result.
+    #[napi]
+    pub fn reject(&self, kind: String, code: Option<i64>, message: String, data: Option<String>) {
+        self.settle(Err(from_js(&kind, code, message, data)));
+    }
+
+    /// Returns the JSON text of the request's id, outside a request `null`.
+    #[napi]
+    pub fn request_id(&self) -> Option<String> {
+        json(self.inner.request_id())
+    }
+
+    /// Returns the JSON text of the request's `_meta`, if it had one.
+    #[napi]
+    pub fn meta(&self) -> Option<String> {
+        json(self.inner.meta())
+    }
+
+    /// Returns the JSON text of the progress token the peer asked for, if any.
+    #[napi]
+    pub fn progress_token(&self) -> Option<String> {
+        json(self.inner.progress_token())
+    }
+
+    /// Returns whether the request was cancelled or its session ended.
+    #[napi]
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+
+    /// Returns the JSON text of the client's `clientInfo`, once it initialized.
+    #[napi]
+    pub fn client_info(&self) -> Option<String> {
+        json(self.inner.client_info())
+    }
+
+    /// Returns the JSON text of the capabilities the client declared.
+    #[napi]
+    pub fn client_capabilities(&self) -> String {
+        self.inner.client_capabilities().to_string()
+    }
+
+    /// Returns the protocol version negotiated for the session.
+    #[napi]
+    pub fn protocol_version(&self) -> Option<String> {
+        self.inner.protocol_version()
+    }
+
+    /// Reports progress when the peer asked for it.
+    #[napi]
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> napi::Result<()> {
+        self.inner.report_progress(progress, total, message).map_err(throw)
+    }
+
+    /// Sends a log message at `level` with the JSON text `data`.
+    #[napi]
+    pub fn log(&self, level: String, data: String, logger: Option<String>) -> napi::Result<()> {
+        let data = parse_or_throw(&data, "log data")?;
+        self.inner.log(&level, data, logger.as_deref()).map_err(throw)
+    }
+
+    /// Sends a notification with the JSON text `params`, tied to the request.
+    #[napi]
+    pub fn notify(&self, method: String, params: String) -> napi::Result<()> {
+        self.inner.notify(&method, parse_or_throw(&params, "notification params")?).map_err(throw)
+    }
+
+    /// Tells the client that the URL-mode elicitation `elicitation_id` finished.
+    #[napi]
+    pub fn notify_elicitation_complete(&self, elicitation_id: String) -> napi::Result<()> {
+        self.inner.notify_elicitation_complete(&elicitation_id).map_err(throw)
+    }
+
+    /// Ends the request's SSE stream over Streamable HTTP, for the client to resume.
+    #[napi]
+    pub fn close_sse_stream(&self) -> napi::Result<()> {
+        self.inner.close_sse_stream().map_err(throw)
+    }
+
+    /// Sends a request with the JSON text `params` to the peer.
+    #[napi(ts_args_type = "method: string, params: string, done: (error: string | null, value: string | null) => void")]
+    pub fn request(&self, method: String, params: String, done: Done<'_>) -> napi::Result<Pending> {
+        let params = parse_or_throw(&params, "request params")?;
+        settle(done, self.inner.request(&method, params), |v| v.to_string())
+    }
+
+    /// Asks the client to sample from its model.
+    #[napi(ts_args_type = "params: string, done: (error: string | null, value: string | null) => void")]
+    pub fn sample(&self, params: String, done: Done<'_>) -> napi::Result<Pending> {
+        let params = parse_or_throw(&params, "sampling params")?;
+        settle(done, self.inner.sample(params), |v| v.to_string())
+    }
+
+    /// Asks the client to elicit input from its user, in form or URL mode.
+    #[napi(ts_args_type = "params: string, done: (error: string | null, value: string | null) => void")]
+    pub fn elicit(&self, params: String, done: Done<'_>) -> napi::Result<Pending> {
+        let params = parse_or_throw(&params, "elicitation params")?;
+        settle(done, self.inner.elicit(params), |v| v.to_string())
+    }
+
+    /// Asks the client for its roots.
+    #[napi(ts_args_type = "done: (error: string | null, value: string | null) => void")]
+    pub fn list_roots(&self, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.list_roots(), |v| v.to_string())
+    }
+
+    /// Calls `listener` once if the request is cancelled before the call is answered.
+    ///
+    /// The core drops a cancelled handler's future, so the watch runs beside it, and ends
+    /// when the call is answered.
+    #[napi(ts_args_type = "listener: () => void")]
+    pub fn on_cancelled(&self, listener: Function<'_, (), ()>) -> napi::Result<()> {
+        if lock(&self.reply).is_none() {
+            return Ok(());
+        }
+        let listener = listener
+            .build_threadsafe_function::<()>()
+            .callee_handled::<false>()
+            .weak::<true>()
+            .build_callback(|_| Ok(()))?;
+        let watch = self.inner.cancelled().on_complete(move |outcome| {
+            if outcome.is_ok() {
+                listener.call((), ThreadsafeFunctionCallMode::NonBlocking);
+            }
+        });
+        if let Some(previous) = lock(&self.watch).replace(watch) {
+            previous.abort();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,36 @@
+//! The native half of the `mcpkit` npm package: napi-rs glue on `mcpkit-bridge`.
+//!
+//! Architecture Invariant: this crate holds no protocol logic. Protocol payloads cross as
+//! JSON text (the JavaScript side runs `JSON.stringify` and `JSON.parse`, which honours
+//! `toJSON` and is faster than building objects property by property); JavaScript callables
+//! become bridge callbacks; bridge tasks settle through a callback; and errors cross as the
+//! bridge's flat error in JSON, turned into error classes by the JavaScript side.
+//!
+//! Every JavaScript function the glue calls from another thread is a trampoline written in
+//! the package's JavaScript: it never throws, since a throwing threadsafe call would end the
+//! process.
+
+mod callback;
+mod client;
+mod context;
+mod error;
+mod http;
+mod server;
+mod task;
+
+use napi_derive::napi;
+
+/// Returns the JSON-RPC error codes MCP uses, from the bridge's table, as the JSON text of
+/// an object from each error class's name to its code.
+#[napi]
+pub fn error_codes() -> String {
+    let table: serde_json::Map<String, serde_json::Value> =
+        mcpkit_bridge::ERROR_CODES.iter().map(|(name, code)| ((*name).to_owned(), (*code).into())).collect();
+    serde_json::Value::Object(table).to_string()
+}
+
+/// Returns the version of the native module.
+#[napi]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}

@@ -1,0 +1,135 @@
+//! The server handle.
+
+use mcpkit_bridge::Server;
+use napi::bindgen_prelude::Function;
+use napi_derive::napi;
+
+use crate::{
+    callback::callback,
+    error::{parse_or_throw, throw},
+    http::{NativeHttpEndpoint, NativeHttpServer},
+    task::{Done, Pending, settle},
+};
+
+/// A JavaScript handler trampoline.
+type Handler<'a> = Function<'a, (), ()>;
+
+/// An MCP server whose handlers are JavaScript functions.
+#[napi]
+pub struct NativeServer {
+    pub(crate) inner: Server,
+}
+
+#[napi]
+impl NativeServer {
+    /// Creates a server from the JSON text of its description and settings.
+    #[napi(constructor)]
+    pub fn new(spec: String) -> napi::Result<Self> {
+        let inner = Server::new(parse_or_throw(&spec, "server description")?).map_err(throw)?;
+        Ok(NativeServer { inner })
+    }
+
+    /// Registers a tool from the JSON text of its `Tool` descriptor, or replaces it.
+    #[napi(ts_args_type = "descriptor: string, handler: (payload: string, context: NativeContext) => void")]
+    pub fn add_tool(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
+        let descriptor = parse_or_throw(&descriptor, "tool")?;
+        self.inner.add_tool(descriptor, callback(handler)?).map_err(throw)
+    }
+
+    /// Registers a resource from the JSON text of its `Resource` descriptor.
+    #[napi(ts_args_type = "descriptor: string, handler: (payload: string, context: NativeContext) => void")]
+    pub fn add_resource(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
+        let descriptor = parse_or_throw(&descriptor, "resource")?;
+        self.inner.add_resource(descriptor, callback(handler)?).map_err(throw)
+    }
+
+    /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor.
+    #[napi(ts_args_type = "descriptor: string, handler: (payload: string, context: NativeContext) => void")]
+    pub fn add_resource_template(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
+        let descriptor = parse_or_throw(&descriptor, "resource template")?;
+        self.inner.add_resource_template(descriptor, callback(handler)?).map_err(throw)
+    }
+
+    /// Registers a prompt from the JSON text of its `Prompt` descriptor.
+    #[napi(ts_args_type = "descriptor: string, handler: (payload: string, context: NativeContext) => void")]
+    pub fn add_prompt(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
+        let descriptor = parse_or_throw(&descriptor, "prompt")?;
+        self.inner.add_prompt(descriptor, callback(handler)?).map_err(throw)
+    }
+
+    /// Sets the handler of `completion/complete`.
+    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    pub fn set_completion(&self, handler: Handler<'_>) -> napi::Result<()> {
+        self.inner.set_completion(callback(handler)?);
+        Ok(())
+    }
+
+    /// Sets the handler that hears that a client's roots changed; it can be set once.
+    #[napi(ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    pub fn on_roots_changed(&self, handler: Handler<'_>) -> napi::Result<()> {
+        self.inner.on_roots_changed(callback(handler)?).map_err(throw)
+    }
+
+    /// Removes a tool, returning whether it existed.
+    #[napi]
+    pub fn remove_tool(&self, name: String) -> bool {
+        self.inner.remove_tool(&name)
+    }
+
+    /// Removes a resource by URI, returning whether it existed.
+    #[napi]
+    pub fn remove_resource(&self, uri: String) -> bool {
+        self.inner.remove_resource(&uri)
+    }
+
+    /// Removes a resource template by its URI template, returning whether it existed.
+    #[napi]
+    pub fn remove_resource_template(&self, uri_template: String) -> bool {
+        self.inner.remove_resource_template(&uri_template)
+    }
+
+    /// Removes a prompt, returning whether it existed.
+    #[napi]
+    pub fn remove_prompt(&self, name: String) -> bool {
+        self.inner.remove_prompt(&name)
+    }
+
+    /// Tells the clients subscribed to `uri` that the resource changed.
+    #[napi]
+    pub fn notify_resource_updated(&self, uri: String) {
+        self.inner.notify_resource_updated(&uri);
+    }
+
+    /// Sends a log message at `level`, with the JSON text `data`, to every client.
+    #[napi]
+    pub fn log(&self, level: String, data: String, logger: Option<String>) -> napi::Result<()> {
+        let data = parse_or_throw(&data, "log data")?;
+        self.inner.log(&level, data, logger.as_deref()).map_err(throw)
+    }
+
+    /// Returns the JSON text of the capabilities the server declares now.
+    #[napi]
+    pub fn capabilities(&self) -> String {
+        self.inner.capabilities().to_string()
+    }
+
+    /// Serves one client over the process's stdin and stdout.
+    #[napi(ts_args_type = "done: (error: string | null, value: null) => void")]
+    pub fn serve_stdio(&self, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.serve_stdio(), |()| ())
+    }
+
+    /// Serves Streamable HTTP on its own port, with the JSON text of its options.
+    #[napi(ts_args_type = "options: string, done: (error: string | null, value: NativeHttpServer | null) => void")]
+    pub fn serve_http(&self, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        let options = parse_or_throw(&options, "HTTP options")?;
+        settle(done, self.inner.serve_http(options), NativeHttpServer::new)
+    }
+
+    /// Returns an endpoint that answers the exchanges of a host application's HTTP server.
+    #[napi]
+    pub fn http_endpoint(&self, options: String) -> napi::Result<NativeHttpEndpoint> {
+        let options = parse_or_throw(&options, "HTTP options")?;
+        self.inner.http_endpoint(options).map(NativeHttpEndpoint::new).map_err(throw)
+    }
+}

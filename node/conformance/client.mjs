@@ -1,0 +1,102 @@
+// The conformance fixture client, written with mcpkit's Node API.
+//
+// `client.mjs URL` runs the client scenario named in MCP_CONFORMANCE_SCENARIO against the
+// suite's mock server at URL over Streamable HTTP, like the Rust fixture client
+// (tests/conformance/rust/src/client.rs). Exits 0 when the scenario's job is done; otherwise
+// prints why on stderr and exits 1 (2 for a usage error). Gives up after
+// MCP_CONFORMANCE_CLIENT_TIMEOUT seconds (default 20), before the suite's own time-out.
+
+import { Client, McpkitError } from '../index.mjs';
+
+const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+
+class ScenarioFailed extends Error {}
+
+/** Whether a schema `default` has a form an elicitation answer can take. */
+function answerValue(value) {
+  if (['string', 'number', 'boolean'].includes(typeof value)) return true;
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+/** The answer of a user who accepts every proposed value: each property with a `default`. */
+function defaultsOf(schema) {
+  const properties = schema?.properties;
+  if (properties === null || typeof properties !== 'object') return {};
+  return Object.fromEntries(
+    Object.entries(properties)
+      .filter(([, property]) => property !== null && typeof property === 'object' && answerValue(property.default))
+      .map(([name, property]) => [name, property.default]),
+  );
+}
+
+/** Accepts a form elicitation with the schema's defaults filled in; declines URL mode. */
+function acceptDefaults(params) {
+  if (params.mode === 'url') return { action: 'decline' };
+  return { action: 'accept', content: defaultsOf(params.requestedSchema) };
+}
+
+async function call(client, name, args) {
+  const names = (await client.listAll('tools')).map((t) => t.name);
+  if (!names.includes(name)) throw new ScenarioFailed(`the server has no tool \`${name}\` (it lists: ${names.join(', ')})`);
+  const result = await client.callTool(name, args);
+  const texts = result.content.filter((c) => c.type === 'text').map((c) => c.text).join(' ');
+  if (result.isError) throw new ScenarioFailed(`tool ${name} reported an error: ${texts}`);
+  return `${name} answered: ${texts}`;
+}
+
+async function steps(scenario, client) {
+  switch (scenario) {
+    case 'initialize': {
+      const info = client.initializeResult;
+      let summary = `initialized with ${info.serverInfo.name} ${info.serverInfo.version} at protocol ${info.protocolVersion}`;
+      // The suite's mock server declares no capabilities; only list what it offers.
+      if (info.capabilities.tools !== undefined) summary += `; it lists ${(await client.listAll('tools')).length} tool(s)`;
+      return summary;
+    }
+    case 'tools_call':
+      return call(client, 'add_numbers', { a: 5, b: 3 });
+    case 'elicitation-sep1034-client-defaults':
+      return call(client, 'test_client_elicitation_defaults', {});
+    case 'sse-retry':
+      return call(client, 'test_reconnection', {});
+    default:
+      throw new ScenarioFailed(`unsupported scenario \`${scenario}\` (supported: ${SCENARIOS.join(', ')})`);
+  }
+}
+
+async function run(scenario, url) {
+  if (!SCENARIOS.includes(scenario)) {
+    throw new ScenarioFailed(`unsupported scenario \`${scenario}\` (supported: ${SCENARIOS.join(', ')})`);
+  }
+  const client = await Client.connectHttp(url, {}, { name: 'mcpkit-conformance-client', elicitation: acceptDefaults });
+  try {
+    return await steps(scenario, client);
+  } finally {
+    await client.close();
+  }
+}
+
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
+const args = process.argv.slice(2);
+if (args.length !== 1 || scenario === undefined) {
+  console.error('client.mjs: usage: MCP_CONFORMANCE_SCENARIO=NAME client.mjs URL');
+  process.exit(2);
+}
+const limit = Number(process.env.MCP_CONFORMANCE_CLIENT_TIMEOUT ?? 20);
+if (!Number.isFinite(limit)) {
+  console.error('client.mjs: MCP_CONFORMANCE_CLIENT_TIMEOUT is not a number of seconds');
+  process.exit(2);
+}
+const timer = setTimeout(() => {
+  console.error(`client.mjs: ${scenario}: gave up after ${limit} s`);
+  process.exit(1);
+}, limit * 1000);
+try {
+  const summary = await run(scenario, args[0]);
+  console.log(`client.mjs: ${scenario}: ${summary}`);
+  clearTimeout(timer);
+} catch (failure) {
+  const known = failure instanceof ScenarioFailed || failure instanceof McpkitError;
+  console.error(`client.mjs: ${scenario}: ${known ? `${failure.name}: ${failure.message}` : failure.stack}`);
+  process.exit(1);
+}

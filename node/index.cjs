@@ -1,0 +1,30 @@
+'use strict';
+// mcpkit: Model Context Protocol servers and clients for Node, backed by a Rust core.
+
+const native = require('./lib/native.cjs');
+const errors = require('./lib/errors.cjs');
+const { Server, Context, ResourceTemplate, HttpServerHandle } = require('./lib/server.cjs');
+const { Client } = require('./lib/client.cjs');
+
+module.exports = {
+  Server,
+  Context,
+  ResourceTemplate,
+  HttpServerHandle,
+  Client,
+  ErrorCode: errors.ErrorCode,
+  McpkitError: errors.McpkitError,
+  McpError: errors.McpError,
+  TransportClosedError: errors.TransportClosedError,
+  TimeoutError: errors.TimeoutError,
+  CancelledError: errors.CancelledError,
+  ProtocolError: errors.ProtocolError,
+  CapabilityMissingError: errors.CapabilityMissingError,
+  ConfigError: errors.ConfigError,
+  InvalidInputError: errors.InvalidInputError,
+  IoError: errors.IoError,
+  HandlerError: errors.HandlerError,
+  OverloadedError: errors.OverloadedError,
+  InternalError: errors.InternalError,
+  version: native.version(),
+};

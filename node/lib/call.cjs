@@ -1,0 +1,97 @@
+'use strict';
+// The two directions of a call across the native boundary: a native task settled into a
+// promise, and a JavaScript handler run for the bridge (the trampoline).
+
+const { fromNative, isRpcError, sync } = require('./errors.cjs');
+
+/**
+ * Starts a native call that settles through `done(error, value)` and returns its promise.
+ * `map` turns the value into its JavaScript form; `signal` aborts the call, which cancels it
+ * in the core.
+ */
+function settle(start, { signal, map } = {}) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let pending;
+    const onAbort = () => {
+      pending?.abort();
+      reject(signal.reason);
+    };
+    const done = (error, value) => {
+      signal?.removeEventListener('abort', onAbort);
+      try {
+        if (error !== null) reject(fromNative(error));
+        else resolve(map === undefined ? value : map(value));
+      } catch (failure) {
+        reject(failure);
+      }
+    };
+    try {
+      pending = sync(() => start(done));
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Parses the JSON text of a value that may be `null`. */
+function parse(json) {
+  return json === null || json === undefined ? undefined : JSON.parse(json);
+}
+
+function answer(native, value) {
+  let json;
+  try {
+    json = JSON.stringify(value === undefined ? null : value) ?? 'null';
+  } catch (error) {
+    fail(native, error);
+    return;
+  }
+  native.resolve(json);
+}
+
+function fail(native, error) {
+  try {
+    if (isRpcError(error)) {
+      const data = error.data === undefined ? null : JSON.stringify(error.data);
+      native.reject('rpc', error.code, String(error.message), data ?? null);
+    } else {
+      const message = error instanceof Error ? error.message : String(error);
+      native.reject('handler', null, message, null);
+    }
+  } catch {
+    native.reject('handler', null, 'the handler failed', null);
+  }
+}
+
+/**
+ * Wraps `run(payload, native)` as the function the bridge calls: it never throws (a throw
+ * would end the process), and settles the call exactly once with the value or the error of
+ * `run`, awaited when it is a promise.
+ */
+function trampoline(run) {
+  return (payload, native) => {
+    let result;
+    try {
+      result = run(JSON.parse(payload), native);
+      if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+        result.then(
+          (value) => answer(native, value),
+          (error) => fail(native, error),
+        );
+        return;
+      }
+    } catch (error) {
+      fail(native, error);
+      return;
+    }
+    answer(native, result);
+  };
+}
+
+module.exports = { settle, parse, trampoline };

@@ -1,0 +1,277 @@
+'use strict';
+// The client API for hosts: connect over stdio, Streamable HTTP or in process, send any
+// request, hear notifications as events, and answer the server's sampling, elicitation and
+// roots requests with handlers. The core does every piece of protocol work.
+
+const { EventEmitter } = require('node:events');
+const native = require('./native.cjs');
+const { sync } = require('./errors.cjs');
+const { settle, trampoline } = require('./call.cjs');
+const { Context, nativeOf } = require('./server.cjs');
+
+/** The friendlier event each notification is also emitted as. */
+const EVENTS = {
+  'notifications/message': 'log',
+  'notifications/tools/list_changed': 'toolsChanged',
+  'notifications/resources/list_changed': 'resourcesChanged',
+  'notifications/prompts/list_changed': 'promptsChanged',
+  'notifications/resources/updated': 'resourceUpdated',
+  'notifications/elicitation/complete': 'elicitationComplete',
+  'notifications/tasks/status': 'taskStatus',
+};
+
+/** The keys of the client options that describe the client itself. */
+const SPEC_KEYS = ['name', 'version', 'title', 'icons', 'websiteUrl', 'protocolVersion', 'requestTimeoutMs', 'capabilities'];
+
+function clientSpec(options) {
+  return Object.fromEntries(SPEC_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
+}
+
+/** Wraps a user's handler `(params, ctx)` as a trampoline. */
+function handlerOf(handler) {
+  return trampoline((params, ctx) => handler(params, new Context(ctx)));
+}
+
+/** Builds the native callbacks the options ask for, and the notification listener. */
+function callbacksOf(options, emit) {
+  const callbacks = new native.NativeCallbacks();
+  const { sampling, elicitation, roots } = options;
+  if (sampling !== undefined) {
+    const { handler, tools = false } = typeof sampling === 'function' ? { handler: sampling } : sampling;
+    callbacks.sampling(handlerOf(handler), tools);
+  }
+  if (elicitation !== undefined) {
+    const { handler, form = true, url = false } = typeof elicitation === 'function' ? { handler: elicitation } : elicitation;
+    callbacks.elicitation(handlerOf(handler), form, url);
+  }
+  if (roots !== undefined) {
+    const list = typeof roots === 'function' ? roots : () => roots;
+    callbacks.roots(handlerOf((_params, ctx) => list(ctx)));
+  }
+  callbacks.notification(trampoline((notification) => emit(notification)));
+  return callbacks;
+}
+
+/** A connected MCP client; notifications arrive as events. */
+class Client extends EventEmitter {
+  #native;
+  #info;
+  #alive;
+
+  /** Use `Client.connect`, `connectStdio`, `connectHttp` or `connectInProcess`. */
+  constructor(token) {
+    super();
+    if (token !== CONNECT) throw new TypeError('use Client.connect(), connectStdio(), connectHttp() or connectInProcess()');
+  }
+
+  static async #open(start, options) {
+    const client = new Client(CONNECT);
+    const callbacks = callbacksOf(options, (notification) => client.#hear(notification));
+    const spec = JSON.stringify(clientSpec(options));
+    client.#native = await settle((done) => start(spec, callbacks, done));
+    client.#info = JSON.parse(client.#native.serverInfo());
+    // Like a socket, an open connection keeps the process alive until it is closed.
+    client.#alive = setInterval(() => {}, 2 ** 30);
+    return client;
+  }
+
+  /**
+   * Connects to the server that `transport` names: `{ type: 'stdio', command, args, env, cwd }`
+   * or `{ type: 'http', url, headers, bearerToken, timeoutMs, openGetStream, legacyFallback }`.
+   */
+  static connect(transport, options = {}) {
+    return Client.#open((spec, callbacks, done) => native.NativeClient.connect(JSON.stringify(transport), spec, callbacks, done), options);
+  }
+
+  /** Spawns `command` and speaks MCP over its stdin and stdout. */
+  static connectStdio({ command, args, env, cwd }, options = {}) {
+    return Client.connect({ type: 'stdio', command, args, env, cwd }, options);
+  }
+
+  /** Speaks Streamable HTTP to `url`. */
+  static connectHttp(url, transport = {}, options = {}) {
+    return Client.connect({ type: 'http', url: String(url), ...transport }, options);
+  }
+
+  /** Connects to a server of this process over an in-memory transport. */
+  static connectInProcess(server, options = {}) {
+    const nativeServer = nativeOf(server);
+    return Client.#open((spec, callbacks, done) => native.NativeClient.connectMemory(nativeServer, spec, callbacks, done), options);
+  }
+
+  #hear(notification) {
+    this.emit('notification', notification);
+    this.emit(notification.method, notification.params);
+    const event = EVENTS[notification.method];
+    if (event !== undefined) this.emit(event, notification.params);
+  }
+
+  /** The server's `initialize` result. */
+  get initializeResult() {
+    return this.#info;
+  }
+
+  /** The server's name, version and other details. */
+  get serverInfo() {
+    return this.#info.serverInfo;
+  }
+
+  /** The capabilities the server declared. */
+  get serverCapabilities() {
+    return this.#info.capabilities;
+  }
+
+  /** The server's instructions, if it gave some. */
+  get instructions() {
+    return this.#info.instructions;
+  }
+
+  /** The negotiated protocol version. */
+  get protocolVersion() {
+    return this.#native.protocolVersion();
+  }
+
+  /**
+   * Sends any request. Options: `signal` (cancels the request), `timeout` in milliseconds,
+   * `onProgress(params)`, `meta` (added to `_meta`) and `task` (task metadata).
+   */
+  request(method, params = {}, options = {}) {
+    const { signal, timeout, onProgress, meta, task } = options;
+    const settings = {
+      timeoutMs: timeout ?? undefined,
+      task: task === undefined ? undefined : JSON.stringify(task),
+      meta: meta === undefined ? undefined : JSON.stringify(meta),
+    };
+    const progress = onProgress === undefined ? null : (json) => onProgress(JSON.parse(json));
+    return settle((done) => this.#native.request(method, JSON.stringify(params ?? {}), settings, progress, done), {
+      signal,
+      map: JSON.parse,
+    });
+  }
+
+  /** Checks that the server answers. */
+  ping(options) {
+    return this.request('ping', {}, options);
+  }
+
+  /** Lists one page of `kind`: `tools`, `resources`, `resourceTemplates`, `prompts` or `tasks`. */
+  list(kind, cursor) {
+    return settle((done) => this.#native.list(kind, cursor ?? null, done), { map: JSON.parse });
+  }
+
+  /** Lists every item of `kind`, following the cursors. */
+  listAll(kind) {
+    return settle((done) => this.#native.listAll(kind, done), { map: JSON.parse });
+  }
+
+  /** Iterates over the pages of `kind`. */
+  async *pages(kind) {
+    let cursor;
+    do {
+      const page = await this.list(kind, cursor);
+      yield page;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  }
+
+  /** Lists one page of tools. */
+  listTools(params = {}, options) {
+    return this.request('tools/list', params, options);
+  }
+
+  /** Lists one page of resources. */
+  listResources(params = {}, options) {
+    return this.request('resources/list', params, options);
+  }
+
+  /** Lists one page of resource templates. */
+  listResourceTemplates(params = {}, options) {
+    return this.request('resources/templates/list', params, options);
+  }
+
+  /** Lists one page of prompts. */
+  listPrompts(params = {}, options) {
+    return this.request('prompts/list', params, options);
+  }
+
+  /**
+   * Calls a tool: `callTool(name, args, options)` or `callTool({ name, arguments }, options)`.
+   * Options are those of `request`, `onProgress` and `signal` among them.
+   */
+  callTool(name, args, options) {
+    if (typeof name === 'object') return this.callTool(name.name, name.arguments, args);
+    return this.request('tools/call', { name, arguments: args ?? {} }, options);
+  }
+
+  /** Reads a resource. */
+  readResource(uri, options) {
+    const params = typeof uri === 'object' && !(uri instanceof URL) ? uri : { uri: String(uri) };
+    return this.request('resources/read', params, options);
+  }
+
+  /** Subscribes to a resource's updates (`resourceUpdated` events). */
+  subscribeResource(uri, options) {
+    return this.request('resources/subscribe', { uri: String(uri) }, options);
+  }
+
+  /** Ends a subscription. */
+  unsubscribeResource(uri, options) {
+    return this.request('resources/unsubscribe', { uri: String(uri) }, options);
+  }
+
+  /** Gets a prompt: `getPrompt(name, args)` or `getPrompt({ name, arguments })`. */
+  getPrompt(name, args, options) {
+    if (typeof name === 'object') return this.getPrompt(name.name, name.arguments, args);
+    return this.request('prompts/get', { name, arguments: args ?? {} }, options);
+  }
+
+  /** Asks for completions of an argument. */
+  complete(params, options) {
+    return this.request('completion/complete', params, options);
+  }
+
+  /** Sets the level of the log messages the server sends. */
+  setLoggingLevel(level, options) {
+    return this.request('logging/setLevel', { level }, options);
+  }
+
+  /** Sends a notification to the server. */
+  notify(method, params = {}) {
+    sync(() => this.#native.notify(method, JSON.stringify(params)));
+  }
+
+  /** Tells the server that the client's roots changed. */
+  notifyRootsChanged() {
+    sync(() => this.#native.notifyRootsChanged());
+  }
+
+  /** Lets the process exit while the connection is open, as `socket.unref()` does. */
+  unref() {
+    this.#alive.unref();
+    return this;
+  }
+
+  /** Keeps the process alive while the connection is open again (the default). */
+  ref() {
+    this.#alive.ref();
+    return this;
+  }
+
+  /** Closes the connection: a stdio server is shut down, an HTTP session deleted. */
+  close() {
+    clearInterval(this.#alive);
+    return settle((done) => this.#native.close(done));
+  }
+}
+
+if (Symbol.asyncDispose !== undefined) {
+  /** Closes the connection at the end of an `await using` block. */
+  Client.prototype[Symbol.asyncDispose] = function asyncDispose() {
+    return this.close();
+  };
+}
+
+/** Proves that a client comes from a connect function. */
+const CONNECT = Symbol('connect');
+
+module.exports = { Client };

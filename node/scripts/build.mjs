@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// Builds the native addon of the package from its Rust crate, bindings/node.
+//
+//   node scripts/build.mjs [--debug]
+//
+// Cargo builds the crate (release unless --debug) into CARGO_TARGET_DIR, or the workspace's
+// target folder, so that the build shares its artifacts with every other cargo command of the
+// workspace; the library is copied to mcpkit.node, and @napi-rs/cli writes native.d.ts from
+// the type definitions that napi-derive emitted during the build. In a packed tarball the
+// crate and its path dependencies come along under rust/ (see scripts/pack.mjs); there the
+// target folder is removed after the build unless CARGO_TARGET_DIR is set.
+
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateTypeDef } from '@napi-rs/cli';
+
+const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const packed = join(pkg, 'rust');
+const workspace = existsSync(join(packed, 'Cargo.toml')) ? packed : resolve(pkg, '..');
+const manifest = join(workspace, 'bindings', 'node', 'Cargo.toml');
+const profile = process.argv.includes('--debug') ? 'debug' : 'release';
+const ownTarget = process.env.CARGO_TARGET_DIR === undefined || process.env.CARGO_TARGET_DIR === '';
+const target = ownTarget ? join(workspace, 'target') : resolve(workspace, process.env.CARGO_TARGET_DIR);
+const typeDefs = join(target, 'napi-type-defs', profile);
+
+mkdirSync(typeDefs, { recursive: true });
+const env = { ...process.env, CARGO_TARGET_DIR: target, NAPI_TYPE_DEF_TMP_FOLDER: typeDefs };
+if (!existsSync(join(typeDefs, 'mcpkit-node'))) env.NAPI_FORCE_BUILD_MCPKIT_NODE = String(Date.now());
+const args = ['build', '--manifest-path', manifest, '-p', 'mcpkit-node', ...(profile === 'release' ? ['--release'] : [])];
+const cargo = spawnSync(process.env.CARGO ?? 'cargo', args, { stdio: ['ignore', 'inherit', 'inherit'], env });
+if (cargo.error !== undefined || cargo.status !== 0) {
+  console.error(`mcpkit: cargo ${args.join(' ')} failed${cargo.error ? `: ${cargo.error.message}` : ''}`);
+  process.exit(1);
+}
+
+const library = { darwin: 'libmcpkit_node.dylib', win32: 'mcpkit_node.dll' }[process.platform] ?? 'libmcpkit_node.so';
+const staged = join(pkg, 'mcpkit.node.tmp');
+copyFileSync(join(target, profile, library), staged);
+// A rename replaces the file even while a running process has the old one loaded.
+renameSync(staged, join(pkg, 'mcpkit.node'));
+
+const { dts } = await generateTypeDef({ typeDefDir: typeDefs, cwd: pkg });
+writeFileSync(join(pkg, 'native.d.ts'), dts);
+
+if (workspace === packed && ownTarget) rmSync(target, { recursive: true, force: true });

@@ -1,0 +1,85 @@
+// The client API beyond calls: pages, errors, notifications and the entry points.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import * as esm from '../index.mjs';
+import { Client, ErrorCode, IoError, InvalidInputError, McpError, McpkitError, Server, TimeoutError } from '../index.mjs';
+import { connect, next } from './helpers.mjs';
+
+const require = createRequire(import.meta.url);
+
+test('pages can be iterated and listed whole', async () => {
+  const server = new Server({ name: 'pages', version: '1' }, { pageSize: 2 });
+  for (const n of [1, 2, 3, 4, 5]) server.registerTool(`t${n}`, {}, () => n);
+  const client = await connect(server);
+  const pages = [];
+  for await (const page of client.pages('tools')) pages.push(page.tools.map((t) => t.name));
+  assert.deepEqual(pages, [['t1', 't2'], ['t3', 't4'], ['t5']]);
+  assert.equal((await client.listAll('tools')).length, 5);
+  const first = await client.listTools();
+  assert.equal((await client.listTools({ cursor: first.nextCursor })).tools[0].name, 't3');
+  await assert.rejects(client.list('nonsense'), InvalidInputError);
+  await client.close();
+});
+
+test('errors come as classes with kinds, codes and causes', async () => {
+  const spawnFailure = await Client.connectStdio({ command: '/nonexistent/mcp-server' }).catch((e) => e);
+  assert.ok(spawnFailure instanceof IoError);
+  assert.ok(spawnFailure instanceof McpkitError);
+  assert.equal(spawnFailure.kind, 'io');
+  let cause = spawnFailure.cause;
+  const causes = [];
+  while (cause !== undefined) {
+    causes.push(cause.message);
+    cause = cause.cause;
+  }
+  assert.ok(causes.some((c) => c.includes('/nonexistent/mcp-server')), causes);
+  await assert.rejects(Client.connect({ type: 'carrier-pigeon' }), InvalidInputError);
+
+  const server = new Server({ name: 'errors', version: '1' });
+  server.registerTool('sleep', {}, () => new Promise((resolve) => setTimeout(resolve, 500)));
+  const client = await connect(server, { requestTimeoutMs: 5000 });
+  await assert.rejects(client.request('no/such/method'), (error) => {
+    assert.ok(error instanceof McpError);
+    assert.equal(error.code, ErrorCode.MethodNotFound);
+    return true;
+  });
+  await assert.rejects(client.callTool('sleep', {}, { timeout: 20 }), TimeoutError);
+  await client.close();
+});
+
+test('the error codes are the bridge table', async () => {
+  const native = require('../mcpkit.node');
+  assert.deepEqual(ErrorCode, JSON.parse(native.errorCodes()));
+  assert.equal(ErrorCode.UrlElicitationRequired, -32042);
+});
+
+test('any notification arrives as an event', async () => {
+  const server = new Server({ name: 'notes', version: '1' });
+  server.registerTool('note', {}, (_args, ctx) => {
+    ctx.notify('notifications/custom', { n: 1 });
+    return 'ok';
+  });
+  const client = await connect(server);
+  const custom = next(client, 'notifications/custom');
+  const any = next(client, 'notification');
+  await client.callTool('note', {});
+  assert.deepEqual(await custom, { n: 1 });
+  assert.equal((await any).method, 'notifications/custom');
+  client.on('notification', () => {
+    throw new Error('a throwing listener');
+  });
+  await client.callTool('note', {});
+  assert.deepEqual(await client.ping(), {}, 'a throwing listener harms nothing');
+  await client.close();
+});
+
+test('the ES module and CommonJS entry points are one package', () => {
+  const cjs = require('../index.cjs');
+  assert.equal(esm.Server, cjs.Server);
+  assert.equal(esm.Client, cjs.Client);
+  assert.equal(esm.default, cjs);
+  assert.equal(cjs.version, '0.1.0');
+  assert.deepEqual(Object.keys(esm).filter((k) => k !== 'default').sort(), Object.keys(cjs).sort());
+  assert.throws(() => new Client(), TypeError);
+});

@@ -1,0 +1,116 @@
+// Compiled by `tsc -b type-test` (make test-node): a TypeScript consumer of the ES module
+// entry point that uses the whole public API. It is type-checked only, never run.
+import { z } from 'zod';
+import {
+  CancelledError,
+  Client,
+  ErrorCode,
+  McpError,
+  McpkitError,
+  ResourceTemplate,
+  Server,
+  type CallToolResult,
+  type Context,
+  type ListToolsResult,
+  type Tool,
+} from 'mcpkit';
+import mcpkit from 'mcpkit';
+import { createServer } from 'node:http';
+
+const server = new Server({ name: 'typed', version: '1.0.0' }, { instructions: 'Be nice.', pageSize: 10 });
+
+server.registerTool(
+  'add',
+  { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() }, outputSchema: { sum: z.number() } },
+  async ({ a, b }, ctx) => {
+    const sum: number = a + b;
+    ctx.progress(1, 1, 'done');
+    ctx.log('info', { sum });
+    return { sum };
+  },
+);
+server.registerTool('greet', { inputSchema: z.object({ name: z.string().optional() }) }, ({ name }) => `Hello ${name ?? 'you'}`);
+server.registerTool(
+  'json',
+  { inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, annotations: { readOnlyHint: true } },
+  (args, ctx: Context) => {
+    const signal: AbortSignal = ctx.signal;
+    const id = ctx.requestId;
+    return [String(args.q), signal.aborted, id ?? null];
+  },
+);
+const fails = server.registerTool('fail', {}, () => {
+  throw new McpError(ErrorCode.InvalidParams, 'bad', { why: 1 });
+});
+fails.remove();
+server.registerTool('ask', {}, async (_args, ctx) => {
+  const sampled = await ctx.sample('hello', { maxTokens: 5 });
+  const form = await ctx.elicit('Your name?', z.object({ name: z.string() }));
+  const url = await ctx.elicit({ mode: 'url', message: 'log in', url: 'https://example.com', elicitationId: 'e1' });
+  const roots = await ctx.listRoots();
+  ctx.notifyElicitationComplete('e1');
+  return { model: sampled.model, action: form.action, url: url.action, roots: roots.roots.length };
+});
+server.registerResource('readme', 'mem://readme', { mimeType: 'text/markdown' }, (uri) => `# ${uri.href}`);
+server.registerResource(
+  'user',
+  new ResourceTemplate('mem://users/{id}', { complete: { id: (value) => [`${value}1`] } }),
+  { description: 'A user.' },
+  (uri, { id }) => ({ id, uri: uri.href }),
+);
+server.registerPrompt(
+  'greet',
+  { description: 'Greets.', argsSchema: { who: z.string() }, complete: { who: () => ['Ada'] } },
+  ({ who }) => `Hello ${who}`,
+);
+server.setCompletionHandler((params) => [params.argument.value]);
+server.onRootsChanged(async (ctx) => {
+  await ctx.listRoots();
+});
+server.log('warning', 'careful');
+server.notifyResourceUpdated('mem://readme');
+
+const http = await server.serveHttp({ port: 0, path: '/mcp' });
+const url: string = http.url;
+createServer(server.httpHandler({ path: '/mcp' })).listen(0, '127.0.0.1');
+
+const client = await Client.connectHttp(url, { headers: { 'x-test': '1' } }, {
+  name: 'host',
+  version: '1.0.0',
+  sampling: (params) => ({ role: 'assistant', content: { type: 'text', text: String(params.maxTokens) }, model: 'm' }),
+  elicitation: { handler: async () => ({ action: 'accept', content: { name: 'Ada' } }), url: true },
+  roots: [{ uri: 'file:///tmp' }],
+});
+client.on('log', (params) => console.error(params.level, params.data));
+client.on('toolsChanged', () => undefined);
+client.on('notifications/custom', (params) => console.error(params));
+const tools: Tool[] = await client.listAll('tools');
+const page: ListToolsResult = await client.listTools();
+for await (const p of client.pages('prompts')) console.error(p.prompts.length);
+const controller = new AbortController();
+const result: CallToolResult = await client.callTool('add', { a: 1, b: 2 }, {
+  signal: controller.signal,
+  timeout: 1000,
+  onProgress: (p) => console.error(p.progress, p.total),
+});
+await client.callTool({ name: 'greet', arguments: {} });
+await client.readResource('mem://readme');
+await client.getPrompt('greet', { who: 'Ada' });
+await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A' } });
+await client.setLoggingLevel('debug');
+client.notifyRootsChanged();
+try {
+  await client.ping();
+} catch (error) {
+  if (error instanceof McpError) console.error(error.code, error.data);
+  else if (error instanceof CancelledError || error instanceof McpkitError) console.error(error.kind);
+}
+await client.close();
+const stdio = await Client.connectStdio({ command: 'node', args: ['server.mjs'], env: { X: '1' }, cwd: '/tmp' });
+await stdio.close();
+const local = await Client.connectInProcess(server);
+await local.close();
+await http.close();
+await http.closed;
+await server.close();
+console.error(tools.length, page.tools.length, result.isError, mcpkit.version, server.capabilities);
