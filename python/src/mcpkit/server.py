@@ -94,9 +94,11 @@ class Server:
     Beside ``name``, ``version`` and ``instructions``, the keyword arguments describe the server
     (``title``, ``description``, ``icons``, ``website_url``) and set it up: ``page_size`` of
     list results, ``log_level`` in force until a client sets one, ``resource_subscriptions``,
-    ``request_timeout`` (seconds) of requests to the client, and ``tasks`` (``True``, or a dict
+    ``request_timeout`` (seconds) of requests to the client, ``tasks`` (``True``, or a dict
     with ``maxTtlMs``, ``defaultTtlMs``, ``pollIntervalMs`` and ``maxTasks``) to let tools
-    declared with ``task_support`` run as tasks.
+    declared with ``task_support`` run as tasks, ``capabilities`` declared beyond what the
+    registrations imply, and the limits ``max_uri_length`` (bytes), ``max_in_flight_requests``
+    (per session) and ``max_queued_messages`` (per stdio session).
     """
 
     def __init__(
@@ -114,6 +116,10 @@ class Server:
         resource_subscriptions: Optional[bool] = None,
         request_timeout: Optional[float] = None,
         tasks: Union[bool, JsonObject, None] = None,
+        capabilities: Optional[JsonObject] = None,
+        max_uri_length: Optional[int] = None,
+        max_in_flight_requests: Optional[int] = None,
+        max_queued_messages: Optional[int] = None,
     ) -> None:
         self.name = name
         self._tasks = tasks is not None and tasks is not False
@@ -128,6 +134,10 @@ class Server:
             resourceSubscriptions=resource_subscriptions,
             requestTimeoutMs=_millis(request_timeout),
             tasks=tasks,
+            capabilities=capabilities,
+            maxUriLength=max_uri_length,
+            maxInFlightRequests=max_in_flight_requests,
+            maxQueuedMessages=max_queued_messages,
         )
         self._native = _native.Server(spec)
 
@@ -369,14 +379,23 @@ class Server:
         sse_retry: Optional[float] = None,
         keep_alive: Optional[float] = None,
         event_store_capacity: Optional[int] = None,
+        header_read_timeout: Optional[float] = None,
+        body_read_timeout: Optional[float] = None,
+        max_connections: Optional[int] = None,
+        max_queued_events: Optional[int] = None,
+        require_negotiated_version: Optional[bool] = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one).
 
         ``allowed_hosts`` and ``allowed_origins`` replace the default loopback names on the bound
         port; ``json_response=False`` answers with SSE streams; ``stateful=False`` keeps no
         sessions; ``session_idle_timeout``, ``sse_retry`` and ``keep_alive`` are in seconds
-        (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes; and
-        ``event_store_capacity`` is how many events each session keeps for resumption.
+        (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes;
+        ``event_store_capacity`` is how many events each session keeps for resumption. The limits
+        ``header_read_timeout`` (``0`` waits for ever) and ``body_read_timeout`` are in seconds,
+        ``max_connections`` bounds open connections and ``max_queued_events`` each SSE stream's
+        queue; ``require_negotiated_version=False`` accepts any supported
+        ``MCP-Protocol-Version`` header rather than only the negotiated one.
         """
         options = {"host": host, "port": port, "path": path} | optional(
             allowedHosts=allowed_hosts,
@@ -388,6 +407,11 @@ class Server:
             sseRetryMs=_millis(sse_retry),
             keepAliveMs=_millis(keep_alive),
             eventStoreCapacity=event_store_capacity,
+            headerReadTimeoutMs=_millis(header_read_timeout),
+            bodyReadTimeoutMs=_millis(body_read_timeout),
+            maxConnections=max_connections,
+            maxQueuedEvents=max_queued_events,
+            requireNegotiatedVersion=require_negotiated_version,
         )
         return HttpServer(await self._native.serve_http(options))
 
