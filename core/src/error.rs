@@ -36,6 +36,10 @@ pub enum Error {
     /// sent.
     #[error("the peer does not keep up: its outgoing queue is full")]
     QueueFull,
+    /// Authorization failed: the server refused the client's credentials, or logging in
+    /// could not be completed.
+    #[error("authorization failed: {0}")]
+    Auth(String),
     /// An input/output error in a transport.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),

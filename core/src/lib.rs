@@ -4,6 +4,8 @@
 //! are JSON (serde values or the typed model), handlers are async trait objects, and every
 //! protocol rule (lifecycle, negotiation, validation, cancellation, progress) lives here once.
 
+#[cfg(feature = "auth")]
+pub mod auth;
 pub mod client;
 pub mod error;
 mod finite;

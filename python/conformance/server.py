@@ -329,8 +329,7 @@ def fixture() -> Server:
 
 
 async def serve_http(port: int) -> None:
-    # The pinned suite (0.1.16) sends `MCP-Protocol-Version: 2025-03-26` on 2025-11-25 sessions in
-    # its SSE polling and multiple-streams scenarios, so the fixture accepts any supported version.
+    # The pinned suite sends a stale MCP-Protocol-Version header in two scenarios.
     http = await fixture().serve_http("127.0.0.1", port, "/mcp", require_negotiated_version=False)
     print(f"conformance-server: serving {http.url}", file=sys.stderr, flush=True)
     try:

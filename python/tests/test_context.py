@@ -47,8 +47,8 @@ async def test_progress_and_logging() -> None:
         result = await client.call_tool("work", {"steps": 3})
         request_id, client_name = result["content"][0]["text"].split(":")
         assert client_name == "mcpkit-python"
-        # Notification handlers run off the reader, so a log may arrive after the result.
-        await eventually(lambda: len(logs) == 1)
+        # Notifications reach their handler in order, but may come after the call's result.
+        await eventually(lambda: len(logs) >= 1)
         assert [m["data"] for m in logs] == ["done"]  # Debug is below the default level.
 
         await client.set_logging_level("debug")

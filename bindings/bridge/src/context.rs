@@ -100,6 +100,15 @@ impl Context {
         }
     }
 
+    /// Returns who the request came from on a protected HTTP server: `subject`, `clientId`,
+    /// `issuer`, `audience`, `scopes`, `expiresAt` and `claims`, as the token verifier saw them.
+    pub fn auth(&self) -> Option<Value> {
+        match &self.kind {
+            Kind::Server(c) => c.auth().map(|a| to_json(&*a)),
+            _ => None,
+        }
+    }
+
     /// Returns the request's `_meta`, if it had one.
     pub fn meta(&self) -> Option<Value> {
         match &self.kind {

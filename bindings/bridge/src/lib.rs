@@ -15,6 +15,7 @@
 // built once per failed call, and every call crosses an FFI boundary that costs far more.
 #![allow(clippy::result_large_err)]
 
+mod auth;
 mod callback;
 mod client;
 mod context;

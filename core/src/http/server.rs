@@ -38,6 +38,36 @@ use crate::{
     transport::{Inbound, Outbound},
 };
 
+#[cfg(feature = "auth")]
+use crate::auth::AuthInfo;
+
+/// Without the `auth` feature no request carries an identity.
+#[cfg(not(feature = "auth"))]
+#[derive(Debug)]
+enum AuthInfo {}
+
+/// Who sent a request: the identity its bearer token speaks for, when the server is protected.
+type Caller = Option<Arc<AuthInfo>>;
+
+/// Returns whether a request from `caller` may use a session created by `owner`: only the
+/// identity that created a session may use it.
+fn same_caller(owner: &Caller, caller: &Caller) -> bool {
+    match (owner, caller) {
+        (None, None) => true,
+        #[cfg(feature = "auth")]
+        (Some(owner), Some(caller)) => owner.identity() == caller.identity(),
+        _ => false,
+    }
+}
+
+/// Shows handlers of the session who sent the request being delivered.
+fn set_caller(handle: &SessionHandle, caller: &Caller) {
+    #[cfg(feature = "auth")]
+    handle.set_auth(caller.clone());
+    #[cfg(not(feature = "auth"))]
+    let _ = (handle, caller);
+}
+
 /// The header that carries the session id.
 pub const SESSION_ID_HEADER: &str = "mcp-session-id";
 /// The header that carries the negotiated protocol version.
@@ -89,6 +119,13 @@ pub struct HttpServerOptions {
     /// is closed and the client resumes it from the event store with `Last-Event-ID`. 256 by
     /// default.
     pub max_queued_events: usize,
+    /// The authorization settings: when set, every request needs a bearer token that their
+    /// verifier accepts. `None` (the default) serves without authorization.
+    #[cfg(feature = "auth")]
+    pub auth: Option<crate::auth::ResourceServerOptions>,
+    /// Whether [`StreamableHttpServer::bind`] may bind an address other than loopback without
+    /// authorization; false by default, and a warning is logged when it does.
+    pub allow_remote_without_auth: bool,
     /// Whether a request's `MCP-Protocol-Version` header, when present, must be the version its
     /// session negotiated (`400 Bad Request` otherwise). True by default; when false any
     /// supported version is accepted, for clients that send a stale one.
@@ -119,6 +156,9 @@ impl Default for HttpServerOptions {
             body_read_timeout: DEFAULT_READ_TIMEOUT,
             max_connections: None,
             max_queued_events: DEFAULT_MAX_QUEUED_EVENTS,
+            #[cfg(feature = "auth")]
+            auth: None,
+            allow_remote_without_auth: false,
             require_negotiated_version: true,
         }
     }
@@ -219,6 +259,28 @@ impl HttpServerOptions {
         self
     }
 
+    /// Protects the server: every request needs a bearer token that `auth`'s verifier
+    /// accepts, and the Protected Resource Metadata document is served at its well-known path.
+    #[cfg(feature = "auth")]
+    pub fn with_auth(mut self, auth: crate::auth::ResourceServerOptions) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
+    /// Lets [`StreamableHttpServer::bind`] bind an address other than loopback without
+    /// authorization, which anyone who reaches the address can then use.
+    pub fn with_allow_remote_without_auth(mut self, allow: bool) -> Self {
+        self.allow_remote_without_auth = allow;
+        self
+    }
+
+    fn has_auth(&self) -> bool {
+        #[cfg(feature = "auth")]
+        return self.auth.is_some();
+        #[cfg(not(feature = "auth"))]
+        false
+    }
+
     /// Sets whether a request's `MCP-Protocol-Version` header must be the version its session
     /// negotiated; when false any supported version is accepted.
     pub fn with_require_negotiated_version(mut self, required: bool) -> Self {
@@ -243,6 +305,8 @@ impl std::fmt::Debug for HttpServerOptions {
             .field("body_read_timeout", &self.body_read_timeout)
             .field("max_connections", &self.max_connections)
             .field("max_queued_events", &self.max_queued_events)
+            .field("auth", &self.has_auth())
+            .field("allow_remote_without_auth", &self.allow_remote_without_auth)
             .field("require_negotiated_version", &self.require_negotiated_version)
             .finish_non_exhaustive()
     }
@@ -394,6 +458,8 @@ struct HttpSession {
     closed: CancellationToken,
     /// How many frames each stream's queue holds.
     max_queued: usize,
+    /// The identity that created the session; no other may use it.
+    owner: Caller,
 }
 
 const BACKLOG_LIMIT: usize = 256;
@@ -620,7 +686,12 @@ impl StreamableHttpServer {
     /// Returns a router serving the MCP endpoint at the configured path, to mount or merge
     /// into an axum application.
     pub fn router(&self) -> Router {
-        Router::new().route(&self.state.options.path, any(handle)).with_state(self.state.clone())
+        let router = Router::new().route(&self.state.options.path, any(handle)).with_state(self.state.clone());
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.state.options.auth {
+            return router.merge(super::auth::metadata_routes(auth));
+        }
+        router
     }
 
     /// Returns the number of live sessions.
@@ -634,7 +705,21 @@ impl StreamableHttpServer {
     /// Each connection must send a request's headers within
     /// [`HttpServerOptions::header_read_timeout`] (idle kept-alive connections too), and at most
     /// [`HttpServerOptions::max_connections`] are open at once.
+    ///
+    /// An address other than loopback is refused with [`Error::Config`] unless the server is
+    /// protected ([`HttpServerOptions::with_auth`]) or
+    /// [`HttpServerOptions::allow_remote_without_auth`] is set, in which case a warning is
+    /// logged.
     pub async fn bind(server: Server, addr: SocketAddr, options: HttpServerOptions) -> Result<BoundHttpServer, Error> {
+        if !addr.ip().is_loopback() && !options.has_auth() {
+            if !options.allow_remote_without_auth {
+                return Err(Error::Config(format!(
+                    "binding {addr} without authorization lets anyone who reaches it use the server; \
+                     protect it or allow this explicitly with allow_remote_without_auth"
+                )));
+            }
+            tracing::warn!(%addr, "the MCP server is reachable beyond this machine without authorization");
+        }
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
         let limits = ConnectionLimits {
@@ -767,7 +852,7 @@ impl BoundHttpServer {
     }
 }
 
-fn error_response(status: StatusCode, code: i64, message: &str) -> Response {
+pub(super) fn error_response(status: StatusCode, code: i64, message: &str) -> Response {
     let body = JsonRpcMessage::error(None, ErrorData::new(code, message)).encode();
     (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
 }
@@ -801,7 +886,7 @@ impl HttpState {
     /// Finds the session a request names, checking that its `MCP-Protocol-Version` header,
     /// when present, is the version that session negotiated.
     #[allow(clippy::result_large_err)] // the error is the response to send, built once
-    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    fn session(&self, headers: &HeaderMap, caller: &Caller) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = header_str(headers, SESSION_ID_HEADER) else {
             return Err(error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: missing Mcp-Session-Id header"));
         };
@@ -818,7 +903,13 @@ impl HttpState {
                     );
                     return Err(error_response(StatusCode::BAD_REQUEST, -32600, &message));
                 }
+                if !same_caller(&s.owner, caller) {
+                    // Another identity learns nothing of the session, not even that it exists.
+                    tracing::debug!(session = %s.id, "a request for a session of another identity was refused");
+                    return Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found"));
+                }
                 s.touch();
+                set_caller(&s.handle, caller);
                 Ok(s)
             }
             Some(s) => {
@@ -829,9 +920,10 @@ impl HttpState {
         }
     }
 
-    fn new_session(self: &Arc<Self>, id: String) -> Arc<HttpSession> {
+    fn new_session(self: &Arc<Self>, id: String, owner: Caller) -> Arc<HttpSession> {
         Arc::new_cyclic(|weak: &Weak<HttpSession>| {
             let (handle, input) = self.server.serve_direct(Arc::new(SessionWriter(weak.clone())));
+            set_caller(&handle, &owner);
             handle.set_session_id(id.clone());
             HttpSession {
                 id,
@@ -843,8 +935,33 @@ impl HttpState {
                 store: self.options.event_store.clone(),
                 closed: CancellationToken::new(),
                 max_queued: self.options.max_queued_events.max(1),
+                owner,
             }
         })
+    }
+
+    /// Checks the request's bearer token when the server is protected.
+    #[allow(clippy::result_large_err)] // the error is the response to send, built once
+    async fn authenticate(&self, headers: &HeaderMap) -> Result<Caller, Response> {
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.options.auth {
+            return super::auth::authenticate(auth, headers).await.map(Some);
+        }
+        let _ = headers;
+        Ok(None)
+    }
+
+    /// Refuses a message that needs scopes the caller was not granted.
+    #[allow(clippy::result_large_err)] // the error is the response to send, built once
+    fn check_scopes(&self, caller: &Caller, message: &JsonRpcMessage) -> Result<(), Response> {
+        #[cfg(feature = "auth")]
+        if let (Some(auth), Some(caller)) = (&self.options.auth, caller)
+            && let Some(needed) = super::auth::missing_scopes(auth, caller, message)
+        {
+            return Err(super::auth::insufficient_scope(auth, &needed));
+        }
+        let _ = (caller, message);
+        Ok(())
     }
 
     fn ensure_sweeper(self: &Arc<Self>) {
@@ -907,10 +1024,14 @@ async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Respon
         let message = format!("Bad Request: unsupported protocol version {version}");
         return error_response(StatusCode::BAD_REQUEST, -32600, &message);
     }
+    let caller = match state.authenticate(headers).await {
+        Ok(caller) => caller,
+        Err(response) => return response,
+    };
     match *request.method() {
-        Method::POST => post(state, request).await,
-        Method::GET => get(state, request.headers()),
-        Method::DELETE => delete(state, request.headers()),
+        Method::POST => post(state, request, caller).await,
+        Method::GET => get(state, request.headers(), &caller),
+        Method::DELETE => delete(state, request.headers(), &caller),
         _ => method_not_allowed(),
     }
 }
@@ -934,7 +1055,7 @@ fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {
     has("*/*") || wanted.iter().all(|w| has(w))
 }
 
-async fn post(state: Arc<HttpState>, request: Request) -> Response {
+async fn post(state: Arc<HttpState>, request: Request, caller: Caller) -> Response {
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
     if !accepts(&headers, &["application/json", "text/event-stream"]) {
@@ -949,7 +1070,7 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
     }
     // A request for a session that does not exist is refused before its body is read.
     let named = match header_str(&headers, SESSION_ID_HEADER) {
-        Some(_) if state.options.stateful => match state.session(&headers) {
+        Some(_) if state.options.stateful => match state.session(&headers, &caller) {
             Ok(session) => Some(session),
             Err(response) => return response,
         },
@@ -976,20 +1097,23 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
             return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         }
     };
+    if let Err(response) = state.check_scopes(&caller, &message) {
+        return response;
+    }
     let is_initialize = matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
     if !state.options.stateful {
-        return post_stateless(&state, message, is_initialize).await;
+        return post_stateless(&state, message, is_initialize, caller).await;
     }
     if is_initialize {
         if named.is_some() {
             let message = "Bad Request: initialize must not carry a session id";
             return error_response(StatusCode::BAD_REQUEST, -32600, message);
         }
-        return initialize(&state, message).await;
+        return initialize(&state, message, caller).await;
     }
     let session = match named {
         Some(session) => session,
-        None => match state.session(&headers) {
+        None => match state.session(&headers, &caller) {
             Ok(s) => s,
             Err(response) => return response,
         },
@@ -1019,14 +1143,14 @@ fn id_in_use(id: RequestId) -> Response {
 
 /// Answers `initialize`: the session is kept, and its id given out, only when initialization
 /// succeeded; a failed one is answered with its error and leaves nothing behind.
-async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage) -> Response {
+async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Caller) -> Response {
     let JsonRpcMessage::Request(request) = &message else { return StatusCode::ACCEPTED.into_response() };
     let request_id = request.id.clone();
     let id = match random_id() {
         Ok(id) => id,
         Err(e) => return no_session_id(&message, e),
     };
-    let session = state.new_session(id);
+    let session = state.new_session(id, caller);
     let Some((stream, mut rx)) = session.open_stream(request_id, state.options.json_response) else {
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "Internal error: a new session was busy");
     };
@@ -1147,7 +1271,7 @@ fn frames_response(
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-fn get(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
+fn get(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
     if !accepts(headers, &["text/event-stream"]) {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
@@ -1158,7 +1282,7 @@ fn get(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
     if !state.options.stateful {
         return method_not_allowed();
     }
-    let session = match state.session(headers) {
+    let session = match state.session(headers, caller) {
         Ok(s) => s,
         Err(response) => return response,
     };
@@ -1213,11 +1337,11 @@ fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Res
     frames_response(head, rx, state.options.keep_alive, session.closed.clone())
 }
 
-fn delete(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
+fn delete(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
     if !state.options.stateful {
         return method_not_allowed();
     }
-    let session = match state.session(headers) {
+    let session = match state.session(headers, caller) {
         Ok(s) => s,
         Err(response) => return response,
     };
@@ -1228,8 +1352,13 @@ fn delete(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
 
 /// Handles one POST without a session: a throw-away core session is initialized on the
 /// client's behalf, then answers the one message.
-async fn post_stateless(state: &Arc<HttpState>, message: JsonRpcMessage, is_initialize: bool) -> Response {
-    let session = state.new_session(String::new());
+async fn post_stateless(
+    state: &Arc<HttpState>,
+    message: JsonRpcMessage,
+    is_initialize: bool,
+    caller: Caller,
+) -> Response {
+    let session = state.new_session(String::new(), caller);
     let guard = EndOnDrop(session.clone());
     if !is_initialize {
         let init = serde_json::json!({
@@ -1279,7 +1408,7 @@ mod tests {
     async fn a_request_id_is_checked_and_registered_in_one_step() {
         let server = Server::builder(crate::model::Implementation::new("t", "1")).build().unwrap();
         let http = StreamableHttpServer::new(server, HttpServerOptions::new());
-        let session = http.state.new_session("s".into());
+        let session = http.state.new_session("s".into(), None);
         let id = RequestId::Number(1);
         let (stream, _rx) = session.open_stream(id.clone(), true).expect("a free id");
         assert!(session.open_stream(id.clone(), true).is_none(), "a running id is refused");

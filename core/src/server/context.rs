@@ -45,6 +45,16 @@ impl RequestContext {
         &self.incoming
     }
 
+    /// Returns who the request came from, as the server's token verifier saw it, when the
+    /// server is protected by authorization.
+    ///
+    /// A session only ever serves the identity that created it; the scopes are those of the
+    /// token of the session's latest request.
+    #[cfg(feature = "auth")]
+    pub fn auth(&self) -> Option<Arc<crate::auth::AuthInfo>> {
+        crate::sync::lock(&self.session.auth).clone()
+    }
+
     /// Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when
     /// the transport has one.
     pub fn session_id(&self) -> Option<&str> {

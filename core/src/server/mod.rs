@@ -661,6 +661,12 @@ impl std::fmt::Debug for SessionHandle {
 }
 
 impl SessionHandle {
+    /// Records who sent the request about to be delivered, for handlers to see.
+    #[cfg(feature = "auth")]
+    pub(crate) fn set_auth(&self, auth: Option<Arc<crate::auth::AuthInfo>>) {
+        *lock(&self.session.auth) = auth;
+    }
+
     /// Returns the handle to the client.
     pub fn peer(&self) -> &Peer {
         self.session.peer.get().expect("a served session has a peer")

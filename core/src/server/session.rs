@@ -52,6 +52,9 @@ pub(crate) struct ServerSession {
     /// This session's tasks, when the server supports tasks.
     tasks: Option<Arc<TaskStore>>,
     pub(crate) peer: OnceLock<Peer>,
+    /// Who the latest request came from, when the transport authenticates requests.
+    #[cfg(feature = "auth")]
+    pub(crate) auth: Mutex<Option<Arc<crate::auth::AuthInfo>>>,
     /// The transport's id of the session, such as Streamable HTTP's `Mcp-Session-Id`.
     pub(crate) transport_id: OnceLock<String>,
 }
@@ -68,6 +71,8 @@ impl ServerSession {
             capabilities: OnceLock::new(),
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
+            #[cfg(feature = "auth")]
+            auth: Mutex::new(None),
             transport_id: OnceLock::new(),
         }
     }

@@ -391,11 +391,11 @@ class Server:
         port; ``json_response=False`` answers with SSE streams; ``stateful=False`` keeps no
         sessions; ``session_idle_timeout``, ``sse_retry`` and ``keep_alive`` are in seconds
         (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes;
-        ``event_store_capacity`` is how many events each session keeps for resumption. The limits
-        ``header_read_timeout`` (``0`` waits for ever) and ``body_read_timeout`` are in seconds,
-        ``max_connections`` bounds open connections and ``max_queued_events`` each SSE stream's
-        queue; ``require_negotiated_version=False`` accepts any supported
-        ``MCP-Protocol-Version`` header rather than only the negotiated one.
+        ``event_store_capacity`` is how many events each session keeps for resumption;
+        ``header_read_timeout`` and ``body_read_timeout`` (seconds) bound slow clients,
+        ``max_connections`` caps open connections, ``max_queued_events`` bounds each SSE
+        stream's queue, and ``require_negotiated_version=False`` accepts a stale
+        ``MCP-Protocol-Version`` header.
         """
         options = {"host": host, "port": port, "path": path} | optional(
             allowedHosts=allowed_hosts,
