@@ -154,3 +154,18 @@ async def test_client_headers_and_bearer_token() -> None:
             await client.connect()
     assert seen[0]["x-team"] == "blue"
     assert seen[0]["authorization"] == "Bearer s3cret"
+
+
+async def test_version_header_and_connection_limits() -> None:
+    strict = await echo_server().serve_http(
+        port=0, header_read_timeout=5, body_read_timeout=5, max_connections=8, max_queued_events=16
+    )
+    lenient = await echo_server().serve_http(port=0, require_negotiated_version=False)
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    async with strict, lenient:
+        for http, status in ((strict, 400), (lenient, 200)):
+            session = (await send(http.url, "POST", INITIALIZE)).headers["mcp-session-id"]
+            stale = {"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
+            assert (await send(http.url, "POST", ping, headers=stale)).status == status
+        async with Client.http(strict.url) as client:
+            assert (await client.call_tool("echo", {"text": "ok"}))["content"][0]["text"] == "ok"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit import Client, Context, RequestTimeout, Server
+from mcpkit import Client, Context, InvalidParams, McpError, RequestTimeout, Server
 from mcpkit.types import Icon, LogMessage
 
 ICON: Icon = {"src": "https://example.com/icon.png", "mimeType": "image/png", "sizes": ["48x48"]}
@@ -176,3 +176,35 @@ async def test_roots_changed_hook_can_list_roots() -> None:
         roots.append({"uri": "file:///two"})
         client.notify_roots_changed()
         await eventually(lambda: heard == [["file:///one", "file:///two"]])
+
+
+async def test_limits_and_extra_capabilities() -> None:
+    server = Server(
+        "limited",
+        max_uri_length=32,
+        max_in_flight_requests=1,
+        max_queued_messages=16,
+        capabilities={"experimental": {"probe": {}}},
+    )
+    gate = asyncio.Event()
+
+    @server.tool()
+    async def hold() -> str:
+        await gate.wait()
+        return "held"
+
+    @server.resource("test://{name}")
+    def named(name: str) -> str:
+        return name
+
+    async with Client.memory(server) as client:
+        assert client.server_info["capabilities"]["experimental"] == {"probe": {}}
+        with pytest.raises(InvalidParams):
+            await client.read_resource("test://" + "x" * 64)
+        held = asyncio.ensure_future(client.call_tool("hold"))
+        await asyncio.sleep(0.1)
+        with pytest.raises(McpError) as refused:
+            await client.call_tool("hold")
+        assert refused.value.code == -32003
+        gate.set()
+        assert (await held)["content"][0]["text"] == "held"

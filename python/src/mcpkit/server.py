@@ -94,9 +94,11 @@ class Server:
     Beside ``name``, ``version`` and ``instructions``, the keyword arguments describe the server
     (``title``, ``description``, ``icons``, ``website_url``) and set it up: ``page_size`` of
     list results, ``log_level`` in force until a client sets one, ``resource_subscriptions``,
-    ``request_timeout`` (seconds) of requests to the client, and ``tasks`` (``True``, or a dict
+    ``request_timeout`` (seconds) of requests to the client, ``tasks`` (``True``, or a dict
     with ``maxTtlMs``, ``defaultTtlMs``, ``pollIntervalMs`` and ``maxTasks``) to let tools
-    declared with ``task_support`` run as tasks.
+    declared with ``task_support`` run as tasks, ``capabilities`` declared beyond what the
+    registrations imply, and the limits ``max_uri_length`` (bytes), ``max_in_flight_requests``
+    (per session) and ``max_queued_messages`` (per stdio session).
     """
 
     def __init__(
@@ -114,6 +116,10 @@ class Server:
         resource_subscriptions: Optional[bool] = None,
         request_timeout: Optional[float] = None,
         tasks: Union[bool, JsonObject, None] = None,
+        capabilities: Optional[JsonObject] = None,
+        max_uri_length: Optional[int] = None,
+        max_in_flight_requests: Optional[int] = None,
+        max_queued_messages: Optional[int] = None,
     ) -> None:
         self.name = name
         self._tasks = tasks is not None and tasks is not False
@@ -128,6 +134,10 @@ class Server:
             resourceSubscriptions=resource_subscriptions,
             requestTimeoutMs=_millis(request_timeout),
             tasks=tasks,
+            capabilities=capabilities,
+            maxUriLength=max_uri_length,
+            maxInFlightRequests=max_in_flight_requests,
+            maxQueuedMessages=max_queued_messages,
         )
         self._native = _native.Server(spec)
 
