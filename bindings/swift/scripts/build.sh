@@ -42,6 +42,8 @@ rm -rf "$generated"
 install_if_changed() {
   cmp -s "$1" "$2" || cp "$1" "$2"
 }
+# A fresh clone has no Sources/McpKitNative: its only file is generated.
+mkdir -p "$package/Sources/McpKitNative"
 install_if_changed "$generated/mcpkit_swift.swift" "$package/Sources/McpKitNative/McpKitNative.swift"
 install_if_changed "$generated/mcpkit_swiftFFI.h" "$package/Sources/mcpkit_swiftFFI/mcpkit_swiftFFI.h"
 
