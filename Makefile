@@ -46,23 +46,31 @@ node/node_modules/.package-lock.json: node/package.json node/npm-shrinkwrap.json
 build-node: node/node_modules/.package-lock.json ## Builds the Node package's addon (debug) and its generated native.d.ts.
 	node node/scripts/build.mjs --debug
 
-test-node: build-node ## Builds the Node package, checks its committed native.d.ts and its types (tsc), runs node --test.
+# The conformance harness's dependencies; they include Node 22 (the npm package `node`).
+tests/conformance/node_modules/.package-lock.json: tests/conformance/package.json tests/conformance/package-lock.json
+	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+test-node: build-node tests/conformance/node_modules/.package-lock.json ## Builds the Node package, checks its committed native.d.ts and its types (tsc), runs node --test on Node 20 and 22.
 	git diff --exit-code -- node/native.d.ts || { echo "node/native.d.ts changed: commit the regenerated file" >&2; exit 1; }
 	cd node && npx --no-install tsc -b type-test
 	cd node && node --test --test-reporter=spec test/*.test.mjs
+	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \
+		node --test --test-reporter=dot test/*.test.mjs
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
-test-conformance: ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
-	tests/conformance/run.sh all rust python node swift
+test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
+	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all rust python node swift
 
 SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
 
-bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP, mcpkit-swift beside mcpkit (release builds).
+bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP, mcpkit-node beside the TypeScript SDK, mcpkit-swift beside mcpkit (release builds).
 	$(CARGO) build --release -p mcpkit-bench
 	bindings/swift/scripts/build.sh --release --product echo-server
-	python="$$(bench/python/setup.sh)" && $(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" \
+	python="$$(bench/python/setup.sh)" && node="$$(bench/node/setup.sh)" && \
+		$(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" --node "$$node" \
 		--server "mcpkit-swift=$(SWIFT_ECHO)" --http-server "mcpkit-swift=$(SWIFT_ECHO) --http {port}"
 
 fuzz: ## Runs each fuzz target for FUZZ_SECONDS (default 60); needs the nightly toolchain, installs cargo-fuzz if missing.

@@ -467,6 +467,8 @@ export declare class Context {
   private constructor();
   /** The JSON-RPC id of the request being handled. */
   readonly requestId: RequestId | undefined;
+  /** The session's id over Streamable HTTP (its `Mcp-Session-Id`); other transports have none. */
+  readonly sessionId: string | undefined;
   /** The request's `_meta`, if it had one. */
   readonly meta: Meta | undefined;
   /** The progress token the client asked for, if any. */

@@ -62,6 +62,8 @@ export declare class NativeContext {
   reject(kind: string, code: number | undefined | null, message: string, data?: string | undefined | null): void
   /** Returns the JSON text of the request's id, outside a request `null`. */
   requestId(): string | null
+  /** Returns the session's id over Streamable HTTP; other transports have none. */
+  sessionId(): string | null
   /** Returns the JSON text of the request's `_meta`, if it had one. */
   meta(): string | null
   /** Returns the JSON text of the progress token the peer asked for, if any. */

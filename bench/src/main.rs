@@ -4,16 +4,17 @@
 //! pipelined throughput and peak memory of every stdio server. The HTTP
 //! section (see [`http_bench`]) measures throughput and latency with 1, 16
 //! and 64 concurrent sessions and the memory of an idle session. Each
-//! section prints a table with the ratios of mcpkit versus rmcp and of
-//! mcpkit's Python package versus FastMCP, which drift less than absolute
-//! numbers.
+//! section prints a table with the ratios of mcpkit versus rmcp, of
+//! mcpkit's Python package versus FastMCP and of its Node package versus the
+//! official TypeScript SDK, which drift less than absolute numbers.
 //!
 //! Usage: `mcpkit-bench [--quick] [--stdio-only|--http-only] [--python
-//! PYTHON] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]...`. The
-//! rmcp and mcpkit echo servers are looked up next to the driver's own
-//! executable; `--python` (or `MCPKIT_BENCH_PYTHON`) adds the Python servers
-//! of `bench/python`; `--server` adds stdio servers and `--http-server` HTTP
-//! servers, whose commands are split on whitespace.
+//! PYTHON] [--node NODE] [--server NAME=COMMAND]... [--http-server
+//! NAME=COMMAND]...`. The rmcp and mcpkit echo servers are looked up next to
+//! the driver's own executable; `--python` (or `MCPKIT_BENCH_PYTHON`) adds
+//! the Python servers of `bench/python`, `--node` (or `MCPKIT_BENCH_NODE`)
+//! the Node servers of `bench/node`; `--server` adds stdio servers and
+//! `--http-server` HTTP servers, whose commands are split on whitespace.
 
 mod http;
 mod http_bench;
@@ -29,11 +30,12 @@ use servers::{PORT, Server};
 
 /// The command-line help.
 const USAGE: &str = "usage: mcpkit-bench [--quick] [--stdio-only|--http-only] [--python PYTHON]
-                    [--server NAME=COMMAND]... [--http-server NAME=COMMAND]...
+                    [--node NODE] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]...
 
 Measures MCP servers over stdio and Streamable HTTP: the rmcp and mcpkit echo
-servers next to this executable, the Python ones with --python, and any added
-with --server or --http-server (COMMAND is split on spaces).
+servers next to this executable, the Python ones with --python, the Node ones
+with --node, and any added with --server or --http-server (COMMAND is split on
+spaces).
   --quick                    divide every request and spawn count by 10
   --stdio-only               run only the stdio section
   --http-only                run only the Streamable HTTP section
@@ -41,6 +43,10 @@ with --server or --http-server (COMMAND is split on spaces).
                              bench/python/*_echo.py with the interpreter PYTHON
                              (a venv made by bench/python/setup.sh); defaults
                              to $MCPKIT_BENCH_PYTHON when set
+  --node NODE                add the mcpkit-node and ts-sdk rows, running
+                             bench/node/*_echo.mjs with the binary NODE (after
+                             bench/node/setup.sh); defaults to
+                             $MCPKIT_BENCH_NODE when set
   --server NAME=COMMAND      add a stdio server
   --http-server NAME=COMMAND add an HTTP server; COMMAND must contain {port},
                              replaced by the loopback port to listen on";
@@ -61,6 +67,7 @@ fn parse_args() -> Result<Options> {
     let mut quick = false;
     let mut only = None;
     let mut python = std::env::var("MCPKIT_BENCH_PYTHON").ok().filter(|python| !python.is_empty());
+    let mut node = std::env::var("MCPKIT_BENCH_NODE").ok().filter(|node| !node.is_empty());
     let mut extra_stdio = Vec::new();
     let mut extra_http = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -73,6 +80,7 @@ fn parse_args() -> Result<Options> {
                 }
             }
             "--python" => python = Some(args.next().ok_or("--python needs the path of an interpreter")?),
+            "--node" => node = Some(args.next().ok_or("--node needs the path of a node binary")?),
             "--server" => extra_stdio.push(Server::parse(&args.next().unwrap_or_default(), "--server")?),
             "--http-server" => {
                 let server = Server::parse(&args.next().unwrap_or_default(), "--http-server")?;
@@ -96,12 +104,14 @@ fn parse_args() -> Result<Options> {
     if stdio {
         servers.extend(servers::rust_stdio(dir));
         servers.extend(python.iter().flat_map(|python| servers::python(python, false)));
+        servers.extend(node.iter().flat_map(|node| servers::node(node, false)));
         servers.extend(extra_stdio);
     }
     let mut http_servers = Vec::new();
     if http {
         http_servers.extend(servers::rust_http(dir));
         http_servers.extend(python.iter().flat_map(|python| servers::python(python, true)));
+        http_servers.extend(node.iter().flat_map(|node| servers::node(node, true)));
         http_servers.extend(extra_http);
     }
     Ok(Options { quick, stdio, http, servers, http_servers })

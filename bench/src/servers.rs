@@ -2,8 +2,9 @@
 //!
 //! A server is a row name and a command line. The Rust echo servers are
 //! looked up next to the driver's executable; the Python ones run the
-//! scripts of `bench/python` with a given interpreter; any other comes from
-//! the command line. An HTTP server's command holds the placeholder
+//! scripts of `bench/python` with a given interpreter, the Node ones those
+//! of `bench/node` with a given `node`; any other comes from the command
+//! line. An HTTP server's command holds the placeholder
 //! [`PORT`], replaced by the loopback port it must listen on.
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,11 @@ const HTTP_BINARIES: [(&str, &str); 2] = [("rmcp", "rmcp-echo-http"), ("mcpkit",
 const PYTHON_SCRIPTS: [(&str, &str); 2] = [("mcpkit-py", "mcpkit_echo.py"), ("fastmcp", "fastmcp_echo.py")];
 /// The directory of the Python servers' scripts.
 const PYTHON_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python");
+/// The Node servers: row name and script in [`NODE_DIR`], which serves stdio
+/// without arguments and Streamable HTTP with `--http PORT`.
+const NODE_SCRIPTS: [(&str, &str); 2] = [("mcpkit-node", "mcpkit_echo.mjs"), ("ts-sdk", "sdk_echo.mjs")];
+/// The directory of the Node servers' scripts.
+const NODE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
 
 /// A server to measure: its row name and its command line.
 pub(crate) struct Server {
@@ -80,17 +86,28 @@ pub(crate) fn rust_http(dir: &Path) -> Vec<Server> {
     next_to_driver(dir, &HTTP_BINARIES, &[PORT])
 }
 
-/// The Python servers run by `python`, over Streamable HTTP when `http`.
-pub(crate) fn python(python: &str, http: bool) -> Vec<Server> {
-    PYTHON_SCRIPTS
+/// The servers of the `scripts` in `dir` run by `interpreter`, over
+/// Streamable HTTP when `http`.
+fn scripts(interpreter: &str, dir: &str, scripts: &[(&str, &str)], http: bool) -> Vec<Server> {
+    scripts
         .iter()
         .map(|(name, script)| {
-            let script: PathBuf = [PYTHON_DIR, script].iter().collect();
-            let mut command = vec![python.to_owned(), script.to_string_lossy().into_owned()];
+            let script: PathBuf = [dir, script].iter().collect();
+            let mut command = vec![interpreter.to_owned(), script.to_string_lossy().into_owned()];
             if http {
                 command.extend(["--http".to_owned(), PORT.to_owned()]);
             }
             Server { name: (*name).to_owned(), command }
         })
         .collect()
+}
+
+/// The Python servers run by `python`, over Streamable HTTP when `http`.
+pub(crate) fn python(python: &str, http: bool) -> Vec<Server> {
+    scripts(python, PYTHON_DIR, &PYTHON_SCRIPTS, http)
+}
+
+/// The Node servers run by `node`, over Streamable HTTP when `http`.
+pub(crate) fn node(node: &str, http: bool) -> Vec<Server> {
+    scripts(node, NODE_DIR, &NODE_SCRIPTS, http)
 }

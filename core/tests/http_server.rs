@@ -59,6 +59,23 @@ async fn initialize_answers_json_with_a_fresh_session_id() {
 }
 
 #[tokio::test]
+async fn handlers_see_the_session_id() {
+    let (bound, server, _probes, mcp) = bind_default().await;
+    server
+        .add_tool(
+            Tool::without_arguments("whoami", "Names the session."),
+            |_args: JsonObject, ctx: RequestContext| async move {
+                Ok(CallToolResult::text(ctx.session_id().unwrap_or("none").to_owned()))
+            },
+        )
+        .unwrap();
+    let session = mcp.initialize(json!({})).await;
+    let reply = mcp.call_json(Some(&session), 2, "whoami", json!({})).await;
+    assert_eq!(result_text(&reply), session);
+    bound.shutdown().await;
+}
+
+#[tokio::test]
 async fn initialized_is_accepted_and_tools_call_answers_json() {
     let (bound, _server, _probes, mcp) = bind_default().await;
     let response = send(mcp.post(None, &request(1, "initialize", init_params(json!({}))))).await;

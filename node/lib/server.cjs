@@ -33,6 +33,11 @@ class Context {
     return parse(this.#native.requestId());
   }
 
+  /** The session's id over Streamable HTTP (its Mcp-Session-Id); other transports have none. */
+  get sessionId() {
+    return this.#native.sessionId() ?? undefined;
+  }
+
   /** The request's `_meta`, if it had one. */
   get meta() {
     return parse(this.#native.meta());

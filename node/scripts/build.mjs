@@ -9,14 +9,31 @@
 // the type definitions that napi-derive emitted during the build. In a packed tarball the
 // crate and its path dependencies come along under rust/ (see scripts/pack.mjs); there the
 // target folder is removed after the build unless CARGO_TARGET_DIR is set.
+//
+// npm does not install the dependencies of a folder it links (`npm install ./node`), so when
+// @napi-rs/cli cannot be found, the package's own lockfile installs it first.
 
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateTypeDef } from '@napi-rs/cli';
 
 const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Imports @napi-rs/cli, installing the package's dependencies from its lockfile if need be. */
+async function napiCli() {
+  try {
+    return await import('@napi-rs/cli');
+  } catch (error) {
+    if (error.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+  }
+  const args = ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
+  const npm = spawnSync('npm', args, { cwd: pkg, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
+  if (npm.status !== 0) throw new Error(`mcpkit: npm ${args.join(' ')} failed in ${pkg}`);
+  return import('@napi-rs/cli');
+}
+
+const { generateTypeDef } = await napiCli();
 const packed = join(pkg, 'rust');
 const workspace = existsSync(join(packed, 'Cargo.toml')) ? packed : resolve(pkg, '..');
 const manifest = join(workspace, 'bindings', 'node', 'Cargo.toml');

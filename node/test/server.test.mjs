@@ -323,6 +323,7 @@ test('the context asks the client for samples, input and roots', async () => {
       client: ctx.clientInfo.name,
       version: ctx.protocolVersion,
       caps: Object.keys(ctx.clientCapabilities).sort(),
+      session: ctx.sessionId ?? null,
     };
   });
   server.registerTool('sample', {}, (_args, ctx) => ctx.sample('hi'));
@@ -349,6 +350,7 @@ test('the context asks the client for samples, input and roots', async () => {
     client: 'tester',
     version: '2025-11-25',
     caps: ['elicitation', 'roots', 'sampling'],
+    session: null,
   });
   assert.equal(seen[0].maxTokens, 10);
   assert.equal(seen[0].messages[0].content.text, 'What is 2+2?');

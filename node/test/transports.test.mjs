@@ -15,6 +15,7 @@ function calculator() {
     ctx.progress(1, 1, 'adding');
     return a + b;
   });
+  server.registerTool('whoami', {}, (_args, ctx) => ctx.sessionId ?? 'none');
   return server;
 }
 
@@ -28,6 +29,8 @@ test('serveHttp serves its own port and connectHttp reaches it', async () => {
   const sum = await client.callTool('add', { a: 2, b: 40 }, { onProgress: (p) => progress.push(p.message) });
   assert.equal(sum.content[0].text, '42');
   assert.deepEqual(progress, ['adding']);
+  const session = (await client.callTool('whoami', {})).content[0].text;
+  assert.match(session, /^[0-9a-f]{32,}$/, 'a handler sees the HTTP session id');
   await client.close();
   await http.close();
   await http.closed;
@@ -50,7 +53,7 @@ test('httpHandler serves MCP inside a node:http server', async () => {
     const sum = await client.callTool('add', { a: 1, b: 2 }, { onProgress: (p) => progress.push(p.progress) });
     assert.equal(sum.content[0].text, '3');
     assert.deepEqual(progress, [1], 'progress travels on the SSE stream of the call');
-    assert.equal((await client.listAll('tools')).length, 1);
+    assert.equal((await client.listAll('tools')).length, 2);
     await client.close();
     const status = await new Promise((resolve, reject) => {
       const headers = { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

@@ -36,7 +36,8 @@ server.registerTool(
   (args, ctx: Context) => {
     const signal: AbortSignal = ctx.signal;
     const id = ctx.requestId;
-    return [String(args.q), signal.aborted, id ?? null];
+    const session: string | undefined = ctx.sessionId;
+    return [String(args.q), signal.aborted, id ?? null, session ?? null];
   },
 );
 const fails = server.registerTool('fail', {}, () => {

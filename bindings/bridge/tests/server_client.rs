@@ -261,7 +261,8 @@ fn the_context_asks_the_client_for_input() {
                     .await?;
                 ctx.notify_elicitation_complete("e1")?;
                 Ok(json!({ "roots": roots, "sampled": sampled, "form": form, "url": url,
-                           "client": ctx.client_info(), "version": ctx.protocol_version(), "id": ctx.request_id() }))
+                           "client": ctx.client_info(), "version": ctx.protocol_version(), "id": ctx.request_id(),
+                           "session": ctx.session_id() }))
             }),
         )
         .unwrap();
@@ -313,6 +314,7 @@ fn the_context_asks_the_client_for_input() {
     assert_eq!(out["client"]["name"], "tester");
     assert_eq!(out["version"], "2025-11-25");
     assert!(out["id"].is_number() || out["id"].is_string());
+    assert!(out["session"].is_null(), "an in-memory session has no id");
     wait_until(|| !completions.lock().unwrap().is_empty());
     assert_eq!(completions.lock().unwrap()[0]["params"]["elicitationId"], "e1");
     block_on(client.close()).unwrap();
@@ -537,6 +539,12 @@ fn http_serving_and_connecting() {
 #[test]
 fn an_endpoint_answers_a_host_applications_exchanges() {
     let server = server();
+    server
+        .add_tool(
+            json!({ "name": "whoami" }),
+            callback(|_args, ctx: Context| async move { Ok(json!(ctx.session_id())) }),
+        )
+        .unwrap();
     let endpoint = server.http_endpoint(json!({ "path": "/mcp" })).unwrap();
     let initialize = json!({
         "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -561,6 +569,20 @@ fn an_endpoint_answers_a_host_applications_exchanges() {
     }
     let reply: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(reply["result"]["serverInfo"]["name"], "bridge-test");
+
+    let session = response.headers.iter().find(|(name, _)| name == "mcp-session-id").unwrap().1.clone();
+    let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "whoami" } });
+    let mut headers = request.headers.clone();
+    headers.push(("mcp-session-id".into(), session.clone()));
+    let response =
+        block_on(endpoint.handle(HttpRequest { headers, body: serde_json::to_vec(&call).unwrap(), ..request.clone() }))
+            .unwrap();
+    let mut body = Vec::new();
+    while let Some(chunk) = block_on(response.body.next_chunk()).unwrap() {
+        body.extend(chunk);
+    }
+    let reply: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(reply["result"]["content"][0]["text"], session, "a handler sees its session's id: {reply}");
 
     let foreign = HttpRequest {
         headers: vec![("host".into(), "evil.example".into()), ("content-type".into(), "application/json".into())],

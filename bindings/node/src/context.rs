@@ -74,6 +74,12 @@ impl NativeContext {
         json(self.inner.request_id())
     }
 
+    /// Returns the session's id over Streamable HTTP; other transports have none.
+    #[napi]
+    pub fn session_id(&self) -> Option<String> {
+        self.inner.session_id()
+    }
+
     /// Returns the JSON text of the request's `_meta`, if it had one.
     #[napi]
     pub fn meta(&self) -> Option<String> {
