@@ -105,12 +105,6 @@ impl RequestContext {
         self.incoming.close_stream()
     }
 
-    /// Returns the id of the request's session over Streamable HTTP (its `Mcp-Session-Id`);
-    /// other transports, and stateless HTTP, have none.
-    pub fn session_id(&self) -> Option<&str> {
-        self.session.id.as_deref()
-    }
-
     /// Returns the client's name and version.
     pub fn client_info(&self) -> Option<Implementation> {
         self.session.client_params().map(|p| p.client_info)

@@ -42,8 +42,6 @@ pub(crate) enum Phase {
 /// The server side of one session.
 pub(crate) struct ServerSession {
     pub(crate) server: Arc<ServerInner>,
-    /// The id the transport gave the session (Streamable HTTP's `Mcp-Session-Id`), if any.
-    pub(crate) id: Option<String>,
     phase: Mutex<Phase>,
     client: OnceLock<InitializeRequestParams>,
     protocol_version: OnceLock<String>,
@@ -62,9 +60,8 @@ pub(crate) struct ServerSession {
 }
 
 impl ServerSession {
-    pub(crate) fn new(server: Arc<ServerInner>, id: Option<String>) -> Self {
+    pub(crate) fn new(server: Arc<ServerInner>) -> Self {
         ServerSession {
-            id,
             log_level: Mutex::new(server.options.default_log_level),
             tasks: server.options.tasks.clone().map(|o| Arc::new(TaskStore::new(o))),
             server,
