@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo test lint test-rust test-interop test-conformance test-python test-node build-node bench build-examples help
+.PHONY: demo test lint test-rust test-interop test-conformance test-python test-node build-node test-swift bench build-examples fuzz fuzz-smoke soak help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -14,17 +14,28 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-test: lint test-rust test-python test-node test-interop test-conformance ## Runs every test: lints, Rust tests, the Python and Node packages, TypeScript SDK interop, the official conformance suite.
+test: lint test-rust test-python test-node test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 
-lint: ## Checks formatting and runs clippy with warnings denied.
+lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	@for crate in mcpkit mcpkit-bridge; do \
+	  if $(CARGO) tree -p $$crate -e normal --prefix none | grep -E '^(pyo3|napi|uniffi)'; then \
+	    echo "$$crate must not depend on an FFI crate" >&2; exit 1; \
+	  fi; \
+	done
 
+# The Swift glue has no Rust tests (test-swift drives it), and uniffi-bindgen is a tool: leaving
+# them out keeps uniffi's code generator out of this build.
 test-rust: ## Runs the Rust unit, integration and doc tests.
-	$(CARGO) test --workspace
+	$(CARGO) test --workspace --exclude mcpkit-swift --exclude uniffi-bindgen
 
 test-python: ## Builds the Python package into .venv, runs pytest, ruff, mypy and stubtest.
 	python/scripts/test.sh
+
+test-swift: build-examples ## Builds the Swift package in a Debian trixie root (made once, cached), runs its XCTests and its interop with the official SDKs and the other examples.
+	bindings/swift/scripts/test.sh
+	bindings/swift/scripts/interop.sh
 
 # The Node package's dependencies, from its lockfile; install scripts are skipped because
 # build-node builds the addon itself (in debug, sharing the workspace's target folder).
@@ -51,9 +62,23 @@ test-interop: build-examples ## Runs the official TypeScript SDK against the Rus
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
 test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
-	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all rust python node
+	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all rust python node swift
 
-bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP, mcpkit-node beside the TypeScript SDK (release builds).
+SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
+
+bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP, mcpkit-node beside the TypeScript SDK, mcpkit-swift beside mcpkit (release builds).
 	$(CARGO) build --release -p mcpkit-bench
+	bindings/swift/scripts/build.sh --release --product echo-server
 	python="$$(bench/python/setup.sh)" && node="$$(bench/node/setup.sh)" && \
-		$(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" --node "$$node"
+		$(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" --node "$$node" \
+		--server "mcpkit-swift=$(SWIFT_ECHO)" --http-server "mcpkit-swift=$(SWIFT_ECHO) --http {port}"
+
+fuzz: ## Runs each fuzz target for FUZZ_SECONDS (default 60); needs the nightly toolchain, installs cargo-fuzz if missing.
+	fuzz/run.sh
+
+fuzz-smoke: ## Runs each fuzz target for a few seconds (FUZZ_SECONDS=5).
+	FUZZ_SECONDS=5 fuzz/run.sh
+
+soak: ## Drives 64 HTTP sessions and a stdio session for SOAK_SECONDS (default 60); fails on any error or memory growth.
+	$(CARGO) build --release -p mcpkit-bench --bin mcpkit-soak
+	$(CARGO_TARGET_DIR)/release/mcpkit-soak

@@ -351,7 +351,10 @@ impl Client {
         match method {
             methods::TOOLS_LIST => self.require(caps.tools.is_some(), "tools"),
             methods::TOOLS_CALL if params.and_then(|p| p.get("task")).is_some() => self.require(
-                tasks.and_then(|t| t.requests.as_ref()).and_then(|r| r.tools.as_ref()).is_some_and(|t| t.call.is_some()),
+                tasks
+                    .and_then(|t| t.requests.as_ref())
+                    .and_then(|r| r.tools.as_ref())
+                    .is_some_and(|t| t.call.is_some()),
                 "tasks.requests.tools.call",
             ),
             methods::TOOLS_CALL => self.require(caps.tools.is_some(), "tools"),

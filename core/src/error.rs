@@ -32,6 +32,14 @@ pub enum Error {
     /// A payload could not be converted from or to JSON.
     #[error("invalid JSON payload: {0}")]
     Json(#[from] serde_json::Error),
+    /// The peer reads so slowly that the queue of messages to it is full: this one was not
+    /// sent.
+    #[error("the peer does not keep up: its outgoing queue is full")]
+    QueueFull,
+    /// Authorization failed: the server refused the client's credentials, or logging in
+    /// could not be completed.
+    #[error("authorization failed: {0}")]
+    Auth(String),
     /// An input/output error in a transport.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),

@@ -3,11 +3,15 @@
 //! MCP narrows JSON-RPC: ids are strings or integers (never `null`), batches are not allowed,
 //! and `params` is an object when present. [`JsonRpcMessage::decode`] applies those rules once
 //! for every transport and reports each violation with the JSON-RPC error code the peer must
-//! receive.
+//! receive. A message is read only from a JSON object with each key at most once: an array is
+//! never taken for a message, whatever its items look like.
 
-use std::fmt;
+use std::{borrow::Cow, fmt};
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
+use serde::{
+    Deserialize, Deserializer, Serialize, Serializer,
+    de::{Error as _, IgnoredAny, MapAccess, Visitor},
+};
 use serde_json::Value;
 
 /// The error code for input that is not valid JSON.
@@ -26,6 +30,26 @@ pub const RESOURCE_NOT_FOUND: i64 = -32002;
 pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 /// The error code this implementation uses when a request timed out before its response came.
 pub const REQUEST_TIMEOUT: i64 = -32001;
+/// The error code this implementation answers with when a session already runs as many
+/// requests as its limit allows; the request was not started and may be sent again later.
+pub const TOO_MANY_REQUESTS: i64 = -32003;
+
+/// The most bytes of peer-supplied text (a method name, a tool name, an id) that an error
+/// message quotes; longer text is cut at a character boundary and marked with `…`.
+pub const MAX_QUOTED_LEN: usize = 128;
+
+/// Returns `text` as an error message may quote it: at most [`MAX_QUOTED_LEN`] bytes, cut at a
+/// character boundary and marked with `…` when it was longer.
+pub fn quoted(text: &str) -> Cow<'_, str> {
+    if text.len() <= MAX_QUOTED_LEN {
+        return Cow::Borrowed(text);
+    }
+    let mut end = MAX_QUOTED_LEN;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}…", &text[..end]))
+}
 
 /// The identifier of a request: a string or an integer, echoed with its original JSON type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -37,11 +61,13 @@ pub enum RequestId {
     String(String),
 }
 
+/// Shows a number as is and a string quoted, cut to [`MAX_QUOTED_LEN`] bytes like every
+/// peer-supplied text in an error message.
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RequestId::Number(n) => write!(f, "{n}"),
-            RequestId::String(s) => write!(f, "{s:?}"),
+            RequestId::String(s) => write!(f, "{:?}", quoted(s)),
         }
     }
 }
@@ -99,9 +125,10 @@ impl ErrorData {
         Self::new(INVALID_REQUEST, message)
     }
 
-    /// Creates a method-not-found error (-32601) naming the method.
+    /// Creates a method-not-found error (-32601) naming the method, cut to
+    /// [`MAX_QUOTED_LEN`] bytes.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(METHOD_NOT_FOUND, format!("Method not found: {}", quoted(method)))
     }
 
     /// Creates an invalid-params error (-32602).
@@ -114,9 +141,23 @@ impl ErrorData {
         Self::new(INTERNAL_ERROR, message)
     }
 
-    /// Creates a resource-not-found error (-32002) whose data names the URI.
+    /// Creates a resource-not-found error (-32002) whose data names the URI; the message
+    /// quotes it cut to [`MAX_QUOTED_LEN`] bytes.
     pub fn resource_not_found(uri: &str) -> Self {
-        Self::new(RESOURCE_NOT_FOUND, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+        Self::new(RESOURCE_NOT_FOUND, format!("Resource not found: {}", quoted(uri)))
+            .with_data(serde_json::json!({ "uri": uri }))
+    }
+
+    /// Creates the error (-32003) that refuses a request because the session already runs
+    /// `limit` requests.
+    pub fn too_many_requests(limit: usize) -> Self {
+        Self::new(
+            TOO_MANY_REQUESTS,
+            format!(
+                "Too many requests in flight: this session runs at most {limit} at once; retry after some complete"
+            ),
+        )
+        .with_data(serde_json::json!({ "limit": limit }))
     }
 }
 
@@ -218,26 +259,126 @@ impl DecodeError {
     }
 }
 
-/// Deserializes a present field as `Some`, so that `null` and absence can be told apart.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+/// The loosest shape a message may have; [`JsonRpcMessage::decode`] checks the rest.
+///
+/// A present field is `Some` even when it is `null`, so that `null` and absence can be told
+/// apart. It is read only from a JSON object (never from an array, as a derived
+/// implementation would allow), and a known key that appears twice is refused.
+#[derive(Default)]
+struct RawMessage {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
 }
 
-/// The loosest shape a message may have; [`JsonRpcMessage::decode`] checks the rest.
-#[derive(Deserialize)]
-struct RawMessage {
-    #[serde(default, deserialize_with = "present")]
-    jsonrpc: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    method: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    error: Option<Value>,
+impl<'de> Deserialize<'de> for RawMessage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(RawVisitor)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = RawMessage;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message (a JSON object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMessage, A::Error> {
+        let mut raw = RawMessage::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            let slot = match key {
+                Key::Jsonrpc => &mut raw.jsonrpc,
+                Key::Id => &mut raw.id,
+                Key::Method => &mut raw.method,
+                Key::Params => &mut raw.params,
+                Key::Result => &mut raw.result,
+                Key::Error => &mut raw.error,
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if slot.is_some() {
+                return Err(A::Error::custom(format_args!("duplicate key \"{}\"", key.name())));
+            }
+            *slot = Some(map.next_value()?);
+        }
+        Ok(raw)
+    }
+}
+
+/// A key of a message object: one the envelope uses, or any other.
+#[derive(Clone, Copy)]
+enum Key {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl Key {
+    fn name(self) -> &'static str {
+        match self {
+            Key::Jsonrpc => "jsonrpc",
+            Key::Id => "id",
+            Key::Method => "method",
+            Key::Params => "params",
+            Key::Result => "result",
+            Key::Error => "error",
+            Key::Other => "",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key, E> {
+                Ok(match key {
+                    "jsonrpc" => Key::Jsonrpc,
+                    "id" => Key::Id,
+                    "method" => Key::Method,
+                    "params" => Key::Params,
+                    "result" => Key::Result,
+                    "error" => Key::Error,
+                    _ => Key::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(KeyVisitor)
+    }
+}
+
+/// What a message that is not a well-formed object is, for the error that refuses it.
+fn misshapen(bytes: &[u8], error: &serde_json::Error) -> DecodeError {
+    // A data error may come before the end of the input: whether the whole input is JSON
+    // decides between a parse error and an invalid request.
+    if let Err(e) = serde_json::from_slice::<IgnoredAny>(bytes) {
+        return DecodeError { id: None, error: ErrorData::parse_error(format!("Parse error: {e}")), answerable: true };
+    }
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    let message = match first {
+        Some(b'[') => {
+            Cow::Borrowed("JSON-RPC batches are not supported: send each message as one JSON object, not in an array")
+        }
+        Some(b'{') => Cow::Owned(format!("invalid JSON-RPC message: {error}")),
+        _ => Cow::Borrowed("a JSON-RPC message must be a JSON object"),
+    };
+    DecodeError::invalid(None, message, true)
 }
 
 impl JsonRpcMessage {
@@ -249,13 +390,7 @@ impl JsonRpcMessage {
     pub fn decode(bytes: &[u8]) -> Result<JsonRpcMessage, DecodeError> {
         let raw: RawMessage = match serde_json::from_slice(bytes) {
             Ok(raw) => raw,
-            Err(e) if e.is_data() => {
-                let what = match serde_json::from_slice::<Value>(bytes) {
-                    Ok(Value::Array(_)) => "JSON-RPC batches are not supported",
-                    _ => "a JSON-RPC message must be a JSON object",
-                };
-                return Err(DecodeError::invalid(None, what, true));
-            }
+            Err(e) if e.is_data() => return Err(misshapen(bytes, &e)),
             Err(e) => {
                 return Err(DecodeError {
                     id: None,
@@ -423,6 +558,52 @@ mod tests {
             assert_eq!(e.error.code, INVALID_REQUEST, "{input}");
             assert_eq!(e.id, id, "{input}");
         }
+    }
+
+    #[test]
+    fn arrays_are_never_messages() {
+        for input in [
+            r#"["2.0", 1, "ping"]"#,
+            r#"  ["2.0", 1, "tools/call", {"name": "echo"}]"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            "[]",
+        ] {
+            let e = decode(input).unwrap_err();
+            assert_eq!(e.error.code, INVALID_REQUEST, "{input}");
+            assert!(e.error.message.contains("batches are not supported"), "{input}: {}", e.error.message);
+            let parsed: Result<JsonRpcMessage, _> = serde_json::from_str(input);
+            assert!(parsed.is_err(), "{input} deserialized as a message");
+        }
+    }
+
+    #[test]
+    fn errors_name_the_real_problem() {
+        let e = decode(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#).unwrap_err();
+        assert_eq!(e.error.code, INVALID_REQUEST);
+        assert!(e.error.message.contains(r#"duplicate key "id""#), "{}", e.error.message);
+        assert!(!e.error.message.contains("must be a JSON object"), "{}", e.error.message);
+        // Unknown keys may repeat; they are ignored.
+        assert!(decode(r#"{"jsonrpc":"2.0","x":1,"x":2,"method":"ping"}"#).is_ok());
+        // Escaped keys are recognised.
+        let e = decode(r#"{"jsonrpc":"2.0","\u006dethod":"a","method":"b"}"#).unwrap_err();
+        assert!(e.error.message.contains(r#"duplicate key "method""#), "{}", e.error.message);
+        // Broken JSON is a parse error even when its start looks like the wrong type.
+        assert_eq!(decode("[1, 2").unwrap_err().error.code, PARSE_ERROR);
+        assert_eq!(decode("42").unwrap_err().error.message, "a JSON-RPC message must be a JSON object");
+    }
+
+    #[test]
+    fn quoted_peer_text_is_cut() {
+        let method = "m".repeat(1 << 20);
+        let e = ErrorData::method_not_found(&method);
+        assert!(e.message.len() < 200, "{} bytes", e.message.len());
+        assert!(e.message.ends_with('…'));
+        // A cut never splits a character.
+        let wide = "é".repeat(100);
+        assert!(quoted(&wide).ends_with('…'));
+        assert_eq!(quoted("short"), "short");
+        let id = RequestId::String("i".repeat(10_000));
+        assert!(id.to_string().len() < 200);
     }
 
     #[test]

@@ -4,8 +4,13 @@
 //! are JSON (serde values or the typed model), handlers are async trait objects, and every
 //! protocol rule (lifecycle, negotiation, validation, cancellation, progress) lives here once.
 
+#[cfg(feature = "auth")]
+pub mod auth;
 pub mod client;
 pub mod error;
+mod finite;
+#[doc(hidden)]
+pub mod fuzzing;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod jsonrpc;

@@ -13,7 +13,7 @@ use std::{
     pin::Pin,
     sync::{
         Arc, Mutex,
-        atomic::{AtomicI64, Ordering},
+        atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering},
     },
     time::Duration,
 };
@@ -37,6 +37,21 @@ use crate::{
 
 /// The time-out used for requests that do not set their own: 60 seconds.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How many of the peer's requests a session runs at once by default: 1024. Beyond it a
+/// request is refused with [`TOO_MANY_REQUESTS`](crate::jsonrpc::TOO_MANY_REQUESTS).
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
+
+/// How many outgoing messages a byte-stream session (stdio, child process) queues by default
+/// for a peer that reads slowly: 4096. At the limit notifications fail with
+/// [`Error::QueueFull`], and the session takes no new request from the peer until there is
+/// room for its answer.
+pub const DEFAULT_MAX_QUEUED_MESSAGES: usize = 4096;
+
+/// How many notifications for handlers a byte-stream session holds while an earlier one is
+/// still being handled; beyond it they are dropped with a warning, so that a slow handler never
+/// stops the session from reading.
+const NOTIFICATION_BACKLOG: usize = 1024;
 
 /// A callback that receives the progress notifications of one outgoing request.
 pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
@@ -125,11 +140,36 @@ struct ProgressEntry {
 
 /// Where outgoing messages go.
 enum Output {
-    /// The queue of the writer task, which batches writes to a byte stream; commands are
-    /// boxed so that an idle queue stays small.
-    Queue(mpsc::UnboundedSender<Box<WriterCommand>>),
+    /// The queue of the writer task, which batches writes to a byte stream.
+    Queue(OutQueue),
     /// A transport that takes each message at once, without a task in between.
     Direct(Arc<dyn DirectWriter>),
+}
+
+/// The writer task's queue with its bound; commands are boxed so that an idle queue stays small.
+struct OutQueue {
+    tx: mpsc::UnboundedSender<Box<WriterCommand>>,
+    /// How many commands are queued and not yet taken by the writer.
+    queued: Arc<AtomicUsize>,
+    limit: usize,
+    /// Fires when the writer takes commands off a queue that was at its limit.
+    room: Arc<Notify>,
+}
+
+impl OutQueue {
+    fn has_room(&self) -> bool {
+        self.queued.load(Ordering::Acquire) < self.limit
+    }
+}
+
+/// Whether a message is refused when the outgoing queue is full.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Priority {
+    /// Refused when the queue is full: notifications and raw messages.
+    Bounded,
+    /// Always queued. Answers are bounded by the reader, which takes no new request from the
+    /// peer while the queue is full; requests this side sends are bounded by their callers.
+    Always,
 }
 
 /// A transport's sending half that takes each message synchronously.
@@ -143,8 +183,19 @@ pub(crate) trait DirectWriter: Send + Sync + 'static {
     /// Ends the stream that carries the messages of `request`, if there is one.
     fn close_request_stream(&self, request: &RequestId);
 
+    /// Forgets `request`, which will never be answered because the peer cancelled it: its
+    /// stream ends and its id may be used again.
+    fn request_abandoned(&self, request: &RequestId);
+
     /// Ends the connection.
     fn close(&self);
+}
+
+/// One of the peer's requests while its handler runs.
+struct InFlight {
+    /// Tells this request apart from a later one that reuses its id.
+    serial: u64,
+    cancellation: CancellationToken,
 }
 
 struct PeerInner {
@@ -152,7 +203,9 @@ struct PeerInner {
     next_id: AtomicI64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>>,
     progress: Mutex<HashMap<ProgressToken, ProgressEntry>>,
-    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    inflight: Mutex<HashMap<RequestId, InFlight>>,
+    next_serial: AtomicU64,
+    max_in_flight: usize,
     /// Fires when the peer can no longer send: its responses will never come.
     input_ended: CancellationToken,
     /// Fires when the session is over.
@@ -163,9 +216,18 @@ struct PeerInner {
 
 impl PeerInner {
     /// Hands a command to the transport, through the writer task or directly.
-    fn command(&self, command: WriterCommand) -> Result<(), Error> {
+    fn command(&self, command: WriterCommand, priority: Priority) -> Result<(), Error> {
         match &self.out {
-            Output::Queue(tx) => tx.send(Box::new(command)).map_err(|_| Error::TransportClosed),
+            Output::Queue(queue) => {
+                if priority == Priority::Bounded && !queue.has_room() {
+                    return Err(Error::QueueFull);
+                }
+                queue.queued.fetch_add(1, Ordering::AcqRel);
+                queue.tx.send(Box::new(command)).map_err(|_| {
+                    queue.queued.fetch_sub(1, Ordering::AcqRel);
+                    Error::TransportClosed
+                })
+            }
             Output::Direct(writer) => {
                 match command {
                     WriterCommand::Send(outbound) => writer.send(outbound),
@@ -173,6 +235,34 @@ impl PeerInner {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// Waits until the outgoing queue has room, or the session is over; at once for transports
+    /// without a queue.
+    async fn room(&self) {
+        let Output::Queue(queue) = &self.out else { return };
+        loop {
+            let notified = queue.room.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if queue.has_room() || self.closed.is_cancelled() {
+                return;
+            }
+            tokio::select! {
+                _ = notified => {}
+                _ = self.closed.cancelled() => return,
+            }
+        }
+    }
+
+    /// Forgets the handler of request `id` (the one registered as `serial`, or any when
+    /// `None`), returning whether it was still running.
+    fn finish(&self, id: &RequestId, serial: Option<u64>) -> Option<CancellationToken> {
+        let mut inflight = lock(&self.inflight);
+        match inflight.get(id) {
+            Some(entry) if serial.is_none_or(|s| s == entry.serial) => inflight.remove(id).map(|e| e.cancellation),
+            _ => None,
         }
     }
 }
@@ -228,7 +318,7 @@ impl Peer {
             reason: "the requester stopped waiting",
         };
         let message = JsonRpcMessage::request(id.clone(), method, params);
-        self.send(message, options.related_request.clone())?;
+        self.send_with(message, options.related_request.clone(), Priority::Always)?;
 
         let timeout = options.timeout.unwrap_or(inner.default_timeout);
         let hard_limit = options.max_total_timeout.map(tokio::time::sleep);
@@ -266,7 +356,7 @@ impl Peer {
         params: &P,
         options: RequestOptions,
     ) -> Result<R, Error> {
-        let params = serde_json::to_value(params)?;
+        let params = crate::finite::to_value(params)?;
         let params = if params.as_object().is_some_and(|o| o.is_empty()) { None } else { Some(params) };
         let value = self.request(method, params, options).await?;
         serde_json::from_value(value).map_err(|e| Error::Protocol(format!("malformed {method} result: {e}")))
@@ -274,7 +364,7 @@ impl Peer {
 
     /// Sends a notification with typed parameters.
     pub fn notify<P: Serialize>(&self, method: &str, params: &P, related: Option<RequestId>) -> Result<(), Error> {
-        let params = serde_json::to_value(params)?;
+        let params = crate::finite::to_value(params)?;
         let params = match params {
             Value::Null => None,
             Value::Object(o) if o.is_empty() => None,
@@ -289,11 +379,18 @@ impl Peer {
     }
 
     /// Queues a raw message for the writer.
+    ///
+    /// Fails with [`Error::QueueFull`] when the peer reads so slowly that the session's
+    /// outgoing queue is at its limit.
     pub fn send(&self, message: JsonRpcMessage, related: Option<RequestId>) -> Result<(), Error> {
+        self.send_with(message, related, Priority::Bounded)
+    }
+
+    fn send_with(&self, message: JsonRpcMessage, related: Option<RequestId>, priority: Priority) -> Result<(), Error> {
         if self.inner.closed.is_cancelled() {
             return Err(Error::TransportClosed);
         }
-        self.inner.command(WriterCommand::Send(Outbound { message, related_request: related }))
+        self.inner.command(WriterCommand::Send(Outbound { message, related_request: related }), priority)
     }
 
     /// Returns whether the session has ended.
@@ -463,7 +560,7 @@ impl IncomingRequest {
         if self.peer.inner.closed.is_cancelled() {
             return Err(Error::TransportClosed);
         }
-        self.peer.inner.command(WriterCommand::CloseStream(self.id.clone()))
+        self.peer.inner.command(WriterCommand::CloseStream(self.id.clone()), Priority::Always)
     }
 }
 
@@ -495,11 +592,20 @@ pub(crate) struct SessionConfig {
     pub(crate) default_timeout: Duration,
     /// How long running handlers may still finish after the peer's input ended.
     pub(crate) drain_timeout: Duration,
+    /// How many of the peer's requests may run at once.
+    pub(crate) max_in_flight: usize,
+    /// How many outgoing messages a byte-stream session queues.
+    pub(crate) max_queued: usize,
 }
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        SessionConfig { default_timeout: DEFAULT_REQUEST_TIMEOUT, drain_timeout: Duration::from_secs(1) }
+        SessionConfig {
+            default_timeout: DEFAULT_REQUEST_TIMEOUT,
+            drain_timeout: Duration::from_secs(1),
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            max_queued: DEFAULT_MAX_QUEUED_MESSAGES,
+        }
     }
 }
 
@@ -510,9 +616,11 @@ pub(crate) fn start<S: Service>(
     config: SessionConfig,
 ) -> (Peer, JoinHandle<()>) {
     let (writer, reader) = transport.split();
-    let (out, out_rx) = mpsc::unbounded_channel();
-    let peer = Peer::new(Output::Queue(out), &config);
-    let writer_task = tokio::spawn(run_writer(writer, out_rx, peer.inner.closed.clone()));
+    let (tx, out_rx) = mpsc::unbounded_channel();
+    let queue = OutQueue { tx, queued: Arc::default(), limit: config.max_queued.max(1), room: Arc::default() };
+    let taken = Taken { queued: queue.queued.clone(), limit: queue.limit, room: queue.room.clone() };
+    let peer = Peer::new(Output::Queue(queue), &config);
+    let writer_task = tokio::spawn(run_writer(writer, out_rx, taken, peer.inner.closed.clone()));
     let reader_peer = peer.clone();
     let task = tokio::spawn(async move {
         run_reader(reader, &reader_peer, service.as_ref()).await;
@@ -528,8 +636,8 @@ pub(crate) fn start<S: Service>(
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         inner.closed.cancel();
-        for (_, token) in lock(&inner.inflight).drain() {
-            token.cancel();
+        for (_, entry) in lock(&inner.inflight).drain() {
+            entry.cancellation.cancel();
         }
         service.closed();
         let _ = writer_task.await;
@@ -546,6 +654,8 @@ impl Peer {
                 pending: Mutex::new(HashMap::new()),
                 progress: Mutex::new(HashMap::new()),
                 inflight: Mutex::new(HashMap::new()),
+                next_serial: AtomicU64::new(0),
+                max_in_flight: config.max_in_flight.max(1),
                 input_ended: CancellationToken::new(),
                 closed: CancellationToken::new(),
                 default_timeout: config.default_timeout,
@@ -585,8 +695,8 @@ pub(crate) fn start_direct<S: Service>(
         inner.closed.cancelled().await;
         inner.input_ended.cancel();
         lock(&inner.pending).clear();
-        for (_, token) in lock(&inner.inflight).drain() {
-            token.cancel();
+        for (_, entry) in lock(&inner.inflight).drain() {
+            entry.cancellation.cancel();
         }
         on_close.closed();
         writer.close();
@@ -609,9 +719,25 @@ async fn execute(writer: &mut Box<dyn TransportWriter>, command: Box<WriterComma
     }
 }
 
+/// The writer task's side of the queue bound: it counts what it takes and wakes the waiters.
+struct Taken {
+    queued: Arc<AtomicUsize>,
+    limit: usize,
+    room: Arc<Notify>,
+}
+
+impl Taken {
+    fn one(&self) {
+        if self.queued.fetch_sub(1, Ordering::AcqRel) == self.limit {
+            self.room.notify_waiters();
+        }
+    }
+}
+
 async fn run_writer(
     mut writer: Box<dyn TransportWriter>,
     mut rx: mpsc::UnboundedReceiver<Box<WriterCommand>>,
+    taken: Taken,
     closed: CancellationToken,
 ) {
     let result: Result<(), Error> = async {
@@ -622,8 +748,10 @@ async fn run_writer(
                 _ = closed.cancelled() => None,
             };
             let Some(first) = first else { break };
+            taken.one();
             execute(&mut writer, first).await?;
             while let Ok(next) = rx.try_recv() {
+                taken.one();
                 execute(&mut writer, next).await?;
             }
             writer.flush().await?;
@@ -644,7 +772,14 @@ async fn run_writer(
     }
 }
 
+/// Reads the peer's messages until its input ends.
+///
+/// Nothing a handler does holds the reader up: requests run in their own tasks and
+/// notification handlers, in arrival order, in one task of their own. The reader only waits
+/// when the peer sends a request while it does not read what it is sent (the outgoing queue is
+/// full), so that answers never pile up.
 async fn run_reader(mut reader: Box<dyn TransportReader>, peer: &Peer, service: &dyn Service) {
+    let mut notifications: Option<mpsc::Sender<BoxFuture<'static, ()>>> = None;
     loop {
         let item = tokio::select! {
             biased;
@@ -653,8 +788,30 @@ async fn run_reader(mut reader: Box<dyn TransportReader>, peer: &Peer, service: 
         };
         match item {
             Ok(Some(item)) => {
+                let answered = match &item {
+                    Inbound::Message(message) => matches!(message, JsonRpcMessage::Request(_)),
+                    Inbound::Invalid(e) => e.answerable,
+                };
+                if answered {
+                    peer.inner.room().await;
+                }
                 if let Some(work) = process(peer, service, item) {
-                    work.await;
+                    let queue = notifications.get_or_insert_with(|| {
+                        let (tx, mut rx) = mpsc::channel::<BoxFuture<'static, ()>>(NOTIFICATION_BACKLOG);
+                        let closed = peer.inner.closed.clone();
+                        tokio::spawn(async move {
+                            while let Some(work) = rx.recv().await {
+                                tokio::select! {
+                                    _ = work => {}
+                                    _ = closed.cancelled() => return,
+                                }
+                            }
+                        });
+                        tx
+                    });
+                    if queue.try_send(work).is_err() {
+                        tracing::warn!("a notification handler is too slow: a notification was dropped");
+                    }
                 }
             }
             Ok(None) => return,
@@ -674,7 +831,7 @@ fn process(peer: &Peer, service: &dyn Service, item: Inbound) -> Option<BoxFutur
         Inbound::Invalid(e) => {
             tracing::debug!(error = %e, "invalid message");
             if e.answerable {
-                let _ = peer.send(JsonRpcMessage::error(e.id, e.error), None);
+                let _ = peer.send_with(JsonRpcMessage::error(e.id, e.error), None, Priority::Always);
             }
             return None;
         }
@@ -694,15 +851,22 @@ fn process(peer: &Peer, service: &dyn Service, item: Inbound) -> Option<BoxFutur
 fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
     let id = request.id.clone();
     let cancellation = CancellationToken::new();
-    {
+    let serial = peer.inner.next_serial.fetch_add(1, Ordering::Relaxed);
+    let refusal = {
+        // Checking and registering the id under one lock makes them one step.
         let mut inflight = lock(&peer.inner.inflight);
         if inflight.contains_key(&id) {
-            drop(inflight);
-            let error = ErrorData::invalid_request(format!("request id {id} is already in use"));
-            let _ = peer.send(JsonRpcMessage::error(Some(id), error), None);
-            return;
+            Some(ErrorData::invalid_request(format!("request id {id} is already in use")))
+        } else if inflight.len() >= peer.inner.max_in_flight {
+            Some(ErrorData::too_many_requests(peer.inner.max_in_flight))
+        } else {
+            inflight.insert(id.clone(), InFlight { serial, cancellation: cancellation.clone() });
+            None
         }
-        inflight.insert(id.clone(), cancellation.clone());
+    };
+    if let Some(error) = refusal {
+        let _ = peer.send_with(JsonRpcMessage::error(Some(id.clone()), error), Some(id), Priority::Always);
+        return;
     }
     let progress_token = request
         .params
@@ -720,8 +884,9 @@ fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
     };
     match service.request(request, incoming) {
         Reply::Now(outcome) => {
-            lock(&peer.inner.inflight).remove(&id);
-            respond(peer, id, outcome);
+            if peer.inner.finish(&id, Some(serial)).is_some() {
+                respond(peer, id, outcome);
+            }
         }
         Reply::Later(work) => {
             let peer = peer.clone();
@@ -732,8 +897,11 @@ fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
                         tracing::debug!(%id, "request cancelled; its handler was stopped");
                     }
                     outcome = work => {
-                        lock(&peer.inner.inflight).remove(&id);
-                        respond(&peer, id, outcome);
+                        // A request cancelled meanwhile is not answered, and its id may already
+                        // belong to a new request, which this outcome must not reach.
+                        if peer.inner.finish(&id, Some(serial)).is_some() {
+                            respond(&peer, id, outcome);
+                        }
                     }
                 }
             });
@@ -746,7 +914,7 @@ fn respond(peer: &Peer, id: RequestId, outcome: Result<Value, ErrorData>) {
         Ok(result) => JsonRpcMessage::response(id.clone(), result),
         Err(error) => JsonRpcMessage::error(Some(id.clone()), error),
     };
-    let _ = peer.send(message, Some(id));
+    let _ = peer.send_with(message, Some(id), Priority::Always);
 }
 
 fn handle_notification(
@@ -758,9 +926,12 @@ fn handle_notification(
         methods::NOTIFICATIONS_CANCELLED => {
             match parse_params::<CancelledNotificationParams>(&notification.params) {
                 Some(CancelledNotificationParams { request_id: Some(id), reason, .. }) => {
-                    if let Some(token) = lock(&peer.inner.inflight).remove(&id) {
+                    if let Some(token) = peer.inner.finish(&id, None) {
                         tracing::debug!(%id, reason = reason.as_deref().unwrap_or(""), "peer cancelled a request");
                         token.cancel();
+                        if let Output::Direct(writer) = &peer.inner.out {
+                            writer.request_abandoned(&id);
+                        }
                     }
                 }
                 _ => tracing::debug!("ignoring a malformed cancellation"),
@@ -792,7 +963,8 @@ pub(crate) fn request_params<T: DeserializeOwned>(params: Option<Value>) -> Resu
     serde_json::from_value(value).map_err(|e| ErrorData::invalid_params(format!("Invalid params: {e}")))
 }
 
-/// Serializes a result for the wire.
+/// Serializes a result for the wire; a NaN or infinite number in it is an internal error, not
+/// a silent `null`.
 pub(crate) fn to_result<T: Serialize>(value: &T) -> Result<Value, ErrorData> {
-    serde_json::to_value(value).map_err(|e| ErrorData::internal_error(format!("could not encode the result: {e}")))
+    crate::finite::to_value(value).map_err(|e| ErrorData::internal_error(format!("could not encode the result: {e}")))
 }

@@ -250,8 +250,12 @@ async fn protocol_version_header() {
     assert_eq!(response.status(), 200);
     assert_eq!(body_json(response).await, json!({ "jsonrpc": "2.0", "id": 2, "result": {} }));
 
-    // An older supported version is accepted on a 2025-11-25 session (the conformance suite does this).
-    assert_eq!(send(with_version("2025-03-26")).await.status(), 200);
+    // Another supported version is refused: the header must name the version this session
+    // negotiated.
+    let response = send(with_version("2025-03-26")).await;
+    assert_eq!(response.status(), 400);
+    assert_idless_error(&body_json(response).await, -32600);
+    assert_eq!(send(with_version(VERSION)).await.status(), 200);
     bound.shutdown().await;
 }
 

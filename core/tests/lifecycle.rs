@@ -178,11 +178,14 @@ async fn undeclared_capabilities_are_refused_on_both_sides() {
 
     // The server answers method-not-found for features it did not declare.
     for method in ["prompts/list", "resources/list", "resources/templates/list", "completion/complete"] {
-        let outcome = within(client.request(method, Some(json!({})), Default::default())).await;
+        let outcome = within(client.peer().request(method, Some(json!({})), Default::default())).await;
         assert_eq!(rpc_code(outcome), -32601, "{method}");
     }
-    let outcome = within(client.request("prompts/get", Some(json!({ "name": "x" })), Default::default())).await;
+    let outcome = within(client.peer().request("prompts/get", Some(json!({ "name": "x" })), Default::default())).await;
     assert_eq!(rpc_code(outcome), -32601);
+    // The client's raw `request` checks the server's capabilities first, like the typed methods.
+    let outcome = within(client.request("prompts/list", None, Default::default())).await;
+    assert!(matches!(outcome, Err(Error::CapabilityMissing(_))), "{outcome:?}");
 
     // The client refuses locally, without a round trip.
     assert!(matches!(within(client.list_prompts(None)).await, Err(Error::CapabilityMissing(_))));
@@ -208,7 +211,8 @@ async fn subscriptions_can_be_turned_off() {
     let (client, _events, _session) = connect(&server).await;
     assert_eq!(client.server().capabilities.resources.as_ref().unwrap().subscribe, Some(false));
     assert!(matches!(within(client.subscribe("mem://a")).await, Err(Error::CapabilityMissing(_))));
-    let outcome = within(client.request("resources/subscribe", Some(json!({ "uri": "mem://a" })), Default::default()));
+    let outcome =
+        within(client.peer().request("resources/subscribe", Some(json!({ "uri": "mem://a" })), Default::default()));
     assert_eq!(rpc_code(outcome.await), -32601);
 }
 

@@ -241,7 +241,13 @@ const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === '--stdio') {
   await fixture().serveStdio();
 } else if (args.length === 1 && /^\d+$/.test(args[0])) {
-  const http = await fixture().serveHttp({ host: '127.0.0.1', port: Number(args[0]), path: '/mcp' });
+  // The pinned suite sends a stale MCP-Protocol-Version header in two scenarios.
+  const http = await fixture().serveHttp({
+    host: '127.0.0.1',
+    port: Number(args[0]),
+    path: '/mcp',
+    requireNegotiatedVersion: false,
+  });
   console.error(`conformance-server: serving ${http.url}`);
 } else {
   console.error('usage: server.mjs PORT | server.mjs --stdio');

@@ -47,6 +47,8 @@ async def test_progress_and_logging() -> None:
         result = await client.call_tool("work", {"steps": 3})
         request_id, client_name = result["content"][0]["text"].split(":")
         assert client_name == "mcpkit-python"
+        # Notifications reach their handler in order, but may come after the call's result.
+        await eventually(lambda: len(logs) >= 1)
         assert [m["data"] for m in logs] == ["done"]  # Debug is below the default level.
 
         await client.set_logging_level("debug")
@@ -54,6 +56,7 @@ async def test_progress_and_logging() -> None:
         await client.call_tool("work", {"steps": 2}, progress=on_progress)
         await eventually(lambda: len(progress) == 2)
         assert progress == [(1, 2, "step 1"), (2, 2, "step 2")]
+        await eventually(lambda: len(logs) == 3)
         assert [(m["level"], m.get("logger"), m["data"]) for m in logs] == [
             ("debug", "work", {"step": 1}),
             ("debug", "work", {"step": 2}),
@@ -65,7 +68,7 @@ async def test_progress_and_logging() -> None:
             "text"
         ] == "ok"
         await eventually(lambda: progress == [(0.5, None, None)])
-        assert logs[-1]["data"] == "from a thread"
+        await eventually(lambda: logs[-1]["data"] == "from a thread")
 
 
 async def test_progress_must_increase() -> None:

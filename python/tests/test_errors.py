@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import mcpkit
-from mcpkit import errors
+from mcpkit import _native, errors
 
 
 @pytest.mark.parametrize(
@@ -45,3 +47,35 @@ def test_local_errors_are_mcp_errors() -> None:
 def test_public_names_are_exported() -> None:
     for name in errors.__all__:
         assert getattr(mcpkit, name) is getattr(errors, name)
+
+
+def test_codes_match_the_native_table() -> None:
+    """Every code of the bridge's table has its class and its constant here."""
+    assert errors.BY_NAME.keys() == _native.ERROR_CODES.keys()
+    for name, code in _native.ERROR_CODES.items():
+        assert errors.BY_NAME[name].CODE == code
+        assert getattr(mcpkit, name) is errors.BY_NAME[name]
+        constant = re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
+        assert getattr(errors, constant) == code, constant
+    assert errors.McpError.from_wire(-32042, "go", {"elicitations": []}).__class__ is errors.UrlElicitationRequired
+
+
+@pytest.mark.parametrize(
+    ("kind", "cls"),
+    [
+        ("transport_closed", errors.TransportClosed),
+        ("timeout", errors.RequestTimeout),
+        ("cancelled", errors.RequestCancelled),
+        ("protocol", errors.ProtocolError),
+        ("capability_missing", errors.CapabilityMissing),
+        ("config", ValueError),
+        ("invalid_input", ValueError),
+        ("io", OSError),
+        ("overloaded", RuntimeError),
+        ("internal", RuntimeError),
+    ],
+)
+def test_native_error_kinds_map_to_classes(kind: str, cls: type[Exception]) -> None:
+    error = errors._from_native(kind, None, "what happened", None)
+    assert type(error) is cls
+    assert str(error) == "what happened"

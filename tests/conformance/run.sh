@@ -15,7 +15,9 @@
 #                                 subfolder is wiped when that fixture runs
 #   CONFORMANCE_SKIP_INSTALL=1    skip `npm ci` when node_modules is already there
 #   CONFORMANCE_SERVER_SCENARIOS  space-separated server scenarios to run instead of `--suite all`
-#   CONFORMANCE_CLIENT_SCENARIOS  space-separated client scenarios (default: the basic four)
+#   CONFORMANCE_CLIENT_SCENARIOS  space-separated client scenarios (default: the basic four, and the
+#                                 authorization scenarios for the fixtures in CONFORMANCE_AUTH_FIXTURES)
+#   CONFORMANCE_AUTH_FIXTURES     fixtures whose client logs in with OAuth (default: rust)
 #   CONFORMANCE_CLIENT_TIMEOUT    seconds a client may run per scenario (default 30)
 #   CONFORMANCE_STARTUP_TIMEOUT   seconds a server may take to accept connections (default 60)
 #   CONFORMANCE_SUITE_TIMEOUT     seconds the whole server suite may take (default 1200)
@@ -29,7 +31,16 @@ results="${CONFORMANCE_RESULTS:-$here/results}"
 client_timeout="${CONFORMANCE_CLIENT_TIMEOUT:-30}"
 startup_timeout="${CONFORMANCE_STARTUP_TIMEOUT:-60}"
 suite_timeout="${CONFORMANCE_SUITE_TIMEOUT:-1200}"
-read -r -a client_scenarios <<<"${CONFORMANCE_CLIENT_SCENARIOS:-initialize tools_call elicitation-sep1034-client-defaults sse-retry}"
+basic_client_scenarios="initialize tools_call elicitation-sep1034-client-defaults sse-retry"
+# The authorization scenarios of suite 0.1.16, all but the cross-app access extension (SEP-990).
+auth_client_scenarios="auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+  auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+  auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+  auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+  auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
+  auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+  auth/client-credentials-jwt auth/client-credentials-basic"
+auth_fixtures=" ${CONFORMANCE_AUTH_FIXTURES:-rust} "
 # How long past the CLI's own client time-out a client may live before we kill it.
 kill_grace=5
 
@@ -305,7 +316,14 @@ run_client_scenario() {
 }
 
 run_client_side() {
-  local fixture="$1" script="$here/client-$1" dir="$results/$1/client" command s note
+  local fixture="$1" script="$here/client-$1" dir="$results/$1/client" command s note client_scenarios
+  if [[ -n "${CONFORMANCE_CLIENT_SCENARIOS:-}" ]]; then
+    read -r -a client_scenarios <<<"$CONFORMANCE_CLIENT_SCENARIOS"
+  elif [[ "$auth_fixtures" == *" $fixture "* ]]; then
+    read -r -d '' -a client_scenarios <<<"$basic_client_scenarios $auth_client_scenarios"
+  else
+    read -r -a client_scenarios <<<"$basic_client_scenarios"
+  fi
   mkdir -p "$dir"
   echo
   echo "== $fixture: client scenarios (client-$fixture) =="

@@ -34,6 +34,8 @@ pub struct ClientCallbacks {
     elicitation: Option<(Arc<dyn Callback>, bool, bool)>,
     roots: Option<Arc<dyn Callback>>,
     notification: Option<Arc<dyn Callback>>,
+    authorizer: Option<Arc<dyn Callback>>,
+    token_store: Option<Arc<dyn Callback>>,
 }
 
 impl std::fmt::Debug for ClientCallbacks {
@@ -43,6 +45,8 @@ impl std::fmt::Debug for ClientCallbacks {
             .field("elicitation", &self.elicitation.as_ref().map(|e| (e.1, e.2)))
             .field("roots", &self.roots.is_some())
             .field("notification", &self.notification.is_some())
+            .field("authorizer", &self.authorizer.is_some())
+            .field("token_store", &self.token_store.is_some())
             .finish()
     }
 }
@@ -77,6 +81,22 @@ impl ClientCallbacks {
     /// Hears every notification from the server (payload `{"method", "params"}`).
     pub fn with_notification(mut self, callback: Arc<dyn Callback>) -> Self {
         self.notification = Some(callback);
+        self
+    }
+
+    /// Lets the user log in to a protected HTTP server (payload `{"authorizationUrl"}`):
+    /// show the URL in a browser and return the URL the authorization server redirected to,
+    /// as a string or `{"redirectUrl"}`. Used by an HTTP transport with `auth` options.
+    pub fn with_authorizer(mut self, callback: Arc<dyn Callback>) -> Self {
+        self.authorizer = Some(callback);
+        self
+    }
+
+    /// Keeps the tokens of protected HTTP servers between runs: the payload is `{"op":
+    /// "load", "resource"}` (return the stored tokens or `null`) or `{"op": "save",
+    /// "resource", "tokens"}`. Without it tokens live in memory.
+    pub fn with_token_store(mut self, callback: Arc<dyn Callback>) -> Self {
+        self.token_store = Some(callback);
         self
     }
 
@@ -178,6 +198,7 @@ enum TransportSpec {
         timeout_ms: Option<u64>,
         open_get_stream: Option<bool>,
         legacy_fallback: Option<bool>,
+        auth: Option<Value>,
     },
 }
 
@@ -219,15 +240,27 @@ impl ClientSpec {
     }
 }
 
-fn http_transport(
+/// The settings of a Streamable HTTP transport, from its JSON.
+struct HttpTransportSpec {
     url: String,
     headers: Option<HashMap<String, String>>,
     bearer_token: Option<String>,
     timeout_ms: Option<u64>,
     open_get_stream: Option<bool>,
     legacy_fallback: Option<bool>,
+    auth: Option<Value>,
+}
+
+fn http_transport(
+    spec: HttpTransportSpec,
+    callbacks: &ClientCallbacks,
 ) -> Result<StreamableHttpClientTransport, Error> {
+    let HttpTransportSpec { url, headers, bearer_token, timeout_ms, open_get_stream, legacy_fallback, auth } = spec;
     let mut options = HttpClientOptions::new();
+    if let Some(auth) = auth {
+        let login = crate::auth::oauth_client(&url, auth, callbacks.authorizer.clone(), callbacks.token_store.clone())?;
+        options = options.with_auth(Arc::new(login));
+    }
     for (name, value) in headers.unwrap_or_default() {
         let name = http::HeaderName::from_bytes(name.as_bytes())
             .map_err(|e| Error::invalid_input(format!("invalid header name {name:?}: {e}")))?;
@@ -325,7 +358,11 @@ impl Client {
     ///
     /// `transport` is `{"type": "stdio", "command", "args", "env", "cwd"}` or
     /// `{"type": "http", "url", "headers", "bearerToken", "timeoutMs", "openGetStream",
-    /// "legacyFallback"}`. `options` is `null` or an object with `name`, `version`, `title`,
+    /// "legacyFallback", "auth"}`, where `auth` logs in to a protected server: `null` or an
+    /// object with `clientName`, `redirectUri`, `clientId` and `clientSecret` (pre-registered),
+    /// `clientMetadataUrl`, `scopes`, `maxStepUps`, and `clientCredentials` (`clientId` with
+    /// `clientSecret` or `privateKeyPem` and `algorithm`, for machine clients); users log in
+    /// through the callbacks' authorizer. `options` is `null` or an object with `name`, `version`, `title`,
     /// `icons`, `websiteUrl`, `protocolVersion`, `requestTimeoutMs` and `capabilities`
     /// (declared beside those the callbacks imply).
     pub fn connect(transport: Value, options: Value, callbacks: ClientCallbacks) -> Task<Client> {
@@ -343,9 +380,25 @@ impl Client {
                         .map_err(|e| Error::from(e).with_cause(format!("spawning {command}")))?;
                     connect_over(transport, spec, callbacks).await
                 }
-                TransportSpec::Http { url, headers, bearer_token, timeout_ms, open_get_stream, legacy_fallback } => {
-                    let transport =
-                        http_transport(url, headers, bearer_token, timeout_ms, open_get_stream, legacy_fallback)?;
+                TransportSpec::Http {
+                    url,
+                    headers,
+                    bearer_token,
+                    timeout_ms,
+                    open_get_stream,
+                    legacy_fallback,
+                    auth,
+                } => {
+                    let http = HttpTransportSpec {
+                        url,
+                        headers,
+                        bearer_token,
+                        timeout_ms,
+                        open_get_stream,
+                        legacy_fallback,
+                        auth,
+                    };
+                    let transport = http_transport(http, &callbacks)?;
                     connect_over(transport, spec, callbacks).await
                 }
             }

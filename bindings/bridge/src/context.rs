@@ -3,9 +3,7 @@
 //!
 //! A server handler's context sends its requests for input (sampling, elicitation, roots)
 //! through [`Context::request`]; the core decides how they reach the client, so a handler is
-//! written once for every protocol revision. Where a revision answers such a request by
-//! running the handler again, the work a handler does before its first request for input is
-//! repeated; [`Context::state`] is the place to keep what must survive.
+//! written once for every protocol revision.
 
 use mcpkit::{
     RequestContext,
@@ -92,13 +90,22 @@ impl Context {
         self.incoming().map(|r| to_json(&r.id))
     }
 
-    /// Returns the id of the session over Streamable HTTP (its `Mcp-Session-Id`); other
-    /// transports have none.
+    /// Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when
+    /// it has one.
     pub fn session_id(&self) -> Option<String> {
         match &self.kind {
             Kind::Server(c) => c.session_id().map(str::to_owned),
             Kind::Session(s) => s.session_id().map(str::to_owned),
-            Kind::Client(_) | Kind::Notification => None,
+            _ => None,
+        }
+    }
+
+    /// Returns who the request came from on a protected HTTP server: `subject`, `clientId`,
+    /// `issuer`, `audience`, `scopes`, `expiresAt` and `claims`, as the token verifier saw them.
+    pub fn auth(&self) -> Option<Value> {
+        match &self.kind {
+            Kind::Server(c) => c.auth().map(|a| to_json(&*a)),
+            _ => None,
         }
     }
 

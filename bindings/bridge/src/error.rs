@@ -225,6 +225,10 @@ impl From<mcpkit::Error> for Error {
             mcpkit::Error::CapabilityMissing(_) => ErrorKind::CapabilityMissing,
             mcpkit::Error::Json(_) => ErrorKind::InvalidInput,
             mcpkit::Error::Io(_) => ErrorKind::Io,
+            mcpkit::Error::QueueFull => ErrorKind::Overloaded,
+            mcpkit::Error::Config(_) => ErrorKind::Config,
+            // A login that failed is the server's (or its authorization server's) refusal.
+            mcpkit::Error::Auth(_) => ErrorKind::Protocol,
             _ => ErrorKind::Internal,
         };
         Error { kind, code: None, message: e.to_string(), data: None, causes }

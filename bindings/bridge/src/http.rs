@@ -14,7 +14,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use crate::{Error, Server, Task, server::parse};
+use crate::{Callback, Error, Server, Task, server::parse};
 
 /// The settings of a Streamable HTTP server, as JSON.
 #[derive(Deserialize, Default)]
@@ -32,6 +32,13 @@ struct HttpSpec {
     sse_retry_ms: Option<u64>,
     keep_alive_ms: Option<u64>,
     event_store_capacity: Option<usize>,
+    auth: Option<Value>,
+    allow_remote_without_auth: Option<bool>,
+    header_read_timeout_ms: Option<u64>,
+    body_read_timeout_ms: Option<u64>,
+    max_connections: Option<usize>,
+    max_queued_events: Option<usize>,
+    require_negotiated_version: Option<bool>,
 }
 
 impl HttpSpec {
@@ -42,8 +49,19 @@ impl HttpSpec {
         }
     }
 
-    fn options(&self) -> HttpServerOptions {
+    /// Builds the core's options; `verifier` checks the bearer tokens of a protected server.
+    fn options(&self, verifier: Option<Arc<dyn Callback>>) -> Result<HttpServerOptions, Error> {
         let mut options = HttpServerOptions::default();
+        match (&self.auth, verifier) {
+            (Some(auth), verifier) => {
+                options = options.with_auth(crate::auth::resource_options(auth.clone(), verifier)?)
+            }
+            (None, Some(_)) => return Err(Error::invalid_input("a token verifier needs the auth options")),
+            (None, None) => {}
+        }
+        if let Some(allow) = self.allow_remote_without_auth {
+            options = options.with_allow_remote_without_auth(allow);
+        }
         if let Some(path) = &self.path {
             options.path = if path.starts_with('/') { path.clone() } else { format!("/{path}") };
         }
@@ -70,7 +88,22 @@ impl HttpSpec {
         if let Some(capacity) = self.event_store_capacity {
             options.event_store = Arc::new(InMemoryEventStore::new(capacity));
         }
-        options
+        if let Some(ms) = self.header_read_timeout_ms {
+            options.header_read_timeout = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.body_read_timeout_ms {
+            options.body_read_timeout = Duration::from_millis(ms);
+        }
+        if let Some(n) = self.max_connections {
+            options.max_connections = Some(n);
+        }
+        if let Some(n) = self.max_queued_events {
+            options.max_queued_events = n.max(1);
+        }
+        if let Some(require) = self.require_negotiated_version {
+            options.require_negotiated_version = require;
+        }
+        Ok(options)
     }
 }
 
@@ -118,9 +151,32 @@ impl Server {
     /// picks a free one; default 8000), `path` (`/mcp`), `allowedHosts`, `allowedOrigins`
     /// (default: loopback names on the bound port), `jsonResponse` (`true`), `stateful`
     /// (`true`), `sessionIdleTimeoutMs`, `maxBodySize`, `sseRetryMs`, `keepAliveMs` (`0`
-    /// turns keep-alive comments off) and `eventStoreCapacity` (events kept per session for
-    /// resumption).
+    /// turns keep-alive comments off), `eventStoreCapacity` (events kept per session for
+    /// resumption), `headerReadTimeoutMs` (`0` turns it off), `bodyReadTimeoutMs`,
+    /// `maxConnections`, `maxQueuedEvents` (per SSE stream) and `requireNegotiatedVersion`;
+    /// the README's table of limits gives the defaults.
+    ///
+    /// `auth` protects the server: an object with `resource` (the server's canonical URL),
+    /// `authorizationServers`, `requiredScopes`, `scopesSupported`, `methodScopes` and
+    /// `toolScopes` (objects of scope lists), `resourceName`, `leewayMs`, and `jwt` (the
+    /// built-in verifier: `issuer`, one of `jwksUrl` and `jwks`, `audience` (default
+    /// `resource`), `requiredScopes`, `leewayMs`, `refreshIntervalMs`); see
+    /// [`Server::serve_http_with_verifier`] for a verifier of one's own.
+    /// `allowRemoteWithoutAuth` lets an unprotected server bind beyond loopback.
     pub fn serve_http(&self, options: Value) -> Task<HttpServer> {
+        self.serve_http_verified(options, None)
+    }
+
+    /// Serves Streamable HTTP like [`Server::serve_http`], protected by the `auth` options,
+    /// with bearer tokens checked by `verifier`: its payload is `{"token"}`, and it returns the
+    /// caller's identity (`subject`, `clientId`, `issuer`, `audience`, `scopes`, `expiresAt`,
+    /// `claims`), or `null` or an error to refuse the token. Handlers see the identity in
+    /// [`Context::auth`](crate::Context::auth).
+    pub fn serve_http_with_verifier(&self, options: Value, verifier: Arc<dyn Callback>) -> Task<HttpServer> {
+        self.serve_http_verified(options, Some(verifier))
+    }
+
+    fn serve_http_verified(&self, options: Value, verifier: Option<Arc<dyn Callback>>) -> Task<HttpServer> {
         let server = self.inner.clone();
         Task::new(async move {
             let spec = HttpSpec::parse(options)?;
@@ -131,7 +187,7 @@ impl Server {
                 .map_err(|e| Error::from(mcpkit::Error::Io(e)))?
                 .next()
                 .ok_or_else(|| Error::invalid_input(format!("{host} resolves to no address")))?;
-            let bound = StreamableHttpServer::bind(server, addr, spec.options()).await?;
+            let bound = StreamableHttpServer::bind(server, addr, spec.options(verifier)?).await?;
             Ok(HttpServer { url: bound.url(), bound: Mutex::new(Some(bound)), closed: CancellationToken::new() })
         })
     }
@@ -142,8 +198,26 @@ impl Server {
     /// `options` takes the keys of [`Server::serve_http`] except `host` and `port`; hosts
     /// and origins default to the loopback names on any port.
     pub fn http_endpoint(&self, options: Value) -> Result<HttpEndpoint, Error> {
+        self.http_endpoint_verified(options, None)
+    }
+
+    /// Returns an endpoint like [`Server::http_endpoint`], protected by the `auth` options,
+    /// with bearer tokens checked by `verifier` as in [`Server::serve_http_with_verifier`].
+    pub fn http_endpoint_with_verifier(
+        &self,
+        options: Value,
+        verifier: Arc<dyn Callback>,
+    ) -> Result<HttpEndpoint, Error> {
+        self.http_endpoint_verified(options, Some(verifier))
+    }
+
+    fn http_endpoint_verified(
+        &self,
+        options: Value,
+        verifier: Option<Arc<dyn Callback>>,
+    ) -> Result<HttpEndpoint, Error> {
         let spec = HttpSpec::parse(options)?;
-        let http = StreamableHttpServer::new(self.inner.clone(), spec.options());
+        let http = StreamableHttpServer::new(self.inner.clone(), spec.options(verifier)?);
         Ok(HttpEndpoint { router: http.router() })
     }
 }

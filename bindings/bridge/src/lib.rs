@@ -11,6 +11,11 @@
 //! Architecture Invariant: this crate depends on the core only, never on an FFI crate.
 //! Architecture Invariant: bindings never create, enter or see a Tokio runtime.
 
+// The flat error is large on purpose (it carries the JSON-RPC data and the cause chain); it is
+// built once per failed call, and every call crosses an FFI boundary that costs far more.
+#![allow(clippy::result_large_err)]
+
+mod auth;
 mod callback;
 mod client;
 mod context;
@@ -26,6 +31,7 @@ pub use context::Context;
 pub use error::{ERROR_CODES, Error, ErrorKind};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
 pub use runtime::{
-    DEFAULT_BLOCKING_LIMIT, Task, TaskHandle, blocking_limit, init_logging, run_blocking, set_blocking_limit, spawn,
+    CancelHandle, DEFAULT_BLOCKING_LIMIT, Task, TaskHandle, blocking_limit, init_logging, run_blocking,
+    set_blocking_limit, spawn,
 };
 pub use server::Server;

@@ -99,7 +99,7 @@ pub fn tool_result(value: Value, output_schema: Option<&JsonObject>) -> Result<C
     }
     if let Some(schema) = output_schema {
         let structured = match value {
-            Value::Object(object) if !(wraps_result(schema) && !object.contains_key("result")) => object,
+            Value::Object(object) if !wraps_result(schema) || object.contains_key("result") => object,
             other => {
                 let mut wrapper = JsonObject::new();
                 wrapper.insert("result".to_owned(), other);

@@ -20,8 +20,9 @@ use tokio::{
     sync::Semaphore,
     task::{AbortHandle, JoinHandle},
 };
+use tokio_util::sync::CancellationToken;
 
-use crate::Error;
+use crate::{Error, ErrorKind};
 
 static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
     init_logging();
@@ -113,6 +114,30 @@ impl<T: Send + 'static> Task<T> {
         }
     }
 
+    /// Returns a task that ends with an error of kind [`ErrorKind::Cancelled`] as soon as
+    /// `handle` is cancelled, dropping this one (which aborts its work and so cancels an MCP
+    /// request in flight); a handle cancelled already cancels the task at once.
+    ///
+    /// Bindings whose futures cannot be dropped from outside use it: a Swift task awaiting a
+    /// uniffi future, a JS promise given an `AbortSignal`.
+    pub fn cancel_on(mut self, handle: &CancelHandle) -> Task<T> {
+        let token = handle.0.clone();
+        let work: BoxFuture<'static, Result<T, Error>> = match std::mem::replace(&mut self.state, State::Done) {
+            State::Lazy(future) => future,
+            running => {
+                self.state = running;
+                Box::pin(self)
+            }
+        };
+        Task::new(async move {
+            tokio::select! {
+                biased;
+                () = token.cancelled() => Err(Error::new(ErrorKind::Cancelled, "the call was cancelled")),
+                outcome = work => outcome,
+            }
+        })
+    }
+
     /// Runs the task on the runtime and calls `done` with its outcome, on a runtime thread.
     ///
     /// This costs one spawned task, where awaiting a task from another executor costs a
@@ -147,6 +172,28 @@ impl<T> Drop for Task<T> {
         if let State::Running(handle) = &self.state {
             handle.abort();
         }
+    }
+}
+
+/// A switch that cancels every task tied to it with [`Task::cancel_on`]; cloning gives the
+/// same switch.
+#[derive(Debug, Clone, Default)]
+pub struct CancelHandle(CancellationToken);
+
+impl CancelHandle {
+    /// Creates a switch that is not cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Cancels every task tied to the switch, now and later.
+    pub fn cancel(&self) {
+        self.0.cancel();
+    }
+
+    /// Returns whether the switch was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.is_cancelled()
     }
 }
 

@@ -68,6 +68,9 @@ struct ServerSpec {
     request_timeout_ms: Option<u64>,
     capabilities: Option<ServerCapabilities>,
     tasks: Option<TasksSetting>,
+    max_uri_length: Option<usize>,
+    max_in_flight_requests: Option<usize>,
+    max_queued_messages: Option<usize>,
 }
 
 impl ServerSpec {
@@ -97,6 +100,15 @@ impl ServerSpec {
         }
         if let Some(capabilities) = self.capabilities {
             options.capabilities = capabilities;
+        }
+        if let Some(n) = self.max_uri_length {
+            options.max_uri_length = n;
+        }
+        if let Some(n) = self.max_in_flight_requests {
+            options.max_in_flight_requests = n.max(1);
+        }
+        if let Some(n) = self.max_queued_messages {
+            options.max_queued_messages = n.max(1);
         }
         options.tasks = match self.tasks {
             None | Some(TasksSetting::On(false)) => None,
@@ -224,7 +236,8 @@ impl Server {
     /// `Implementation`), `instructions`, `pageSize`, `logLevel` (the level in force until
     /// the client sets one), `resourceSubscriptions`, `requestTimeoutMs` (of requests to the
     /// client), `capabilities` (declared beyond what the registrations imply) and `tasks`
-    /// (`true`, or an object with `maxTtlMs`, `defaultTtlMs`, `pollIntervalMs`, `maxTasks`).
+    /// (`true`, or an object with `maxTtlMs`, `defaultTtlMs`, `pollIntervalMs`, `maxTasks`),
+    /// and the limits `maxUriLength`, `maxInFlightRequests` and `maxQueuedMessages`.
     ///
     /// An unknown key is an error, so a misspelt setting never goes unnoticed.
     pub fn new(spec: Value) -> Result<Server, Error> {

@@ -11,7 +11,7 @@ use std::{
 
 use futures::executor::block_on;
 use mcpkit_bridge::{
-    CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, HttpRequest, Server, Task,
+    CallOptions, Callback, CancelHandle, Client, ClientCallbacks, Context, Error, ErrorKind, HttpRequest, Server, Task,
 };
 use serde_json::{Value, json};
 
@@ -360,6 +360,47 @@ fn cancelling_a_call_reaches_the_handler() {
 }
 
 #[test]
+fn a_cancel_handle_cancels_a_call_and_its_request() {
+    let server = Server::new(json!({ "name": "c", "version": "1" })).unwrap();
+    let cancelled = Arc::new(AtomicUsize::new(0));
+    let count = cancelled.clone();
+    server
+        .add_tool(
+            json!({ "name": "wait" }),
+            callback(move |_args, ctx: Context| {
+                let count = count.clone();
+                async move {
+                    ctx.cancelled().on_complete(move |_| {
+                        count.fetch_add(1, Ordering::SeqCst);
+                    });
+                    std::future::pending::<()>().await;
+                    Ok(Value::Null)
+                }
+            }),
+        )
+        .unwrap();
+    let client = connect(&server, ClientCallbacks::new());
+    let handle = CancelHandle::new();
+    let call = client.call_tool("wait", json!({}), CallOptions::new()).cancel_on(&handle);
+    let canceller = handle.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        canceller.cancel();
+    });
+    let error = block_on(call).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Cancelled);
+    assert!(handle.is_cancelled());
+    wait_until(|| cancelled.load(Ordering::SeqCst) == 1);
+
+    let started = client.call_tool("wait", json!({}), CallOptions::new());
+    let early = block_on(started.cancel_on(&handle)).unwrap_err();
+    assert_eq!(early.kind, ErrorKind::Cancelled, "a cancelled handle cancels at once");
+    let ping = block_on(client.request("ping", Value::Null, CallOptions::new()).cancel_on(&CancelHandle::new()));
+    assert_eq!(ping.unwrap(), json!({}));
+    block_on(client.close()).unwrap();
+}
+
+#[test]
 fn tools_run_as_tasks() {
     let server = server();
     let client = connect(&server, ClientCallbacks::new());
@@ -471,6 +512,9 @@ fn stdio_clients_get_args_env_and_cwd() {
 #[test]
 fn http_serving_and_connecting() {
     let server = server();
+    server
+        .add_tool(json!({ "name": "session" }), callback(|_a, ctx: Context| async move { Ok(json!(ctx.session_id())) }))
+        .unwrap();
     let http = block_on(server.serve_http(json!({ "port": 0, "path": "mcp", "jsonResponse": false }))).unwrap();
     assert!(http.url().starts_with("http://127.0.0.1:") && http.url().ends_with("/mcp"), "{}", http.url());
     let client = block_on(Client::connect(
@@ -481,6 +525,9 @@ fn http_serving_and_connecting() {
     .unwrap();
     let sum = block_on(client.call_tool("add", json!({ "a": 1, "b": 1 }), CallOptions::new())).unwrap();
     assert_eq!(sum["structuredContent"]["result"], 2.0);
+    let session = block_on(client.call_tool("session", json!({}), CallOptions::new())).unwrap();
+    let id = session["content"][0]["text"].as_str().unwrap();
+    assert_eq!(id.len(), 32, "the HTTP session id reaches the handler: {session}");
     block_on(client.close()).unwrap();
     block_on(http.close()).unwrap();
     block_on(http.close()).unwrap();

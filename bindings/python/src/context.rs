@@ -1,46 +1,56 @@
-//! The request context a Python handler receives: progress, logging, and requests to the client.
+//! The context a Python handler receives: ids, progress, logging, notifications, and requests
+//! to the peer.
 
-use mcpkit::{
-    RequestContext,
-    model::{CreateMessageRequestParams, ElicitRequestParams, LoggingLevel},
-};
+use mcpkit_bridge::Context;
 use pyo3::prelude::*;
 use serde_json::Value;
 
-use crate::{
-    convert::{self, Json},
-    error::IntoPyErr,
-    runtime,
-};
+use crate::{convert, error::OrRaise, runtime};
 
-/// Parses a level name such as `"info"`.
-pub(crate) fn logging_level(level: &str) -> PyResult<LoggingLevel> {
-    serde_json::from_value(Value::String(level.to_owned()))
-        .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("unknown logging level {level:?}")))
-}
-
-/// The context of one request a server handler is answering.
+/// The context of one handler call.
 #[pyclass(name = "Context", module = "mcpkit._native", frozen)]
 pub(crate) struct PyContext {
-    inner: RequestContext,
+    inner: Context,
 }
 
 impl PyContext {
-    /// Wraps the core's context.
-    pub(crate) fn new(inner: RequestContext) -> Self {
+    /// Wraps the bridge's context.
+    pub(crate) fn new(inner: Context) -> Self {
         PyContext { inner }
     }
 }
 
+fn optional<'py>(py: Python<'py>, value: Option<Value>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    value.map(|v| convert::to_py(py, &v)).transpose()
+}
+
 #[pymethods]
 impl PyContext {
-    /// The JSON-RPC id of the request (an int or a str).
+    /// The JSON-RPC id of the request (an int or a str), or `None` outside a request.
     #[getter]
-    fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        convert::to_py(py, self.inner.request_id())
+    fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        optional(py, self.inner.request_id())
     }
 
-    /// Whether the client cancelled the request, or the session ended.
+    /// The transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), if it has one.
+    #[getter]
+    fn session_id(&self) -> Option<String> {
+        self.inner.session_id()
+    }
+
+    /// The request's `_meta`, if it had one.
+    #[getter]
+    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        optional(py, self.inner.meta())
+    }
+
+    /// The progress token the peer asked for, if any.
+    #[getter]
+    fn progress_token<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        optional(py, self.inner.progress_token())
+    }
+
+    /// Whether the peer cancelled the request, or the session ended.
     #[getter]
     fn is_cancelled(&self) -> bool {
         self.inner.is_cancelled()
@@ -49,7 +59,7 @@ impl PyContext {
     /// The client's `clientInfo` (name, version, ...), once it initialized.
     #[getter]
     fn client_info<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.client_info().map(|info| convert::to_py(py, &info)).transpose()
+        optional(py, self.inner.client_info())
     }
 
     /// The capabilities the client declared.
@@ -58,47 +68,60 @@ impl PyContext {
         convert::to_py(py, &self.inner.client_capabilities())
     }
 
-    /// Reports progress if the client asked for it; `progress` must increase.
+    /// The protocol version negotiated for the session.
+    #[getter]
+    fn protocol_version(&self) -> Option<String> {
+        self.inner.protocol_version()
+    }
+
+    /// Reports progress if the peer asked for it; `progress` must increase.
     #[pyo3(signature = (progress, total=None, message=None))]
-    fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> PyResult<()> {
-        self.inner.report_progress(progress, total, message).map_err(IntoPyErr::into_py_err)
+    fn report_progress(
+        &self,
+        py: Python<'_>,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> PyResult<()> {
+        self.inner.report_progress(progress, total, message).or_raise(py)
     }
 
     /// Sends a log message if its level passes the client's threshold.
     #[pyo3(signature = (level, data, logger=None))]
-    fn log(&self, level: &str, data: &Bound<'_, PyAny>, logger: Option<&str>) -> PyResult<()> {
-        let level = logging_level(level)?;
-        self.inner.log(level, logger, convert::from_py(data)?).map_err(IntoPyErr::into_py_err)
+    fn log(&self, py: Python<'_>, level: &str, data: &Bound<'_, PyAny>, logger: Option<&str>) -> PyResult<()> {
+        self.inner.log(level, convert::from_py(data)?, logger).or_raise(py)
+    }
+
+    /// Sends a notification to the peer, tied to the request being handled.
+    #[pyo3(signature = (method, params=None))]
+    fn notify(&self, py: Python<'_>, method: &str, params: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        self.inner.notify(method, convert::from_opt(params)?).or_raise(py)
+    }
+
+    /// Tells the client that the URL-mode elicitation `elicitation_id` finished.
+    fn notify_elicitation_complete(&self, py: Python<'_>, elicitation_id: &str) -> PyResult<()> {
+        self.inner.notify_elicitation_complete(elicitation_id).or_raise(py)
     }
 
     /// Ends this request's SSE stream over Streamable HTTP; the client resumes it after the
     /// server's `retry` delay and gets the rest, the result included. Does nothing elsewhere.
-    fn close_sse_stream(&self) -> PyResult<()> {
-        self.inner.close_sse_stream().map_err(IntoPyErr::into_py_err)
+    fn close_sse_stream(&self, py: Python<'_>) -> PyResult<()> {
+        self.inner.close_sse_stream().or_raise(py)
     }
 
-    /// Sends `sampling/createMessage` with `params` and returns an awaitable of the result.
-    fn create_message<'py>(&self, py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let params: CreateMessageRequestParams = convert::extract(params, "sampling parameters")?;
-        let inner = self.inner.clone();
-        runtime::future_into_py(py, async move {
-            Json::of(&inner.create_message(params).await.map_err(IntoPyErr::into_py_err)?)
-        })
-    }
-
-    /// Sends `elicitation/create` with `params` and returns an awaitable of the result.
-    fn elicit<'py>(&self, py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let params: ElicitRequestParams = convert::extract(params, "elicitation parameters")?;
-        let inner = self.inner.clone();
-        runtime::future_into_py(
-            py,
-            async move { Json::of(&inner.elicit(params).await.map_err(IntoPyErr::into_py_err)?) },
-        )
-    }
-
-    /// Sends `roots/list` and returns an awaitable of the result.
-    fn list_roots<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let inner = self.inner.clone();
-        runtime::future_into_py(py, async move { Json::of(&inner.list_roots().await.map_err(IntoPyErr::into_py_err)?) })
+    /// Sends a request to the peer (sampling, elicitation and roots are checked against the
+    /// client's capabilities) and returns an awaitable of its result.
+    #[pyo3(signature = (method, params=None))]
+    fn request<'py>(
+        &self,
+        py: Python<'py>,
+        method: &str,
+        params: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = match convert::from_opt(params)? {
+            Value::Null => Value::Object(serde_json::Map::new()),
+            other => other,
+        };
+        runtime::await_json(py, self.inner.request(method, params))
     }
 }

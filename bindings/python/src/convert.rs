@@ -1,40 +1,22 @@
-//! JSON-shaped values across the boundary: Python dicts, lists and scalars to and from serde.
+//! JSON-shaped values across the boundary: Python dicts, lists and scalars to and from JSON.
+//!
+//! Richer Python values (bytes, media, dataclasses, pydantic models) are turned into JSON
+//! shapes by the package's `_convert` module before they get here.
 
-use pyo3::{exceptions::PyValueError, prelude::*};
-use serde::{Serialize, de::DeserializeOwned};
+use pyo3::prelude::*;
 use serde_json::Value;
 
-/// Converts a serializable value into the matching Python value (dict, list, str, ...).
-pub(crate) fn to_py<'py, T: Serialize + ?Sized>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
+/// Converts a JSON value into the matching Python value (dict, list, str, ...).
+pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(pythonize::pythonize(py, value)?)
 }
 
-/// Converts a JSON-shaped Python value into JSON.
+/// Converts a JSON-shaped Python value into JSON; `None` is `null`.
 pub(crate) fn from_py(value: &Bound<'_, PyAny>) -> PyResult<Value> {
     Ok(pythonize::depythonize(value)?)
 }
 
-/// Converts a JSON-shaped Python value into a core type, naming `what` when it does not fit.
-pub(crate) fn extract<T: DeserializeOwned>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
-    serde_json::from_value(from_py(value)?).map_err(|e| PyValueError::new_err(format!("invalid {what}: {e}")))
-}
-
-/// A JSON value on its way to Python, for the results of awaitables.
-pub(crate) struct Json(pub(crate) Value);
-
-impl Json {
-    /// Serializes any value to go back to Python.
-    pub(crate) fn of<T: Serialize>(value: &T) -> PyResult<Json> {
-        serde_json::to_value(value).map(Json).map_err(|e| PyValueError::new_err(e.to_string()))
-    }
-}
-
-impl<'py> IntoPyObject<'py> for Json {
-    type Target = PyAny;
-    type Output = Bound<'py, PyAny>;
-    type Error = PyErr;
-
-    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.0)
-    }
+/// Converts an optional JSON-shaped Python value; a missing one is `null`.
+pub(crate) fn from_opt(value: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
+    value.map_or(Ok(Value::Null), from_py)
 }

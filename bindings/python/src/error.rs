@@ -1,75 +1,62 @@
-//! The one mapping between core errors and Python exceptions.
+//! The one mapping between bridge errors and Python exceptions, both ways.
 //!
-//! The exception classes live in `mcpkit.errors`; this module only imports and raises them,
-//! and reads them back when a Python handler raises one.
+//! The exception classes live in `mcpkit.errors`, whose `_from_native` picks the class of a
+//! bridge error by its kind; this module only calls it, and reads back what a Python handler
+//! raised.
 
-use mcpkit::{Error, ErrorData, jsonrpc::INTERNAL_ERROR};
-use pyo3::{
-    exceptions::{PyOSError, PyRuntimeError, PyValueError},
-    prelude::*,
-};
+use mcpkit_bridge::Error;
+use pyo3::prelude::*;
 
-use crate::{convert, runtime};
+use crate::convert;
 
-/// Converts a core error into the matching `mcpkit.errors` exception.
-pub(crate) trait IntoPyErr {
-    /// Builds the Python exception.
-    fn into_py_err(self) -> PyErr;
-}
-
-impl IntoPyErr for Error {
-    fn into_py_err(self) -> PyErr {
-        runtime::attach(|py| build(py, self).unwrap_or_else(|e| e)).unwrap_or_else(runtime::exiting)
-    }
-}
-
-fn build(py: Python<'_>, error: Error) -> PyResult<PyErr> {
-    let errors = py.import("mcpkit.errors")?;
-    let local = |class: &str, message: String| -> PyResult<PyErr> {
-        Ok(PyErr::from_value(errors.getattr(class)?.call1((message,))?))
+/// Converts a bridge error into the matching `mcpkit.errors` exception (or `ValueError`,
+/// `OSError`, `RuntimeError` for local failures that are not MCP errors).
+pub(crate) fn to_py(py: Python<'_>, error: Error) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let data = error.data.as_ref().map(|d| convert::to_py(py, d)).transpose()?;
+        let args = (error.kind_name(), error.code, error.message.as_str(), data);
+        let exception = py.import("mcpkit.errors")?.call_method1("_from_native", args)?;
+        Ok(PyErr::from_value(exception))
     };
-    match error {
-        Error::Rpc(data) => {
-            let payload = data.data.as_ref().map(|d| convert::to_py(py, d)).transpose()?;
-            let exception =
-                errors.getattr("McpError")?.call_method1("from_wire", (data.code, data.message, payload))?;
-            Ok(PyErr::from_value(exception))
-        }
-        Error::TransportClosed => local("TransportClosed", error.to_string()),
-        Error::Timeout(_) => local("RequestTimeout", error.to_string()),
-        Error::Cancelled => local("RequestCancelled", error.to_string()),
-        Error::CapabilityMissing(_) => local("CapabilityMissing", error.to_string()),
-        Error::Protocol(_) | Error::Json(_) => local("ProtocolError", error.to_string()),
-        Error::Config(_) => Ok(PyValueError::new_err(error.to_string())),
-        Error::Io(e) => Ok(PyOSError::new_err(e.to_string())),
-        other => Ok(PyRuntimeError::new_err(other.to_string())),
+    build().unwrap_or_else(|e| e)
+}
+
+/// Turns a bridge result into a Python one.
+pub(crate) trait OrRaise<T> {
+    /// Raises the error as its Python exception.
+    fn or_raise(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> OrRaise<T> for Result<T, Error> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| to_py(py, e))
     }
 }
 
-/// Converts an exception raised by a Python handler into the JSON-RPC error to answer with.
+/// Converts an exception raised by a Python handler into the bridge error it stands for.
 ///
-/// An `McpError` keeps its code, message and data; anything else is an internal error whose
-/// message is the exception's text.
-pub(crate) fn to_error_data(py: Python<'_>, err: &PyErr) -> ErrorData {
+/// An `McpError` that is not local keeps its code, message and data, and the peer gets
+/// exactly that JSON-RPC error; anything else (local `McpError`s such as time-outs included)
+/// is a handler failure whose message is the exception's text, or its class name when the
+/// text is empty: a tool returns it as an `isError` result, other handlers as an internal
+/// error.
+pub(crate) fn from_py(py: Python<'_>, err: &PyErr) -> Error {
     let value = err.value(py);
-    let is_mcp = py
-        .import("mcpkit.errors")
-        .and_then(|m| m.getattr("McpError"))
-        .and_then(|class| value.is_instance(&class))
-        .unwrap_or(false);
-    if is_mcp {
-        let code = value.getattr("code").and_then(|c| c.extract::<i64>());
-        let message = value.getattr("message").and_then(|m| m.extract::<String>());
-        let data = value.getattr("data").ok().filter(|d| !d.is_none()).and_then(|d| convert::from_py(&d).ok());
-        if let (Ok(code), Ok(message)) = (code, message) {
-            let error = ErrorData::new(code, message);
-            return match data {
-                Some(data) => error.with_data(data),
-                None => error,
-            };
-        }
+    if let Some(error) = rpc_error(value) {
+        return error;
     }
     let text = value.str().map(|s| s.to_string()).unwrap_or_default();
     let text = if text.is_empty() { err.get_type(py).name().map(|n| n.to_string()).unwrap_or_default() } else { text };
-    ErrorData::new(INTERNAL_ERROR, text)
+    Error::handler(text)
+}
+
+fn rpc_error(value: &Bound<'_, PyAny>) -> Option<Error> {
+    let class = value.py().import("mcpkit.errors").and_then(|m| m.getattr("McpError")).ok()?;
+    if !value.is_instance(&class).ok()? || value.getattr("local").and_then(|l| l.is_truthy()).ok()? {
+        return None;
+    }
+    let code = value.getattr("code").and_then(|c| c.extract::<i64>()).ok()?;
+    let message = value.getattr("message").and_then(|m| m.extract::<String>()).ok()?;
+    let data = value.getattr("data").ok().filter(|d| !d.is_none()).and_then(|d| convert::from_py(&d).ok());
+    Some(Error::rpc(code, message, data))
 }

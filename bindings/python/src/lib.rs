@@ -1,8 +1,13 @@
 //! The native half of the `mcpkit` Python package (`mcpkit._native`).
 //!
-//! Architecture Invariant: this crate holds no protocol logic. It turns Python values into
-//! the core's JSON payloads and back, wraps Python callables as core handlers, and maps core
-//! errors to the exceptions of `mcpkit.errors`; everything else happens in the `mcpkit` crate.
+//! Architecture Invariant: this crate wraps `mcpkit-bridge` and holds only what is Python's
+//! own: attaching to the interpreter (and draining before it exits), awaiting bridge tasks
+//! from asyncio, running Python callables as bridge callbacks (sync ones on the bridge's
+//! bounded blocking pool), converting values, and mapping errors both ways. Registration,
+//! result shorthands, the error policy and the protocol all live in the bridge and the core.
+
+// The bridge's flat error is returned by value, as the bridge itself does.
+#![allow(clippy::result_large_err)]
 
 mod client;
 mod context;
@@ -11,24 +16,34 @@ mod error;
 mod runtime;
 mod server;
 
-use pyo3::prelude::*;
+use pyo3::{prelude::*, types::PyDict};
 
-/// Sends the core's traces to stderr when `MCPKIT_LOG` holds a filter such as `debug`.
-fn init_tracing() {
-    if let Ok(filter) = std::env::var("MCPKIT_LOG") {
-        let _ = tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
-            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-            .try_init();
-    }
+/// Sets how many synchronous handlers may run at once in this process (default 64); it takes
+/// effect if called before the first synchronous handler runs.
+#[pyfunction]
+fn set_sync_handler_limit(limit: usize) {
+    mcpkit_bridge::set_blocking_limit(limit);
+}
+
+/// Returns how many synchronous handlers may run at once.
+#[pyfunction]
+fn sync_handler_limit() -> usize {
+    mcpkit_bridge::blocking_limit()
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    init_tracing();
+    mcpkit_bridge::init_logging();
     let drain = wrap_pyfunction!(runtime::drain_before_exit, m)?;
     m.py().import("atexit")?.call_method1("register", (drain,))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    let codes = PyDict::new(m.py());
+    for (name, code) in mcpkit_bridge::ERROR_CODES {
+        codes.set_item(name, code)?;
+    }
+    m.add("ERROR_CODES", codes)?;
+    m.add_function(wrap_pyfunction!(set_sync_handler_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(sync_handler_limit, m)?)?;
     m.add_class::<server::PyServer>()?;
     m.add_class::<server::PyHttpServer>()?;
     m.add_class::<client::PyClient>()?;

@@ -1,8 +1,10 @@
-//! The Tokio runtime the binding owns, and the bridge that lets the core call Python.
+//! Python's side of the bridge's runtime: attaching to the interpreter, awaiting bridge tasks
+//! from asyncio, and running Python callables as bridge callbacks.
 //!
-//! Sync Python callables run on Tokio's blocking pool, so they never stall the asyncio loop;
-//! coroutine functions run as tasks on the asyncio loop captured when serving or connecting
-//! started. Dropping the Rust future of a coroutine cancels its asyncio task.
+//! Sync Python callables run on the bridge's bounded blocking pool
+//! ([`mcpkit_bridge::run_blocking`]), so they never stall the asyncio loop; coroutine
+//! functions run as tasks on the asyncio loop captured when serving or connecting started.
+//! Dropping the Rust future of a coroutine cancels its asyncio task.
 //!
 //! A call attaches to the interpreter as few times as it can: a sync call builds its
 //! arguments, runs and converts its result to JSON in one attach, on the blocking thread; a
@@ -12,36 +14,24 @@
 
 use std::{
     sync::{
-        Arc, LazyLock, Mutex,
+        Arc, Mutex,
         atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
 
-use mcpkit::ErrorData;
-use pyo3::{IntoPyObjectExt, exceptions::PyRuntimeError, prelude::*, types::PyTuple};
+use async_trait::async_trait;
+use mcpkit_bridge::{Callback, Context, Error, Task, TaskHandle};
+use pyo3::{exceptions::PyRuntimeError, prelude::*, types::PyTuple};
 use serde_json::Value;
-use tokio::{runtime::Runtime, sync::oneshot, task::AbortHandle};
+use tokio::sync::oneshot;
 
-use crate::{convert, error};
-
-static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
-    tokio::runtime::Builder::new_multi_thread()
-        .thread_name("mcpkit")
-        .enable_all()
-        .build()
-        .expect("the Tokio runtime of mcpkit could not be built")
-});
+use crate::{context::PyContext, convert, error};
 
 /// How many Rust threads are inside [`attach`] right now.
 static ATTACHED: AtomicUsize = AtomicUsize::new(0);
 /// Set when the interpreter starts exiting; no Rust thread attaches after that.
 static EXITING: AtomicBool = AtomicBool::new(false);
-
-/// Returns the process-wide runtime that runs every session of this module.
-pub(crate) fn runtime() -> &'static Runtime {
-    &RUNTIME
-}
 
 /// Runs `f` attached to the interpreter from a Rust thread, or returns `None` once the
 /// interpreter is exiting.
@@ -91,9 +81,9 @@ impl Resolve {
     }
 }
 
-/// Aborts the Rust task behind an asyncio future when the future is cancelled.
+/// Aborts the bridge task behind an asyncio future when the future is cancelled.
 #[pyclass]
-struct AbortOnCancel(AbortHandle);
+struct AbortOnCancel(TaskHandle);
 
 #[pymethods]
 impl AbortOnCancel {
@@ -105,25 +95,26 @@ impl AbortOnCancel {
     }
 }
 
-/// Runs `fut` on the runtime and returns an asyncio future of its result, on the running loop.
+/// Runs a bridge task and returns an asyncio future, on the running loop, of its output as
+/// `into_py` converts it; a bridge error raises its Python exception.
 ///
-/// Cancelling the asyncio future drops `fut`, which is how a cancelled Python caller cancels
-/// an outgoing MCP request.
-pub(crate) fn future_into_py<F, T>(py: Python<'_>, fut: F) -> PyResult<Bound<'_, PyAny>>
+/// The task runs through [`Task::on_complete`], so the result reaches the loop with one
+/// spawn and one attach. Cancelling the asyncio future aborts the task, which is how a
+/// cancelled Python caller cancels an outgoing MCP request.
+pub(crate) fn await_task<'py, T, F>(py: Python<'py>, task: Task<T>, into_py: F) -> PyResult<Bound<'py, PyAny>>
 where
-    F: Future<Output = PyResult<T>> + Send + 'static,
-    T: for<'py> IntoPyObject<'py> + Send + 'static,
+    T: Send + 'static,
+    F: for<'a> FnOnce(Python<'a>, T) -> PyResult<Bound<'a, PyAny>> + Send + 'static,
 {
     let event_loop = running_loop(py)?;
     let future = event_loop.call_method0("create_future")?;
     let target = (event_loop.unbind(), future.clone().unbind());
-    let task = runtime().spawn(async move {
-        let outcome = fut.await;
+    let handle = task.on_complete(move |outcome| {
         attach(move |py| {
             let (event_loop, future) = target;
-            let (ok, value) = match outcome.and_then(|v| v.into_py_any(py)) {
+            let (ok, value) = match outcome.map_err(|e| error::to_py(py, e)).and_then(|v| into_py(py, v)) {
                 Ok(value) => (true, value),
-                Err(e) => (false, e.into_value(py).into_any()),
+                Err(e) => (false, e.into_value(py).into_bound(py).into_any()),
             };
             let args = (Resolve, future, ok, value);
             if let Err(e) = event_loop.bind(py).call_method1("call_soon_threadsafe", args) {
@@ -131,8 +122,18 @@ where
             }
         });
     });
-    future.call_method1("add_done_callback", (AbortOnCancel(task.abort_handle()),))?;
+    future.call_method1("add_done_callback", (AbortOnCancel(handle),))?;
     Ok(future)
+}
+
+/// Awaits a task of JSON, which Python gets as dicts and lists.
+pub(crate) fn await_json(py: Python<'_>, task: Task<Value>) -> PyResult<Bound<'_, PyAny>> {
+    await_task(py, task, |py, value| convert::to_py(py, &value))
+}
+
+/// Awaits a task without output, which Python gets as `None`.
+pub(crate) fn await_unit(py: Python<'_>, task: Task<()>) -> PyResult<Bound<'_, PyAny>> {
+    await_task(py, task, |py, ()| Ok(py.None().into_bound(py)))
 }
 
 fn running_loop(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
@@ -163,12 +164,17 @@ impl LoopSlot {
     pub(crate) fn call_soon(&self, py: Python<'_>, callback: &Py<PyAny>, arg: Bound<'_, PyAny>) -> PyResult<()> {
         self.get(py)?.call_method1("call_soon_threadsafe", (callback.bind(py), arg)).map(drop)
     }
+
+    /// Wraps `func` as a bridge callback that runs on this loop when `is_async`.
+    pub(crate) fn callback(&self, func: Py<PyAny>, is_async: bool) -> Arc<dyn Callback> {
+        Arc::new(PyCallback { func: Arc::new(func), is_async, event_loop: self.clone() })
+    }
 }
 
 /// Receives the outcome of a `concurrent.futures.Future` from its done callback, as JSON.
 #[pyclass]
 struct Completer {
-    tx: Option<oneshot::Sender<Result<Value, ErrorData>>>,
+    tx: Option<oneshot::Sender<Result<Value, Error>>>,
 }
 
 #[pymethods]
@@ -181,15 +187,15 @@ impl Completer {
     }
 }
 
-/// Converts what a Python callable returned or raised into its JSON result or the JSON-RPC
+/// Converts what a Python callable returned or raised into its JSON result or the bridge
 /// error the exception stands for.
-fn to_json(py: Python<'_>, outcome: PyResult<Bound<'_, PyAny>>) -> Result<Value, ErrorData> {
-    outcome.and_then(|out| convert::from_py(&out)).map_err(|e| error::to_error_data(py, &e))
+fn to_json(py: Python<'_>, outcome: PyResult<Bound<'_, PyAny>>) -> Result<Value, Error> {
+    outcome.and_then(|out| convert::from_py(&out)).map_err(|e| error::from_py(py, &e))
 }
 
 /// The error of a call that cannot reach Python because the interpreter is exiting.
-fn exiting_error() -> ErrorData {
-    ErrorData::internal_error("the Python interpreter is exiting")
+fn exiting_error() -> Error {
+    Error::internal("the Python interpreter is exiting")
 }
 
 /// Cancels the asyncio task behind a `concurrent.futures.Future` unless disarmed.
@@ -205,8 +211,9 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// A Python callable the core calls: a handler, or a client-side callback.
-pub(crate) struct PyCallback {
+/// A Python callable the bridge calls as `func(payload, context)`: a handler, or a client
+/// callback.
+struct PyCallback {
     /// The callable, shared so that a sync call can take it to the blocking pool without
     /// attaching to the interpreter to clone it.
     func: Arc<Py<PyAny>>,
@@ -214,73 +221,55 @@ pub(crate) struct PyCallback {
     event_loop: LoopSlot,
 }
 
+/// Builds the arguments `(payload, context)` of a call.
+fn arguments<'py>(py: Python<'py>, payload: &Value, context: Context) -> PyResult<Bound<'py, PyTuple>> {
+    let context = Bound::new(py, PyContext::new(context))?.into_any();
+    PyTuple::new(py, [convert::to_py(py, payload)?, context])
+}
+
+#[async_trait]
+impl Callback for PyCallback {
+    async fn call(&self, payload: Value, context: Context) -> Result<Value, Error> {
+        if self.is_async { self.call_async(payload, context).await } else { self.call_sync(payload, context).await }
+    }
+}
+
 impl PyCallback {
-    /// Wraps `func`; `is_async` says whether calling it returns a coroutine.
-    pub(crate) fn new(func: Py<PyAny>, is_async: bool, event_loop: LoopSlot) -> Self {
-        PyCallback { func: Arc::new(func), is_async, event_loop }
-    }
-
-    /// Calls the callable with the arguments `args` builds and returns its JSON result.
-    ///
-    /// A Python exception becomes the JSON-RPC error it stands for.
-    pub(crate) async fn call<A>(&self, args: A) -> Result<Value, ErrorData>
-    where
-        A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>> + Send + 'static,
-    {
-        if self.is_async { self.call_async(args).await } else { self.call_sync(args).await }
-    }
-
-    /// Runs the call on the blocking pool, attached once for the arguments, the call and the
-    /// conversion of its result.
-    async fn call_sync<A>(&self, args: A) -> Result<Value, ErrorData>
-    where
-        A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>> + Send + 'static,
-    {
+    /// Runs the call on the bounded blocking pool, attached once for the arguments, the call
+    /// and the conversion of its result.
+    async fn call_sync(&self, payload: Value, context: Context) -> Result<Value, Error> {
         let func = Arc::clone(&self.func);
-        let task = tokio::task::spawn_blocking(move || {
-            attach(|py| {
-                let outcome = args(py).and_then(|args| func.bind(py).call1(args));
-                to_json(py, outcome)
-            })
-            .unwrap_or_else(|| Err(exiting_error()))
-        });
-        task.await.map_err(|e| ErrorData::internal_error(format!("the handler thread failed: {e}")))?
+        mcpkit_bridge::run_blocking(move || {
+            attach(|py| to_json(py, arguments(py, &payload, context).and_then(|args| func.bind(py).call1(args))))
+                .unwrap_or_else(|| Err(exiting_error()))
+        })
+        .await?
     }
 
     /// Schedules the coroutine on the asyncio loop and waits for the JSON result its done
     /// callback sends.
-    async fn call_async<A>(&self, args: A) -> Result<Value, ErrorData>
-    where
-        A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>> + Send + 'static,
-    {
-        let scheduled = attach(|py| self.schedule(py, args).map_err(|e| error::to_error_data(py, &e)));
+    async fn call_async(&self, payload: Value, context: Context) -> Result<Value, Error> {
+        let scheduled = attach(|py| self.schedule(py, &payload, context).map_err(|e| error::from_py(py, &e)));
         let (rx, mut guard) = scheduled.unwrap_or_else(|| Err(exiting_error()))?;
         let outcome = rx.await;
         guard.0 = None;
-        outcome.map_err(|_| ErrorData::internal_error("the asyncio loop dropped the handler's task"))?
+        outcome.map_err(|_| Error::internal("the asyncio loop dropped the handler's task"))?
     }
 
     /// Starts the coroutine on the captured loop; returns the receiver of its result and the
     /// guard that cancels it.
-    fn schedule<A>(
+    fn schedule(
         &self,
         py: Python<'_>,
-        args: A,
-    ) -> PyResult<(oneshot::Receiver<Result<Value, ErrorData>>, CancelOnDrop)>
-    where
-        A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>>,
-    {
+        payload: &Value,
+        context: Context,
+    ) -> PyResult<(oneshot::Receiver<Result<Value, Error>>, CancelOnDrop)> {
         let event_loop = self.event_loop.get(py)?;
-        let coroutine = self.func.bind(py).call1(args(py)?)?;
+        let coroutine = self.func.bind(py).call1(arguments(py, payload, context)?)?;
         let asyncio = py.import("asyncio")?;
         let future = asyncio.call_method1("run_coroutine_threadsafe", (coroutine, event_loop))?;
         let (tx, rx) = oneshot::channel();
         future.call_method1("add_done_callback", (Completer { tx: Some(tx) },))?;
         Ok((rx, CancelOnDrop(Some(future.unbind()))))
     }
-}
-
-/// The error of a call that cannot reach Python because the interpreter is exiting.
-pub(crate) fn exiting() -> PyErr {
-    PyRuntimeError::new_err("the Python interpreter is exiting")
 }

@@ -5,6 +5,8 @@
 //! Streamable HTTP is a transport like the others, in
 //! [`transport::http`](crate::transport::http).
 
+#[cfg(feature = "auth")]
+mod auth;
 mod server;
 
 pub use server::*;

@@ -38,6 +38,36 @@ use crate::{
     transport::{Inbound, Outbound},
 };
 
+#[cfg(feature = "auth")]
+use crate::auth::AuthInfo;
+
+/// Without the `auth` feature no request carries an identity.
+#[cfg(not(feature = "auth"))]
+#[derive(Debug)]
+enum AuthInfo {}
+
+/// Who sent a request: the identity its bearer token speaks for, when the server is protected.
+type Caller = Option<Arc<AuthInfo>>;
+
+/// Returns whether a request from `caller` may use a session created by `owner`: only the
+/// identity that created a session may use it.
+fn same_caller(owner: &Caller, caller: &Caller) -> bool {
+    match (owner, caller) {
+        (None, None) => true,
+        #[cfg(feature = "auth")]
+        (Some(owner), Some(caller)) => owner.identity() == caller.identity(),
+        _ => false,
+    }
+}
+
+/// Shows handlers of the session who sent the request being delivered.
+fn set_caller(handle: &SessionHandle, caller: &Caller) {
+    #[cfg(feature = "auth")]
+    handle.set_auth(caller.clone());
+    #[cfg(not(feature = "auth"))]
+    let _ = (handle, caller);
+}
+
 /// The header that carries the session id.
 pub const SESSION_ID_HEADER: &str = "mcp-session-id";
 /// The header that carries the negotiated protocol version.
@@ -73,7 +103,41 @@ pub struct HttpServerOptions {
     pub keep_alive: Option<Duration>,
     /// Where SSE events are kept for clients that reconnect.
     pub event_store: Arc<dyn EventStore>,
+    /// How long a client may take to send a request's headers, and how long a kept-alive
+    /// connection may wait for its next request; `None` waits for ever. Applies to servers
+    /// started with [`StreamableHttpServer::bind`]. 30 seconds by default.
+    pub header_read_timeout: Option<Duration>,
+    /// How long a client may take to send a request's body once its headers came; past it the
+    /// request is answered `408 Request Timeout`. 30 seconds by default.
+    pub body_read_timeout: Duration,
+    /// How many connections a server started with [`StreamableHttpServer::bind`] keeps open at
+    /// once; a connection past it is answered `503 Service Unavailable` and closed while the
+    /// established ones go on. `None` (the default) means three quarters of the process's
+    /// open-file limit when the server binds, at most 65,536.
+    pub max_connections: Option<usize>,
+    /// How many events an SSE stream holds for a client that reads slowly; past it the stream
+    /// is closed and the client resumes it from the event store with `Last-Event-ID`. 256 by
+    /// default.
+    pub max_queued_events: usize,
+    /// The authorization settings: when set, every request needs a bearer token that their
+    /// verifier accepts. `None` (the default) serves without authorization.
+    #[cfg(feature = "auth")]
+    pub auth: Option<crate::auth::ResourceServerOptions>,
+    /// Whether [`StreamableHttpServer::bind`] may bind an address other than loopback without
+    /// authorization; false by default, and a warning is logged when it does.
+    pub allow_remote_without_auth: bool,
+    /// Whether a request's `MCP-Protocol-Version` header, when present, must be the version its
+    /// session negotiated (`400 Bad Request` otherwise). True by default; when false any
+    /// supported version is accepted, for clients that send a stale one.
+    pub require_negotiated_version: bool,
 }
+
+/// The default of [`HttpServerOptions::header_read_timeout`] and
+/// [`HttpServerOptions::body_read_timeout`]: 30 seconds.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default of [`HttpServerOptions::max_queued_events`]: 256.
+pub const DEFAULT_MAX_QUEUED_EVENTS: usize = 256;
 
 impl Default for HttpServerOptions {
     fn default() -> Self {
@@ -88,6 +152,14 @@ impl Default for HttpServerOptions {
             sse_retry: Duration::from_millis(1000),
             keep_alive: Some(Duration::from_secs(15)),
             event_store: Arc::new(InMemoryEventStore::default()),
+            header_read_timeout: Some(DEFAULT_READ_TIMEOUT),
+            body_read_timeout: DEFAULT_READ_TIMEOUT,
+            max_connections: None,
+            max_queued_events: DEFAULT_MAX_QUEUED_EVENTS,
+            #[cfg(feature = "auth")]
+            auth: None,
+            allow_remote_without_auth: false,
+            require_negotiated_version: true,
         }
     }
 }
@@ -95,7 +167,8 @@ impl Default for HttpServerOptions {
 impl HttpServerOptions {
     /// Creates the default settings: the endpoint `/mcp`, loopback hosts and origins only,
     /// stateful sessions ended after 30 idle minutes, JSON replies when possible, bodies up to
-    /// 4 MiB, and events kept in memory.
+    /// 4 MiB read within 30 seconds, events kept in memory, 256 events queued per stream, and
+    /// connections limited below the open-file limit.
     pub fn new() -> Self {
         Self::default()
     }
@@ -160,6 +233,60 @@ impl HttpServerOptions {
         self.event_store = store;
         self
     }
+
+    /// Sets how long a client may take to send a request's headers, and how long a kept-alive
+    /// connection may stay idle; `None` waits for ever.
+    pub fn with_header_read_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Sets how long a client may take to send a request's body.
+    pub fn with_body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// Sets how many connections a bound server keeps open at once (at least 1).
+    pub fn with_max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = Some(connections.max(1));
+        self
+    }
+
+    /// Sets how many events an SSE stream holds for a client that reads slowly (at least 1).
+    pub fn with_max_queued_events(mut self, events: usize) -> Self {
+        self.max_queued_events = events.max(1);
+        self
+    }
+
+    /// Protects the server: every request needs a bearer token that `auth`'s verifier
+    /// accepts, and the Protected Resource Metadata document is served at its well-known path.
+    #[cfg(feature = "auth")]
+    pub fn with_auth(mut self, auth: crate::auth::ResourceServerOptions) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
+    /// Lets [`StreamableHttpServer::bind`] bind an address other than loopback without
+    /// authorization, which anyone who reaches the address can then use.
+    pub fn with_allow_remote_without_auth(mut self, allow: bool) -> Self {
+        self.allow_remote_without_auth = allow;
+        self
+    }
+
+    fn has_auth(&self) -> bool {
+        #[cfg(feature = "auth")]
+        return self.auth.is_some();
+        #[cfg(not(feature = "auth"))]
+        false
+    }
+
+    /// Sets whether a request's `MCP-Protocol-Version` header must be the version its session
+    /// negotiated; when false any supported version is accepted.
+    pub fn with_require_negotiated_version(mut self, required: bool) -> Self {
+        self.require_negotiated_version = required;
+        self
+    }
 }
 
 impl std::fmt::Debug for HttpServerOptions {
@@ -174,6 +301,13 @@ impl std::fmt::Debug for HttpServerOptions {
             .field("max_body_size", &self.max_body_size)
             .field("sse_retry", &self.sse_retry)
             .field("keep_alive", &self.keep_alive)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("max_queued_events", &self.max_queued_events)
+            .field("auth", &self.has_auth())
+            .field("allow_remote_without_auth", &self.allow_remote_without_auth)
+            .field("require_negotiated_version", &self.require_negotiated_version)
             .finish_non_exhaustive()
     }
 }
@@ -239,8 +373,10 @@ impl EventStore for InMemoryEventStore {
         let sessions = lock(&self.sessions);
         let Some(events) = sessions.get(session) else { return Some(Vec::new()) };
         let oldest = events.iter().find(|(s, _, _)| *s == stream).map(|(_, seq, _)| *seq);
-        // A gap between what the client saw and what is kept means events were lost.
-        if oldest.is_some_and(|oldest| oldest > after + 1) {
+        // A gap between what the client saw and what is kept means events were lost. The id
+        // comes from the client: nothing follows the largest one.
+        let Some(next) = after.checked_add(1) else { return Some(Vec::new()) };
+        if oldest.is_some_and(|oldest| oldest > next) {
             return None;
         }
         Some(events.iter().filter(|(s, seq, _)| *s == stream && *seq > after).map(|(_, _, e)| e.clone()).collect())
@@ -272,10 +408,25 @@ enum Frame {
     Event(String, JsonRpcMessage),
 }
 
-/// The queue of one HTTP response's frames.
-type FrameSender = mpsc::UnboundedSender<Box<Frame>>;
+/// The queue of one HTTP response's frames, bounded by
+/// [`HttpServerOptions::max_queued_events`].
+type FrameSender = mpsc::Sender<Box<Frame>>;
 /// The receiving end of a [`FrameSender`].
-type FrameReceiver = mpsc::UnboundedReceiver<Box<Frame>>;
+type FrameReceiver = mpsc::Receiver<Box<Frame>>;
+
+/// Hands a frame to a stream's queue, returning whether the stream stays open: a closed
+/// response, or one whose client reads too slowly to keep up, loses its queue, and the client
+/// resumes from the event store.
+fn deliver_frame(sink: &FrameSender, frame: Frame) -> bool {
+    match sink.try_send(Box::new(frame)) {
+        Ok(()) => true,
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            tracing::debug!("a client does not keep up with its stream: the stream is closed");
+            false
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => false,
+    }
+}
 
 struct StreamState {
     sink: Option<FrameSender>,
@@ -305,6 +456,10 @@ struct HttpSession {
     last_seen: Mutex<Instant>,
     store: Arc<dyn EventStore>,
     closed: CancellationToken,
+    /// How many frames each stream's queue holds.
+    max_queued: usize,
+    /// The identity that created the session; no other may use it.
+    owner: Caller,
 }
 
 const BACKLOG_LIMIT: usize = 256;
@@ -333,15 +488,24 @@ impl HttpSession {
             || routes.streams.values().any(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed()))
     }
 
-    fn open_stream(&self, request: Option<RequestId>, json_candidate: bool) -> (u64, FrameReceiver) {
-        let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = mpsc::unbounded_channel();
+    /// Opens the stream of request `id`, or returns `None` when a request with that id is
+    /// still running: the check and the registration are one step, so two POSTs with one id
+    /// cannot both pass.
+    fn open_stream(&self, id: RequestId, json_candidate: bool) -> Option<(u64, FrameReceiver)> {
         let mut routes = lock(&self.routes);
-        if let Some(id) = &request {
-            routes.by_request.insert(id.clone(), stream);
+        if routes.by_request.contains_key(&id) {
+            return None;
         }
-        routes.streams.insert(stream, StreamState { sink: Some(tx), next_seq: 1, request, json_candidate });
-        (stream, rx)
+        let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::channel(self.max_queued);
+        routes.by_request.insert(id.clone(), stream);
+        routes.streams.insert(stream, StreamState { sink: Some(tx), next_seq: 1, request: Some(id), json_candidate });
+        Some((stream, rx))
+    }
+
+    /// Returns whether `stream` still exists (it is forgotten once answered or abandoned).
+    fn stream_exists(&self, stream: u64) -> bool {
+        lock(&self.routes).streams.contains_key(&stream)
     }
 
     /// Routes one outgoing message to the stream it belongs to.
@@ -360,16 +524,17 @@ impl HttpSession {
         let is_final = final_for.is_some() && final_for == related_request.as_ref();
         let Some(state) = routes.streams.get_mut(&stream) else { return };
         let seq = state.next_seq;
-        state.next_seq += 1;
+        state.next_seq = seq.saturating_add(1);
         let id = event_id(stream, seq);
         let first_and_final = is_final && seq == 1 && state.json_candidate;
         if !first_and_final {
             self.store.append(&self.id, stream, StoredEvent { id: id.clone(), message: message.clone() });
         }
         if let Some(sink) = &state.sink
-            && sink.send(Box::new(Frame::Event(id, message))).is_err()
+            && !deliver_frame(sink, Frame::Event(id, message))
         {
             state.sink = None;
+            state.json_candidate = false;
         }
         if is_final {
             *lock(&self.last_seen) = Instant::now();
@@ -387,10 +552,10 @@ impl HttpSession {
         // backlog keeps undelivered ones for a fresh GET.
         if let Some(state) = routes.streams.get_mut(&STANDALONE) {
             let seq = state.next_seq;
-            state.next_seq += 1;
+            state.next_seq = seq.saturating_add(1);
             let id = event_id(STANDALONE, seq);
             self.store.append(&self.id, STANDALONE, StoredEvent { id: id.clone(), message: message.clone() });
-            if state.sink.as_ref().is_some_and(|sink| sink.send(Box::new(Frame::Event(id, message.clone()))).is_ok()) {
+            if state.sink.as_ref().is_some_and(|sink| deliver_frame(sink, Frame::Event(id, message.clone()))) {
                 return;
             }
             state.sink = None;
@@ -432,6 +597,16 @@ impl DirectWriter for SessionWriter {
             if let Some(state) = stream.and_then(|s| routes.streams.get_mut(&s)) {
                 state.sink = None;
                 state.json_candidate = false;
+            }
+        }
+    }
+
+    fn request_abandoned(&self, request: &RequestId) {
+        if let Some(session) = self.0.upgrade() {
+            let mut routes = lock(&session.routes);
+            if let Some(stream) = routes.by_request.remove(request) {
+                // Dropping the queue's sender ends the response once it drained.
+                routes.streams.remove(&stream);
             }
         }
     }
@@ -511,7 +686,12 @@ impl StreamableHttpServer {
     /// Returns a router serving the MCP endpoint at the configured path, to mount or merge
     /// into an axum application.
     pub fn router(&self) -> Router {
-        Router::new().route(&self.state.options.path, any(handle)).with_state(self.state.clone())
+        let router = Router::new().route(&self.state.options.path, any(handle)).with_state(self.state.clone());
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.state.options.auth {
+            return router.merge(super::auth::metadata_routes(auth));
+        }
+        router
     }
 
     /// Returns the number of live sessions.
@@ -521,21 +701,114 @@ impl StreamableHttpServer {
 
     /// Binds `addr` and serves in the background; hosts default to loopback names with the
     /// bound port.
+    ///
+    /// Each connection must send a request's headers within
+    /// [`HttpServerOptions::header_read_timeout`] (idle kept-alive connections too), and at most
+    /// [`HttpServerOptions::max_connections`] are open at once.
+    ///
+    /// An address other than loopback is refused with [`Error::Config`] unless the server is
+    /// protected ([`HttpServerOptions::with_auth`]) or
+    /// [`HttpServerOptions::allow_remote_without_auth`] is set, in which case a warning is
+    /// logged.
     pub async fn bind(server: Server, addr: SocketAddr, options: HttpServerOptions) -> Result<BoundHttpServer, Error> {
+        if !addr.ip().is_loopback() && !options.has_auth() {
+            if !options.allow_remote_without_auth {
+                return Err(Error::Config(format!(
+                    "binding {addr} without authorization lets anyone who reaches it use the server; \
+                     protect it or allow this explicitly with allow_remote_without_auth"
+                )));
+            }
+            tracing::warn!(%addr, "the MCP server is reachable beyond this machine without authorization");
+        }
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
+        let limits = ConnectionLimits {
+            header_read_timeout: options.header_read_timeout,
+            max_connections: options.max_connections.unwrap_or_else(default_max_connections),
+        };
         let http = Self::with_port(server, options, Some(local_addr.port()));
         let router = http.router();
         let shutdown = CancellationToken::new();
-        let signal = shutdown.clone();
-        let task = tokio::spawn(async move {
-            let serve = axum::serve(listener, router).with_graceful_shutdown(signal.cancelled_owned());
-            if let Err(e) = serve.await {
-                tracing::warn!(error = %e, "the HTTP server stopped");
-            }
-        });
+        let task = tokio::spawn(serve_connections(listener, router, limits, shutdown.clone()));
         Ok(BoundHttpServer { local_addr, shutdown, task, http })
     }
+}
+
+/// What a bound server enforces on each connection.
+#[derive(Clone, Copy)]
+struct ConnectionLimits {
+    header_read_timeout: Option<Duration>,
+    max_connections: usize,
+}
+
+/// Three quarters of the process's open-file limit, so that the descriptors left over keep
+/// the process working (files, outgoing connections) while clients hold all they may.
+fn default_max_connections() -> usize {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit only writes the struct it is given.
+    let known = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+    let files = if known && limit.rlim_cur != libc::RLIM_INFINITY { limit.rlim_cur } else { 1 << 20 };
+    usize::try_from(files / 4 * 3).unwrap_or(usize::MAX).clamp(1, 65_536)
+}
+
+/// The answer to a connection past the limit, written without reading its request.
+const OVER_CAPACITY: &[u8] =
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n";
+
+/// Accepts connections until `shutdown` fires, serving each with `router` under `limits`, then
+/// lets the open ones finish their current exchange.
+async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    limits: ConnectionLimits,
+    shutdown: CancellationToken,
+) {
+    let permits = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = shutdown.cancelled() => break,
+        };
+        while connections.try_join_next().is_some() {}
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of descriptors or memory: wait a little rather than spin.
+                tracing::warn!(error = %e, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            tracing::debug!("a connection past the limit is refused");
+            let _ = stream.try_write(OVER_CAPACITY);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        let shutdown = shutdown.clone();
+        connections.spawn(async move {
+            let _permit = permit;
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
+            let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            tokio::pin!(connection);
+            tokio::select! {
+                result = connection.as_mut() => {
+                    if let Err(e) = result {
+                        tracing::debug!(error = %e, "a connection ended with an error");
+                    }
+                    return;
+                }
+                _ = shutdown.cancelled() => connection.as_mut().graceful_shutdown(),
+            }
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "a connection ended with an error");
+            }
+        });
+    }
+    while connections.join_next().await.is_some() {}
 }
 
 /// A Streamable HTTP server bound to its own listener.
@@ -579,7 +852,7 @@ impl BoundHttpServer {
     }
 }
 
-fn error_response(status: StatusCode, code: i64, message: &str) -> Response {
+pub(super) fn error_response(status: StatusCode, code: i64, message: &str) -> Response {
     let body = JsonRpcMessage::error(None, ErrorData::new(code, message)).encode();
     (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
 }
@@ -610,15 +883,33 @@ impl HttpState {
         self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin))
     }
 
+    /// Finds the session a request names, checking that its `MCP-Protocol-Version` header,
+    /// when present, is the version that session negotiated.
     #[allow(clippy::result_large_err)] // the error is the response to send, built once
-    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    fn session(&self, headers: &HeaderMap, caller: &Caller) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = header_str(headers, SESSION_ID_HEADER) else {
             return Err(error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: missing Mcp-Session-Id header"));
         };
         let session = lock(&self.sessions).get(id).cloned();
         match session {
             Some(s) if !s.closed.is_cancelled() => {
+                if self.options.require_negotiated_version
+                    && let (Some(sent), Some(negotiated)) =
+                        (header_str(headers, PROTOCOL_VERSION_HEADER), s.handle.protocol_version())
+                    && sent != negotiated
+                {
+                    let message = format!(
+                        "Bad Request: MCP-Protocol-Version {sent} is not {negotiated}, the version this session negotiated"
+                    );
+                    return Err(error_response(StatusCode::BAD_REQUEST, -32600, &message));
+                }
+                if !same_caller(&s.owner, caller) {
+                    // Another identity learns nothing of the session, not even that it exists.
+                    tracing::debug!(session = %s.id, "a request for a session of another identity was refused");
+                    return Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found"));
+                }
                 s.touch();
+                set_caller(&s.handle, caller);
                 Ok(s)
             }
             Some(s) => {
@@ -629,9 +920,11 @@ impl HttpState {
         }
     }
 
-    fn new_session(self: &Arc<Self>, id: String) -> Arc<HttpSession> {
+    fn new_session(self: &Arc<Self>, id: String, owner: Caller) -> Arc<HttpSession> {
         Arc::new_cyclic(|weak: &Weak<HttpSession>| {
-            let (handle, input) = self.server.serve_direct(Arc::new(SessionWriter(weak.clone())), Some(id.clone()));
+            let (handle, input) = self.server.serve_direct(Arc::new(SessionWriter(weak.clone())));
+            set_caller(&handle, &owner);
+            handle.set_session_id(id.clone());
             HttpSession {
                 id,
                 input,
@@ -641,8 +934,34 @@ impl HttpState {
                 last_seen: Mutex::new(Instant::now()),
                 store: self.options.event_store.clone(),
                 closed: CancellationToken::new(),
+                max_queued: self.options.max_queued_events.max(1),
+                owner,
             }
         })
+    }
+
+    /// Checks the request's bearer token when the server is protected.
+    #[allow(clippy::result_large_err)] // the error is the response to send, built once
+    async fn authenticate(&self, headers: &HeaderMap) -> Result<Caller, Response> {
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.options.auth {
+            return super::auth::authenticate(auth, headers).await.map(Some);
+        }
+        let _ = headers;
+        Ok(None)
+    }
+
+    /// Refuses a message that needs scopes the caller was not granted.
+    #[allow(clippy::result_large_err)] // the error is the response to send, built once
+    fn check_scopes(&self, caller: &Caller, message: &JsonRpcMessage) -> Result<(), Response> {
+        #[cfg(feature = "auth")]
+        if let (Some(auth), Some(caller)) = (&self.options.auth, caller)
+            && let Some(needed) = super::auth::missing_scopes(auth, caller, message)
+        {
+            return Err(super::auth::insufficient_scope(auth, &needed));
+        }
+        let _ = (caller, message);
+        Ok(())
     }
 
     fn ensure_sweeper(self: &Arc<Self>) {
@@ -705,10 +1024,14 @@ async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Respon
         let message = format!("Bad Request: unsupported protocol version {version}");
         return error_response(StatusCode::BAD_REQUEST, -32600, &message);
     }
+    let caller = match state.authenticate(headers).await {
+        Ok(caller) => caller,
+        Err(response) => return response,
+    };
     match *request.method() {
-        Method::POST => post(state, request).await,
-        Method::GET => get(state, request.headers()),
-        Method::DELETE => delete(state, request.headers()),
+        Method::POST => post(state, request, caller).await,
+        Method::GET => get(state, request.headers(), &caller),
+        Method::DELETE => delete(state, request.headers(), &caller),
         _ => method_not_allowed(),
     }
 }
@@ -732,7 +1055,7 @@ fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {
     has("*/*") || wanted.iter().all(|w| has(w))
 }
 
-async fn post(state: Arc<HttpState>, request: Request) -> Response {
+async fn post(state: Arc<HttpState>, request: Request, caller: Caller) -> Response {
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
     if !accepts(&headers, &["application/json", "text/event-stream"]) {
@@ -745,13 +1068,28 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
         let message = "Unsupported Media Type: the body must be application/json";
         return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, -32600, message);
     }
-    let bytes: Bytes = match axum::body::to_bytes(body, state.options.max_body_size).await {
-        Ok(b) => b,
-        Err(_) => {
-            let message = format!("Payload Too Large: the limit is {} bytes", state.options.max_body_size);
-            return error_response(StatusCode::PAYLOAD_TOO_LARGE, -32600, &message);
-        }
+    // A request for a session that does not exist is refused before its body is read.
+    let named = match header_str(&headers, SESSION_ID_HEADER) {
+        Some(_) if state.options.stateful => match state.session(&headers, &caller) {
+            Ok(session) => Some(session),
+            Err(response) => return response,
+        },
+        _ => None,
     };
+    let limit = state.options.max_body_size;
+    let bytes: Bytes =
+        match tokio::time::timeout(state.options.body_read_timeout, axum::body::to_bytes(body, limit)).await {
+            Ok(Ok(b)) => b,
+            Ok(Err(_)) => {
+                let message = format!("Payload Too Large: the limit is {limit} bytes");
+                return error_response(StatusCode::PAYLOAD_TOO_LARGE, -32600, &message);
+            }
+            Err(_) => {
+                let message =
+                    format!("Request Timeout: the body did not arrive within {:?}", state.options.body_read_timeout);
+                return error_response(StatusCode::REQUEST_TIMEOUT, -32600, &message);
+            }
+        };
     let message = match JsonRpcMessage::decode(&bytes) {
         Ok(m) => m,
         Err(e) => {
@@ -759,28 +1097,26 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
             return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         }
     };
+    if let Err(response) = state.check_scopes(&caller, &message) {
+        return response;
+    }
     let is_initialize = matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
     if !state.options.stateful {
-        return post_stateless(&state, message, is_initialize).await;
+        return post_stateless(&state, message, is_initialize, caller).await;
     }
-    let session = if is_initialize {
-        if header_str(&headers, SESSION_ID_HEADER).is_some() {
+    if is_initialize {
+        if named.is_some() {
             let message = "Bad Request: initialize must not carry a session id";
             return error_response(StatusCode::BAD_REQUEST, -32600, message);
         }
-        let id = match random_id() {
-            Ok(id) => id,
-            Err(e) => return no_session_id(&message, e),
-        };
-        state.ensure_sweeper();
-        let session = state.new_session(id);
-        lock(&state.sessions).insert(session.id.clone(), session.clone());
-        session
-    } else {
-        match state.session(&headers) {
+        return initialize(&state, message, caller).await;
+    }
+    let session = match named {
+        Some(session) => session,
+        None => match state.session(&headers, &caller) {
             Ok(s) => s,
             Err(response) => return response,
-        }
+        },
     };
     let JsonRpcMessage::Request(req) = &message else {
         // Notifications and responses are accepted once handed to the session.
@@ -790,20 +1126,57 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
         };
     };
     let id = req.id.clone();
-    if lock(&session.routes).by_request.contains_key(&id) {
-        let body = JsonRpcMessage::error(
-            Some(id.clone()),
-            ErrorData::invalid_request(format!("request id {id} is already in use")),
-        )
-        .encode();
-        return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
-    }
-    let (stream, rx) = session.open_stream(Some(id), state.options.json_response);
+    let Some((stream, rx)) = session.open_stream(id.clone(), state.options.json_response) else {
+        return id_in_use(id);
+    };
     if session.deliver(message).await.is_err() {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     }
-    let mut response = reply(&state, &session, stream, rx).await;
-    if is_initialize && let Ok(value) = HeaderValue::from_str(&session.id) {
+    reply(&state, &session, stream, rx).await
+}
+
+fn id_in_use(id: RequestId) -> Response {
+    let error = ErrorData::invalid_request(format!("request id {id} is already in use"));
+    let body = JsonRpcMessage::error(Some(id), error).encode();
+    (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// Answers `initialize`: the session is kept, and its id given out, only when initialization
+/// succeeded; a failed one is answered with its error and leaves nothing behind.
+async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Caller) -> Response {
+    let JsonRpcMessage::Request(request) = &message else { return StatusCode::ACCEPTED.into_response() };
+    let request_id = request.id.clone();
+    let id = match random_id() {
+        Ok(id) => id,
+        Err(e) => return no_session_id(&message, e),
+    };
+    let session = state.new_session(id, caller);
+    let Some((stream, mut rx)) = session.open_stream(request_id, state.options.json_response) else {
+        return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "Internal error: a new session was busy");
+    };
+    if session.deliver(message).await.is_err() {
+        return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
+    }
+    // Initialization is answered at once, in the delivery above.
+    if session.handle.protocol_version().is_none() {
+        let answer = rx.try_recv().ok().map(|frame| {
+            let Frame::Event(_, message) = *frame;
+            message
+        });
+        session.end();
+        return match answer {
+            Some(message) => {
+                (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], message.encode()).into_response()
+            }
+            None => {
+                error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "Internal error: initialize was not answered")
+            }
+        };
+    }
+    state.ensure_sweeper();
+    lock(&state.sessions).insert(session.id.clone(), session.clone());
+    let mut response = reply(state, &session, stream, rx).await;
+    if let Ok(value) = HeaderValue::from_str(&session.id) {
         response.headers_mut().insert(SESSION_ID_HEADER, value);
     }
     response
@@ -820,6 +1193,10 @@ async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, 
         let Some(Frame::Event(event_id, message)) = first.map(|f| *f) else {
             if session.closed.is_cancelled() {
                 return error_response(StatusCode::NOT_FOUND, -32001, "Session ended before the response");
+            }
+            if !session.stream_exists(stream) {
+                // The client cancelled the request: its stream ends with nothing in it.
+                return frames_response(Vec::new(), rx, None, session.closed.clone());
             }
             // The handler closed its stream before sending anything: the client gets the
             // priming event and comes back for the rest.
@@ -894,7 +1271,7 @@ fn frames_response(
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-fn get(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
+fn get(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
     if !accepts(headers, &["text/event-stream"]) {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
@@ -905,14 +1282,14 @@ fn get(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
     if !state.options.stateful {
         return method_not_allowed();
     }
-    let session = match state.session(headers) {
+    let session = match state.session(headers, caller) {
         Ok(s) => s,
         Err(response) => return response,
     };
     if let Some(last) = header_str(headers, "last-event-id") {
         return resume(&state, &session, last);
     }
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::channel(session.max_queued);
     {
         let mut routes = lock(&session.routes);
         if routes.streams.get(&STANDALONE).is_some_and(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed())) {
@@ -942,7 +1319,7 @@ fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Res
     let Some((stream, seq)) = parse_event_id(last.trim()) else {
         return error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: unknown Last-Event-ID");
     };
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::channel(session.max_queued);
     let mut routes = lock(&session.routes);
     let Some(missed) = state.options.event_store.replay(&session.id, stream, seq) else {
         return error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: the events after Last-Event-ID are gone");
@@ -960,11 +1337,11 @@ fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Res
     frames_response(head, rx, state.options.keep_alive, session.closed.clone())
 }
 
-fn delete(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
+fn delete(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
     if !state.options.stateful {
         return method_not_allowed();
     }
-    let session = match state.session(headers) {
+    let session = match state.session(headers, caller) {
         Ok(s) => s,
         Err(response) => return response,
     };
@@ -975,8 +1352,13 @@ fn delete(state: Arc<HttpState>, headers: &HeaderMap) -> Response {
 
 /// Handles one POST without a session: a throw-away core session is initialized on the
 /// client's behalf, then answers the one message.
-async fn post_stateless(state: &Arc<HttpState>, message: JsonRpcMessage, is_initialize: bool) -> Response {
-    let session = state.new_session(String::new());
+async fn post_stateless(
+    state: &Arc<HttpState>,
+    message: JsonRpcMessage,
+    is_initialize: bool,
+    caller: Caller,
+) -> Response {
+    let session = state.new_session(String::new(), caller);
     let guard = EndOnDrop(session.clone());
     if !is_initialize {
         let init = serde_json::json!({
@@ -985,15 +1367,18 @@ async fn post_stateless(state: &Arc<HttpState>, message: JsonRpcMessage, is_init
             "clientInfo": { "name": "stateless-client", "version": "0" }
         });
         let id = RequestId::String("mcpkit-stateless-init".into());
-        let (_, mut rx) = session.open_stream(Some(id.clone()), true);
-        let _ = session.deliver(JsonRpcMessage::request(id, methods::INITIALIZE, Some(init))).await;
-        let _ = rx.recv().await;
+        if let Some((_, mut rx)) = session.open_stream(id.clone(), true) {
+            let _ = session.deliver(JsonRpcMessage::request(id, methods::INITIALIZE, Some(init))).await;
+            let _ = rx.recv().await;
+        }
         let _ = session.deliver(JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None)).await;
     }
     let JsonRpcMessage::Request(req) = &message else {
         return StatusCode::ACCEPTED.into_response();
     };
-    let (stream, rx) = session.open_stream(Some(req.id.clone()), state.options.json_response);
+    let Some((stream, rx)) = session.open_stream(req.id.clone(), state.options.json_response) else {
+        return id_in_use(req.id.clone());
+    };
     if session.deliver(message).await.is_err() {
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended");
     }
@@ -1018,6 +1403,30 @@ impl Drop for EndOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_request_id_is_checked_and_registered_in_one_step() {
+        let server = Server::builder(crate::model::Implementation::new("t", "1")).build().unwrap();
+        let http = StreamableHttpServer::new(server, HttpServerOptions::new());
+        let session = http.state.new_session("s".into(), None);
+        let id = RequestId::Number(1);
+        let (stream, _rx) = session.open_stream(id.clone(), true).expect("a free id");
+        assert!(session.open_stream(id.clone(), true).is_none(), "a running id is refused");
+        // Once abandoned (cancelled), the id is free again and its stream is gone.
+        SessionWriter(Arc::downgrade(&session)).request_abandoned(&id);
+        assert!(!session.stream_exists(stream));
+        assert!(session.open_stream(id, true).is_some());
+        session.end();
+    }
+
+    #[test]
+    fn the_largest_last_event_id_replays_nothing() {
+        let store = InMemoryEventStore::default();
+        let message = JsonRpcMessage::notification("n", None);
+        store.append("s", 3, StoredEvent { id: event_id(3, 1), message });
+        assert_eq!(store.replay("s", 3, u64::MAX).map(|e| e.len()), Some(0));
+        assert_eq!(store.replay("s", 3, 0).map(|e| e.len()), Some(1));
+    }
 
     #[tokio::test]
     async fn a_failed_random_source_refuses_the_session_with_a_json_rpc_error() {

@@ -45,6 +45,22 @@ impl RequestContext {
         &self.incoming
     }
 
+    /// Returns who the request came from, as the server's token verifier saw it, when the
+    /// server is protected by authorization.
+    ///
+    /// A session only ever serves the identity that created it; the scopes are those of the
+    /// token of the session's latest request.
+    #[cfg(feature = "auth")]
+    pub fn auth(&self) -> Option<Arc<crate::auth::AuthInfo>> {
+        crate::sync::lock(&self.session.auth).clone()
+    }
+
+    /// Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when
+    /// the transport has one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.transport_id.get().map(String::as_str)
+    }
+
     /// Returns the request's `_meta`, if it had one.
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
@@ -87,12 +103,6 @@ impl RequestContext {
     /// does nothing on other transports.
     pub fn close_sse_stream(&self) -> Result<(), Error> {
         self.incoming.close_stream()
-    }
-
-    /// Returns the id of the request's session over Streamable HTTP (its `Mcp-Session-Id`);
-    /// other transports, and stateless HTTP, have none.
-    pub fn session_id(&self) -> Option<&str> {
-        self.session.id.as_deref()
     }
 
     /// Returns the client's name and version.

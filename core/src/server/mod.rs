@@ -81,7 +81,22 @@ pub struct ServerOptions {
     /// Task support (experimental): when set, tools that allow it can be called as tasks and
     /// the server declares the `tasks` capability. Off by default.
     pub tasks: Option<TaskOptions>,
+    /// The longest resource URI accepted, in bytes, by `resources/read`,
+    /// `resources/subscribe` and `resources/unsubscribe`; [`DEFAULT_MAX_URI_LENGTH`] by
+    /// default.
+    pub max_uri_length: usize,
+    /// How many requests of one client a session runs at once; beyond it a request is refused
+    /// with [`TOO_MANY_REQUESTS`](crate::jsonrpc::TOO_MANY_REQUESTS).
+    /// [`DEFAULT_MAX_IN_FLIGHT`](rt::DEFAULT_MAX_IN_FLIGHT) by default.
+    pub max_in_flight_requests: usize,
+    /// How many outgoing messages a stdio or child-process session queues for a client that
+    /// reads slowly; [`DEFAULT_MAX_QUEUED_MESSAGES`](rt::DEFAULT_MAX_QUEUED_MESSAGES) by
+    /// default. Streamable HTTP bounds each stream instead.
+    pub max_queued_messages: usize,
 }
+
+/// The longest resource URI a server accepts by default: 8 KiB.
+pub const DEFAULT_MAX_URI_LENGTH: usize = 8 * 1024;
 
 impl Default for ServerOptions {
     fn default() -> Self {
@@ -94,6 +109,9 @@ impl Default for ServerOptions {
             capabilities: ServerCapabilities::default(),
             on_roots_changed: None,
             tasks: None,
+            max_uri_length: DEFAULT_MAX_URI_LENGTH,
+            max_in_flight_requests: rt::DEFAULT_MAX_IN_FLIGHT,
+            max_queued_messages: rt::DEFAULT_MAX_QUEUED_MESSAGES,
         }
     }
 }
@@ -152,6 +170,25 @@ impl ServerOptions {
         self.tasks = Some(tasks);
         self
     }
+
+    /// Sets the longest resource URI accepted, in bytes (at least 1).
+    pub fn with_max_uri_length(mut self, bytes: usize) -> Self {
+        self.max_uri_length = bytes.max(1);
+        self
+    }
+
+    /// Sets how many requests of one client a session runs at once (at least 1).
+    pub fn with_max_in_flight_requests(mut self, requests: usize) -> Self {
+        self.max_in_flight_requests = requests.max(1);
+        self
+    }
+
+    /// Sets how many outgoing messages a stdio or child-process session queues for a client
+    /// that reads slowly (at least 1).
+    pub fn with_max_queued_messages(mut self, messages: usize) -> Self {
+        self.max_queued_messages = messages.max(1);
+        self
+    }
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -163,6 +200,9 @@ impl std::fmt::Debug for ServerOptions {
             .field("resource_subscriptions", &self.resource_subscriptions)
             .field("request_timeout", &self.request_timeout)
             .field("tasks", &self.tasks)
+            .field("max_uri_length", &self.max_uri_length)
+            .field("max_in_flight_requests", &self.max_in_flight_requests)
+            .field("max_queued_messages", &self.max_queued_messages)
             .finish()
     }
 }
@@ -228,6 +268,15 @@ impl ServerInner {
             caps.logging = Some(JsonObject::new());
         }
         caps
+    }
+
+    fn session_config(&self) -> SessionConfig {
+        SessionConfig {
+            default_timeout: self.options.request_timeout,
+            max_in_flight: self.options.max_in_flight_requests,
+            max_queued: self.options.max_queued_messages,
+            ..SessionConfig::default()
+        }
     }
 
     fn live_sessions(&self) -> Vec<Arc<ServerSession>> {
@@ -450,25 +499,19 @@ impl Server {
 
     /// Serves one session and returns its handle together with the task that runs it.
     pub fn serve_with_task(&self, transport: impl Transport) -> (SessionHandle, JoinHandle<()>) {
-        let session = Arc::new(ServerSession::new(self.inner.clone(), None));
+        let session = Arc::new(ServerSession::new(self.inner.clone()));
         lock(&self.inner.sessions).push(Arc::downgrade(&session));
-        let config = SessionConfig { default_timeout: self.inner.options.request_timeout, ..SessionConfig::default() };
-        let (peer, task) = rt::start(transport, Arc::new(session.clone()), config);
+        let (peer, task) = rt::start(transport, Arc::new(session.clone()), self.inner.session_config());
         let _ = session.peer.set(peer);
         (SessionHandle { session }, task)
     }
 
     /// Serves one session whose transport pushes incoming messages itself and takes outgoing
-    /// ones synchronously (the Streamable HTTP server), which gives it the session id `id`.
-    pub(crate) fn serve_direct(
-        &self,
-        writer: Arc<dyn rt::DirectWriter>,
-        id: Option<String>,
-    ) -> (SessionHandle, rt::DirectInput) {
-        let session = Arc::new(ServerSession::new(self.inner.clone(), id));
+    /// ones synchronously (the Streamable HTTP server).
+    pub(crate) fn serve_direct(&self, writer: Arc<dyn rt::DirectWriter>) -> (SessionHandle, rt::DirectInput) {
+        let session = Arc::new(ServerSession::new(self.inner.clone()));
         lock(&self.inner.sessions).push(Arc::downgrade(&session));
-        let config = SessionConfig { default_timeout: self.inner.options.request_timeout, ..SessionConfig::default() };
-        let (peer, input) = rt::start_direct(writer, Arc::new(session.clone()), config);
+        let (peer, input) = rt::start_direct(writer, Arc::new(session.clone()), self.inner.session_config());
         let _ = session.peer.set(peer);
         (SessionHandle { session }, input)
     }
@@ -512,6 +555,25 @@ impl ServerBuilder {
     /// Sets how many items a list request returns per page.
     pub fn page_size(mut self, size: usize) -> Self {
         self.options().page_size = size.max(1);
+        self
+    }
+
+    /// Sets the longest resource URI accepted, in bytes (at least 1).
+    pub fn max_uri_length(mut self, bytes: usize) -> Self {
+        self.options().max_uri_length = bytes.max(1);
+        self
+    }
+
+    /// Sets how many requests of one client a session runs at once (at least 1).
+    pub fn max_in_flight_requests(mut self, requests: usize) -> Self {
+        self.options().max_in_flight_requests = requests.max(1);
+        self
+    }
+
+    /// Sets how many outgoing messages a stdio or child-process session queues for a slow
+    /// client (at least 1).
+    pub fn max_queued_messages(mut self, messages: usize) -> Self {
+        self.options().max_queued_messages = messages.max(1);
         self
     }
 
@@ -599,10 +661,10 @@ impl std::fmt::Debug for SessionHandle {
 }
 
 impl SessionHandle {
-    /// Returns the session's id over Streamable HTTP (its `Mcp-Session-Id`); other transports
-    /// have none.
-    pub fn session_id(&self) -> Option<&str> {
-        self.session.id.as_deref()
+    /// Records who sent the request about to be delivered, for handlers to see.
+    #[cfg(feature = "auth")]
+    pub(crate) fn set_auth(&self, auth: Option<Arc<crate::auth::AuthInfo>>) {
+        *lock(&self.session.auth) = auth;
     }
 
     /// Returns the handle to the client.
@@ -623,6 +685,17 @@ impl SessionHandle {
     /// Returns the negotiated protocol version, once the client initialized.
     pub fn protocol_version(&self) -> Option<String> {
         self.session.protocol_version()
+    }
+
+    /// Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when
+    /// the transport has one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.transport_id.get().map(String::as_str)
+    }
+
+    /// Records the transport's id of the session.
+    pub(crate) fn set_session_id(&self, id: String) {
+        let _ = self.session.transport_id.set(id);
     }
 
     /// Returns whether the client completed initialization.

@@ -12,7 +12,7 @@ use super::{RequestContext, ServerInner, ToolEntry, tasks::TaskStore};
 use crate::model::{JsonObject, ServerCapabilities};
 use crate::{
     Error,
-    jsonrpc::{ErrorData, METHOD_NOT_FOUND, Notification, Request, RequestId},
+    jsonrpc::{ErrorData, METHOD_NOT_FOUND, Notification, Request, RequestId, quoted},
     model::{
         CallToolRequestParams, CallToolResult, CompleteRequestParams, CreateTaskResult, EmptyResult,
         GetPromptRequestParams, InitializeRequestParams, InitializeResult, ListPromptsResult,
@@ -42,8 +42,6 @@ pub(crate) enum Phase {
 /// The server side of one session.
 pub(crate) struct ServerSession {
     pub(crate) server: Arc<ServerInner>,
-    /// The id the transport gave the session (Streamable HTTP's `Mcp-Session-Id`), if any.
-    pub(crate) id: Option<String>,
     phase: Mutex<Phase>,
     client: OnceLock<InitializeRequestParams>,
     protocol_version: OnceLock<String>,
@@ -54,12 +52,16 @@ pub(crate) struct ServerSession {
     /// This session's tasks, when the server supports tasks.
     tasks: Option<Arc<TaskStore>>,
     pub(crate) peer: OnceLock<Peer>,
+    /// Who the latest request came from, when the transport authenticates requests.
+    #[cfg(feature = "auth")]
+    pub(crate) auth: Mutex<Option<Arc<crate::auth::AuthInfo>>>,
+    /// The transport's id of the session, such as Streamable HTTP's `Mcp-Session-Id`.
+    pub(crate) transport_id: OnceLock<String>,
 }
 
 impl ServerSession {
-    pub(crate) fn new(server: Arc<ServerInner>, id: Option<String>) -> Self {
+    pub(crate) fn new(server: Arc<ServerInner>) -> Self {
         ServerSession {
-            id,
             log_level: Mutex::new(server.options.default_log_level),
             tasks: server.options.tasks.clone().map(|o| Arc::new(TaskStore::new(o))),
             server,
@@ -69,6 +71,9 @@ impl ServerSession {
             capabilities: OnceLock::new(),
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
+            #[cfg(feature = "auth")]
+            auth: Mutex::new(None),
+            transport_id: OnceLock::new(),
         }
     }
 
@@ -154,7 +159,7 @@ impl ServerSession {
             Err(e) => return Reply::Now(Err(e)),
         };
         let Some(entry) = lock(&self.server.tools).get(&params.name) else {
-            return Reply::Now(Err(ErrorData::invalid_params(format!("Unknown tool: {}", params.name))));
+            return Reply::Now(Err(ErrorData::invalid_params(format!("Unknown tool: {}", quoted(&params.name)))));
         };
         // With task support declared, the tool's taskSupport decides whether `task` is allowed
         // or required; without it, `task` is ignored.
@@ -182,24 +187,19 @@ impl ServerSession {
             (None, _) => None,
         };
         let incoming = if task.is_some() { incoming.detach() } else { incoming };
-        let work = match entry.check_input(params.arguments.unwrap_or_default()) {
-            Ok(arguments) => {
-                let context = self.context(incoming.clone(), params.meta);
-                async move {
-                    let result = entry.handler.call(arguments, context).await?;
-                    entry.check_output(&result)?;
-                    to_result(&result)
-                }
-                .boxed()
-            }
-            Err(failure) => {
-                let result = to_result(&CallToolResult::error(failure));
-                if task.is_none() {
-                    return Reply::Now(result);
-                }
-                futures::future::ready(result).boxed()
-            }
-        };
+        let context = self.context(incoming.clone(), params.meta);
+        let arguments = params.arguments.unwrap_or_default();
+        // Validation runs in the request's own task, never in the reader of the session.
+        let work = async move {
+            let arguments = match entry.check_input(arguments) {
+                Ok(arguments) => arguments,
+                Err(failure) => return to_result(&CallToolResult::error(failure)),
+            };
+            let result = entry.handler.call(arguments, context).await?;
+            entry.check_output(&result)?;
+            to_result(&result)
+        }
+        .boxed();
         match task {
             None => Reply::Later(work),
             Some((store, metadata)) => Reply::Now(
@@ -264,23 +264,44 @@ impl ServerSession {
         to_result(&ListResourceTemplatesResult { resource_templates, next_cursor, meta: None })
     }
 
+    /// Reads the parameters of a request about one resource, refusing a URI over the limit.
+    fn resource_params(&self, params: Option<Value>) -> Result<ResourceRequestParams, ErrorData> {
+        let params: ResourceRequestParams = request_params(params)?;
+        let limit = self.server.options.max_uri_length;
+        if params.uri.len() > limit {
+            return Err(ErrorData::invalid_params(format!(
+                "the URI is {} bytes long; this server accepts at most {limit}",
+                params.uri.len()
+            )));
+        }
+        Ok(params)
+    }
+
     fn read_resource(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
-        let params: ResourceRequestParams = match request_params(params) {
+        let params = match self.resource_params(params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let found = lock(&self.server.resources).get(&params.uri).map(|e| (e.handler.clone(), HashMap::new()));
-        let found = found.or_else(|| {
-            lock(&self.server.templates)
-                .iter()
-                .find_map(|t| t.matcher.matches(&params.uri).map(|vars| (t.handler.clone(), vars)))
-        });
-        let Some((handler, variables)) = found else {
-            return Reply::Now(Err(ErrorData::resource_not_found(&params.uri)));
-        };
-        let context = self.context(incoming, params.meta);
-        let request = ResourceRequest { uri: params.uri, variables };
-        Reply::Later(async move { to_result(&handler.read(request, context).await?) }.boxed())
+        let session = self.clone();
+        // Matching runs in the request's own task, never in the reader of the session.
+        Reply::Later(
+            async move {
+                let server = &session.server;
+                let found = lock(&server.resources).get(&params.uri).map(|e| (e.handler.clone(), HashMap::new()));
+                let found = found.or_else(|| {
+                    lock(&server.templates)
+                        .iter()
+                        .find_map(|t| t.matcher.matches(&params.uri).map(|vars| (t.handler.clone(), vars)))
+                });
+                let Some((handler, variables)) = found else {
+                    return Err(ErrorData::resource_not_found(&params.uri));
+                };
+                let context = session.context(incoming, params.meta);
+                let request = ResourceRequest { uri: params.uri, variables };
+                to_result(&handler.read(request, context).await?)
+            }
+            .boxed(),
+        )
     }
 
     fn subscribe(&self, params: Option<Value>, subscribe: bool) -> Result<Value, ErrorData> {
@@ -291,7 +312,7 @@ impl ServerSession {
                 methods::RESOURCES_UNSUBSCRIBE
             }));
         }
-        let params: ResourceRequestParams = request_params(params)?;
+        let params = self.resource_params(params)?;
         let mut subscriptions = lock(&self.subscriptions);
         if subscribe {
             subscriptions.insert(params.uri);
@@ -318,7 +339,7 @@ impl ServerSession {
             Err(e) => return Reply::Now(Err(e)),
         };
         let Some(entry) = lock(&self.server.prompts).get(&params.name) else {
-            return Reply::Now(Err(ErrorData::invalid_params(format!("Unknown prompt: {}", params.name))));
+            return Reply::Now(Err(ErrorData::invalid_params(format!("Unknown prompt: {}", quoted(&params.name)))));
         };
         let mut arguments = HashMap::new();
         for (name, value) in params.arguments.unwrap_or_default() {
@@ -390,7 +411,8 @@ impl Service for Arc<ServerSession> {
         }
         if self.phase() == Phase::Uninitialized {
             return Reply::Now(Err(ErrorData::invalid_request(format!(
-                "Received {method} before initialize: the session is not initialized"
+                "Received {} before initialize: the session is not initialized",
+                quoted(&method)
             ))));
         }
         let Some(caps) = self.capabilities.get() else {

@@ -49,7 +49,7 @@ impl IntoToolResult for &'static str {
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorData> {
-        match serde_json::to_value(&self.0) {
+        match crate::finite::to_value(&self.0) {
             Ok(serde_json::Value::Object(map)) => Ok(CallToolResult::structured(map)),
             Ok(other) => {
                 Err(ErrorData::internal_error(format!("structured content must be a JSON object, not {other}")))

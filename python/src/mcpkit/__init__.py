@@ -1,6 +1,6 @@
 """Model Context Protocol (2025-11-25) servers and clients, on the mcpkit Rust core."""
 
-from ._native import __version__
+from ._native import __version__, set_sync_handler_limit, sync_handler_limit
 from .client import Client
 from .context import Context
 from .errors import (
@@ -16,6 +16,7 @@ from .errors import (
     RequestTimeout,
     ResourceNotFound,
     TransportClosed,
+    UrlElicitationRequired,
 )
 from .server import HttpServer, Server
 from .types import Audio, Image
@@ -40,4 +41,7 @@ __all__ = [
     "ResourceNotFound",
     "Server",
     "TransportClosed",
+    "UrlElicitationRequired",
+    "set_sync_handler_limit",
+    "sync_handler_limit",
 ]

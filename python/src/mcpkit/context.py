@@ -14,6 +14,7 @@ from .types import (
     LoggingLevel,
     Root,
     SamplingMessage,
+    Tool,
     optional,
 )
 
@@ -25,9 +26,30 @@ class Context:
         self._native = native
 
     @property
-    def request_id(self) -> Union[int, str]:
-        """The JSON-RPC id of the request being handled."""
+    def request_id(self) -> Union[int, str, None]:
+        """The JSON-RPC id of the request being handled (``None`` outside a request, as in the
+        roots-changed handler)."""
         return self._native.request_id
+
+    @property
+    def session_id(self) -> Optional[str]:
+        """The transport's id of the session (Streamable HTTP's ``Mcp-Session-Id``), if any."""
+        return self._native.session_id
+
+    @property
+    def meta(self) -> Optional[JsonObject]:
+        """The request's ``_meta``, if it had one."""
+        return self._native.meta
+
+    @property
+    def progress_token(self) -> Union[int, str, None]:
+        """The progress token the client asked for, if any."""
+        return self._native.progress_token
+
+    @property
+    def protocol_version(self) -> Optional[str]:
+        """The protocol version negotiated for the session."""
+        return self._native.protocol_version
 
     @property
     def is_cancelled(self) -> bool:
@@ -77,6 +99,14 @@ class Context:
         """
         self._native.close_sse_stream()
 
+    def notify(self, method: str, params: Optional[JsonObject] = None) -> None:
+        """Sends a notification to the client, tied to the request being handled."""
+        self._native.notify(method, params)
+
+    async def request(self, method: str, params: Optional[JsonObject] = None) -> JsonObject:
+        """Sends any request to the client and returns its result."""
+        return await self._native.request(method, params)
+
     async def sample(
         self,
         messages: Union[str, Sequence[Union[str, SamplingMessage]]],
@@ -88,8 +118,15 @@ class Context:
         model_preferences: Optional[JsonObject] = None,
         include_context: Optional[str] = None,
         metadata: Optional[JsonObject] = None,
+        tools: Optional[Sequence[Tool]] = None,
+        tool_choice: Optional[JsonObject] = None,
     ) -> CreateMessageResult:
-        """Asks the client to sample from its model; a ``str`` is one user message."""
+        """Asks the client to sample from its model; a ``str`` is one user message.
+
+        ``tools`` offers the model tools (``Tool`` dicts) and ``tool_choice`` says how it may use
+        them, such as ``{"mode": "auto"}``; the client must declare sampling with tools. The
+        result's content then may hold ``tool_use`` blocks.
+        """
         items = [messages] if isinstance(messages, str) else list(messages)
         wire = [{"role": "user", "content": {"type": "text", "text": m}} if isinstance(m, str) else m for m in items]
         params = {
@@ -102,16 +139,32 @@ class Context:
                 modelPreferences=model_preferences,
                 includeContext=include_context,
                 metadata=metadata,
+                tools=None if tools is None else list(tools),
+                toolChoice=tool_choice,
             ),
         }
-        return cast(CreateMessageResult, await self._native.create_message(params))
+        return cast(CreateMessageResult, await self._native.request("sampling/createMessage", params))
 
     async def elicit(self, message: str, schema: JsonObject) -> ElicitResult:
         """Asks the user, through the client, for data matching a flat object ``schema``."""
         params = {"mode": "form", "message": message, "requestedSchema": schema}
-        return cast(ElicitResult, await self._native.elicit(params))
+        return cast(ElicitResult, await self._native.request("elicitation/create", params))
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitResult:
+        """Asks the user, through the client, to visit ``url`` (URL-mode elicitation).
+
+        The result says whether the user agreed to go (its action is ``accept`` without
+        content); when the interaction at the URL ends, call ``notify_elicitation_complete``
+        with the same ``elicitation_id``. The client must declare URL-mode elicitation.
+        """
+        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        return cast(ElicitResult, await self._native.request("elicitation/create", params))
+
+    def notify_elicitation_complete(self, elicitation_id: str) -> None:
+        """Tells the client that the URL-mode elicitation ``elicitation_id`` finished."""
+        self._native.notify_elicitation_complete(elicitation_id)
 
     async def list_roots(self) -> list[Root]:
         """Asks the client for its roots."""
-        result = await self._native.list_roots()
+        result = await self._native.request("roots/list")
         return cast(list[Root], result.get("roots", []))

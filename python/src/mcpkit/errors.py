@@ -1,7 +1,9 @@
 """Exceptions of mcpkit: JSON-RPC errors from the peer and local failures.
 
 A handler that raises one of these answers the request with that JSON-RPC error; any other
-exception from a tool becomes an ``isError`` result, and from other handlers an internal error.
+exception from a tool (local ones such as ``RequestTimeout`` included) becomes an ``isError``
+result, and from other handlers an internal error. The codes are those of the native module's
+``ERROR_CODES`` table, which the tests check this module against.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
 REQUEST_TIMEOUT = -32001
+URL_ELICITATION_REQUIRED = -32042
 CONNECTION_CLOSED = -32000
 REQUEST_CANCELLED = -32800
 
@@ -98,6 +101,16 @@ class ResourceNotFound(_CodedError):
     DEFAULT_MESSAGE = "Resource not found"
 
 
+class UrlElicitationRequired(_CodedError):
+    """The request needs the user to complete a URL-mode elicitation first (-32042).
+
+    Its ``data`` holds ``{"elicitations": [...]}``, the URL-mode elicitation requests to show.
+    """
+
+    CODE = URL_ELICITATION_REQUIRED
+    DEFAULT_MESSAGE = "URL elicitation required"
+
+
 class TransportClosed(_CodedError):
     """The connection closed before the response came (local)."""
 
@@ -138,10 +151,51 @@ class ProtocolError(_CodedError):
     local = True
 
 
-_BY_CODE: dict[int, type[_CodedError]] = {
-    cls.CODE: cls
-    for cls in (ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError, ResourceNotFound)
+#: The class of each JSON-RPC error code that a peer can answer with, by the name the native
+#: module's ``ERROR_CODES`` table gives it.
+BY_NAME: dict[str, type[_CodedError]] = {
+    cls.__name__: cls
+    for cls in (
+        ParseError,
+        InvalidRequest,
+        MethodNotFound,
+        InvalidParams,
+        InternalError,
+        RequestTimeout,
+        ResourceNotFound,
+        UrlElicitationRequired,
+    )
 }
+
+_BY_CODE: dict[int, type[_CodedError]] = {cls.CODE: cls for cls in BY_NAME.values() if cls is not RequestTimeout}
+
+_BY_KIND: dict[str, type[_CodedError]] = {
+    "transport_closed": TransportClosed,
+    "timeout": RequestTimeout,
+    "cancelled": RequestCancelled,
+    "protocol": ProtocolError,
+    "capability_missing": CapabilityMissing,
+}
+
+
+def _from_native(kind: str, code: Optional[int], message: str, data: Any) -> Exception:
+    """Builds the exception for an error of the native module, by its stable kind name.
+
+    A JSON-RPC error (kind ``rpc``) is built by ``McpError.from_wire``; local failures get
+    their ``McpError`` subclass, or ``ValueError`` for invalid input and settings, ``OSError``
+    for input/output failures and ``RuntimeError`` for the rest.
+    """
+    if kind == "rpc" and code is not None:
+        return McpError.from_wire(code, message, data)
+    local = _BY_KIND.get(kind)
+    if local is not None:
+        return local(message)
+    if kind in ("config", "invalid_input"):
+        return ValueError(message)
+    if kind == "io":
+        return OSError(message)
+    return RuntimeError(message)
+
 
 __all__ = [
     "McpError",
@@ -151,6 +205,7 @@ __all__ = [
     "InvalidParams",
     "InternalError",
     "ResourceNotFound",
+    "UrlElicitationRequired",
     "TransportClosed",
     "RequestTimeout",
     "RequestCancelled",

@@ -1,4 +1,9 @@
-"""The Python face of an MCP server: decorators that register functions with the Rust core."""
+"""The Python face of an MCP server: decorators that register functions with the native bridge.
+
+A handler's return value is turned into JSON here (``_convert``); the bridge then applies the
+result rules shared by every language, and the error policy: a non-local ``McpError`` answers
+with that JSON-RPC error, and any other exception from a tool is an ``isError`` result.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,12 @@ import inspect
 import re
 import sys
 from collections.abc import Mapping
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from . import _convert, _native
-from ._schema import Signature, is_primitive, is_structured
+from ._schema import Signature
 from .context import Context
-from .errors import McpError
-from .types import JsonObject, LoggingLevel, optional
+from .types import Icon, JsonObject, LoggingLevel, TaskSupport, optional
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,27 +39,27 @@ def ensure_no_running_loop(what: str) -> None:
     )
 
 
+def _millis(seconds: Optional[float]) -> Optional[int]:
+    return None if seconds is None else round(seconds * 1000)
+
+
 def _adapt(fn: Callable[..., Any], is_async: bool, finish: Callable[[Any], Any]) -> Callable[..., Any]:
     """Wraps ``fn`` so that ``finish`` converts its result, keeping it sync or async like ``fn``."""
     if is_async:
 
-        async def run_async(*args: Any) -> Any:
-            return await finish_async(fn, args, finish)
+        async def run_async(payload: Any, ctx: _native.Context) -> Any:
+            return finish(await fn(payload, ctx))
 
         return run_async
 
-    def run_sync(*args: Any) -> Any:
-        return finish_sync(fn, args, finish)
+    def run_sync(payload: Any, ctx: _native.Context) -> Any:
+        return finish(fn(payload, ctx))
 
     return run_sync
 
 
-async def finish_async(fn: Callable[..., Any], args: tuple[Any, ...], finish: Callable[[Any], Any]) -> Any:
-    return finish(await fn(*args))
-
-
-def finish_sync(fn: Callable[..., Any], args: tuple[Any, ...], finish: Callable[[Any], Any]) -> Any:
-    return finish(fn(*args))
+def _context_kwargs(sig: Signature, ctx: _native.Context) -> dict[str, Context]:
+    return {p.name: Context(ctx) for p in sig.params if p.is_context}
 
 
 class HttpServer:
@@ -85,11 +89,57 @@ class HttpServer:
 
 
 class Server:
-    """An MCP server. Register tools, resources, prompts and completions with decorators."""
+    """An MCP server. Register tools, resources, prompts and completions with decorators.
 
-    def __init__(self, name: str, version: str = "0.1.0", instructions: Optional[str] = None) -> None:
+    Beside ``name``, ``version`` and ``instructions``, the keyword arguments describe the server
+    (``title``, ``description``, ``icons``, ``website_url``) and set it up: ``page_size`` of
+    list results, ``log_level`` in force until a client sets one, ``resource_subscriptions``,
+    ``request_timeout`` (seconds) of requests to the client, ``tasks`` (``True``, or a dict
+    with ``maxTtlMs``, ``defaultTtlMs``, ``pollIntervalMs`` and ``maxTasks``) to let tools
+    declared with ``task_support`` run as tasks, ``capabilities`` declared beyond what the
+    registrations imply, and the limits ``max_uri_length`` (bytes), ``max_in_flight_requests``
+    (per session) and ``max_queued_messages`` (per stdio session).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str = "0.1.0",
+        instructions: Optional[str] = None,
+        *,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        icons: Optional[list[Icon]] = None,
+        website_url: Optional[str] = None,
+        page_size: Optional[int] = None,
+        log_level: Optional[LoggingLevel] = None,
+        resource_subscriptions: Optional[bool] = None,
+        request_timeout: Optional[float] = None,
+        tasks: Union[bool, JsonObject, None] = None,
+        capabilities: Optional[JsonObject] = None,
+        max_uri_length: Optional[int] = None,
+        max_in_flight_requests: Optional[int] = None,
+        max_queued_messages: Optional[int] = None,
+    ) -> None:
         self.name = name
-        self._native = _native.Server(name, version, instructions)
+        self._tasks = tasks is not None and tasks is not False
+        spec = {"name": name, "version": version} | optional(
+            title=title,
+            description=description,
+            icons=icons,
+            websiteUrl=website_url,
+            instructions=instructions,
+            pageSize=page_size,
+            logLevel=log_level,
+            resourceSubscriptions=resource_subscriptions,
+            requestTimeoutMs=_millis(request_timeout),
+            tasks=tasks,
+            capabilities=capabilities,
+            maxUriLength=max_uri_length,
+            maxInFlightRequests=max_in_flight_requests,
+            maxQueuedMessages=max_queued_messages,
+        )
+        self._native = _native.Server(spec)
 
     @property
     def capabilities(self) -> JsonObject:
@@ -103,13 +153,29 @@ class Server:
         title: Optional[str] = None,
         annotations: Optional[JsonObject] = None,
         input_schema: Optional[JsonObject] = None,
+        *,
+        icons: Optional[list[Icon]] = None,
+        task_support: Optional[TaskSupport] = None,
+        meta: Optional[JsonObject] = None,
     ) -> Callable[[F], F]:
         """Registers a function as a tool; its input schema comes from its type hints, unless
-        ``input_schema`` gives it (arguments are still passed to the parameters of the same names)."""
+        ``input_schema`` gives it (arguments are still passed to the parameters of the same names).
+
+        ``task_support`` (``"optional"`` or ``"required"``) lets clients call the tool as a task,
+        on a server made with ``tasks``.
+        """
 
         def register(fn: F) -> F:
             self.add_tool(
-                fn, name=name, description=description, title=title, annotations=annotations, input_schema=input_schema
+                fn,
+                name=name,
+                description=description,
+                title=title,
+                annotations=annotations,
+                input_schema=input_schema,
+                icons=icons,
+                task_support=task_support,
+                meta=meta,
             )
             return fn
 
@@ -123,53 +189,45 @@ class Server:
         title: Optional[str] = None,
         annotations: Optional[JsonObject] = None,
         input_schema: Optional[JsonObject] = None,
+        *,
+        icons: Optional[list[Icon]] = None,
+        task_support: Optional[TaskSupport] = None,
+        meta: Optional[JsonObject] = None,
     ) -> None:
-        """Registers a tool without the decorator syntax."""
+        """Registers a tool without the decorator syntax.
+
+        A failure the handler raises goes back as that JSON-RPC error when it is an ``McpError``
+        (not a local one); any other exception becomes an ``isError`` result.
+        """
+        if task_support not in (None, "forbidden") and not self._tasks:
+            raise ValueError(f"tool {name or fn.__name__!r} declares task support, but the server has no tasks=")
         sig = Signature(fn, Context)
-        output = sig.output_schema()
-        structured, wrap = is_structured(sig.returns), is_primitive(sig.returns)
         tool = {
             "name": name or fn.__name__,
             "inputSchema": sig.input_schema() if input_schema is None else input_schema,
             **optional(
                 description=description or sig.description,
                 title=title,
+                icons=icons,
                 annotations=annotations,
-                outputSchema=output,
+                outputSchema=sig.output_schema(),
+                execution=None if task_support is None else {"taskSupport": task_support},
+                _meta=meta,
             ),
         }
-
-        def call(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
-            return fn(**sig.bind(arguments, Context(ctx)))
-
-        def finish(value: Any) -> Any:
-            return _convert.tool_result(value, structured, wrap)
-
-        def failure(error: Exception) -> Any:
-            # A protocol error the handler raised goes back as that JSON-RPC error; any other
-            # exception, and local ones such as time-outs, become an isError result.
-            if isinstance(error, McpError) and not error.local:
-                raise error
-            return _convert.error_result(error)
-
+        tool_value = _convert.tool_value
         if sig.is_async:
 
             async def run_async(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
-                try:
-                    return finish(await call(arguments, ctx))
-                except Exception as e:
-                    return failure(e)
+                return tool_value(await fn(**sig.bind(arguments, Context(ctx))))
 
-            self._native.add_tool(tool, run_async, True)
+            self._native.add("tool", tool, run_async, True)
         else:
 
             def run_sync(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
-                try:
-                    return finish(call(arguments, ctx))
-                except Exception as e:
-                    return failure(e)
+                return tool_value(fn(**sig.bind(arguments, Context(ctx))))
 
-            self._native.add_tool(tool, run_sync, False)
+            self._native.add("tool", tool, run_sync, False)
 
     def resource(
         self,
@@ -178,6 +236,10 @@ class Server:
         description: Optional[str] = None,
         mime_type: Optional[str] = None,
         title: Optional[str] = None,
+        *,
+        icons: Optional[list[Icon]] = None,
+        annotations: Optional[JsonObject] = None,
+        size: Optional[int] = None,
     ) -> Callable[[F], F]:
         """Registers a resource; a URI with ``{variables}`` is a template whose variables are
         passed to the function's parameters of the same names."""
@@ -189,51 +251,54 @@ class Server:
                 title=title,
                 description=description or sig.description,
                 mimeType=mime_type,
+                icons=icons,
+                annotations=annotations,
             )
 
-            def call(uri: str, variables: Mapping[str, str], ctx: _native.Context) -> Any:
-                return fn(**sig.bind(variables, Context(ctx)))
+            def call(payload: Mapping[str, Any], ctx: _native.Context) -> Any:
+                return fn(**sig.bind(payload["variables"], Context(ctx)))
 
-            is_async = sig.is_async
-            if is_async:
-
-                async def read_async(uri: str, variables: Mapping[str, str], ctx: _native.Context) -> Any:
-                    return _convert.resource_result(await call(uri, variables, ctx), uri, mime_type)
-
-                handler: Callable[..., Any] = read_async
-            else:
-
-                def read_sync(uri: str, variables: Mapping[str, str], ctx: _native.Context) -> Any:
-                    return _convert.resource_result(call(uri, variables, ctx), uri, mime_type)
-
-                handler = read_sync
+            handler = _adapt(call, sig.is_async, lambda value: _convert.resource_value(value, mime_type))
             if _TEMPLATE.search(uri):
-                self._native.add_resource_template({"uriTemplate": uri, **entry}, handler, is_async)
+                self._native.add("resource_template", {"uriTemplate": uri, **entry}, handler, sig.is_async)
             else:
-                self._native.add_resource({"uri": uri, **entry}, handler, is_async)
+                self._native.add("resource", {"uri": uri, **entry, **optional(size=size)}, handler, sig.is_async)
             return fn
 
         return register
 
-    def prompt(self, name: Optional[str] = None, description: Optional[str] = None) -> Callable[[F], F]:
-        """Registers a prompt; its arguments are the function's parameters (strings)."""
+    def prompt(
+        self,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        *,
+        title: Optional[str] = None,
+        icons: Optional[list[Icon]] = None,
+    ) -> Callable[[F], F]:
+        """Registers a prompt; its arguments are the function's parameters (strings).
+
+        It returns a string (a user message), a ``(role, content)`` tuple, a message dict, a
+        list of those, or a whole ``GetPromptResult``.
+        """
 
         def register(fn: F) -> F:
             sig = Signature(fn, Context)
-            text = description or sig.description
             arguments = [
                 {"name": p.name, "required": p.default is inspect.Parameter.empty}
                 | optional(description=sig.param_docs.get(p.name))
                 for p in sig.params
                 if not p.is_context
             ]
-            prompt = {"name": name or fn.__name__, "arguments": arguments, **optional(description=text)}
+            prompt = {
+                "name": name or fn.__name__,
+                "arguments": arguments,
+                **optional(title=title, description=description or sig.description, icons=icons),
+            }
 
             def call(arguments: Mapping[str, str], ctx: _native.Context) -> Any:
                 return fn(**sig.bind(arguments, Context(ctx)))
 
-            handler = _adapt(call, sig.is_async, lambda value: _convert.prompt_result(value, text))
-            self._native.add_prompt(prompt, handler, sig.is_async)
+            self._native.add("prompt", prompt, _adapt(call, sig.is_async, _convert.prompt_value), sig.is_async)
             return fn
 
         return register
@@ -241,7 +306,9 @@ class Server:
     def completion(self) -> Callable[[F], F]:
         """Registers the completion handler: ``fn(ref, argument, value)`` returns a list of values.
 
-        ``ref`` is the ``ref/prompt`` or ``ref/resource`` dict; a ``Context`` parameter is filled in.
+        ``ref`` is the ``ref/prompt`` or ``ref/resource`` dict. A fourth parameter, when there is
+        one, gets the arguments the client already resolved (``context.arguments``, a dict that
+        may be empty); a ``Context`` parameter is filled in.
         """
 
         def register(fn: F) -> F:
@@ -249,27 +316,41 @@ class Server:
             names = [p.name for p in sig.params if not p.is_context]
 
             def call(params: Mapping[str, Any], ctx: _native.Context) -> Any:
-                positional = dict(zip(names, (params["ref"], params["argument"]["name"], params["argument"]["value"])))
-                context = {p.name: Context(ctx) for p in sig.params if p.is_context}
-                return fn(**positional, **context)
+                resolved = (params.get("context") or {}).get("arguments") or {}
+                values = (params["ref"], params["argument"]["name"], params["argument"]["value"], resolved)
+                return fn(**dict(zip(names, values)), **_context_kwargs(sig, ctx))
 
-            handler = _adapt(call, sig.is_async, lambda value: value)
-            self._native.set_completion_handler(handler, sig.is_async)
+            self._native.set_completion(_adapt(call, sig.is_async, lambda value: value), sig.is_async)
+            return fn
+
+        return register
+
+    def on_roots_changed(self) -> Callable[[F], F]:
+        """Registers ``fn(ctx)``, called when a client says its roots changed; ``await
+        ctx.list_roots()`` asks that client for them. It can be registered once."""
+
+        def register(fn: F) -> F:
+            sig = Signature(fn, Context)
+
+            def call(_payload: Any, ctx: _native.Context) -> Any:
+                return fn(**_context_kwargs(sig, ctx))
+
+            self._native.on_roots_changed(_adapt(call, sig.is_async, lambda value: None), sig.is_async)
             return fn
 
         return register
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; connected clients are told the list changed."""
-        return self._native.remove_tool(name)
+        return self._native.remove("tool", name)
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt; connected clients are told the list changed."""
-        return self._native.remove_prompt(name)
+        return self._native.remove("prompt", name)
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource or a resource template by its URI (template)."""
-        return self._native.remove_resource(uri) or self._native.remove_resource_template(uri)
+        return self._native.remove("resource", uri) or self._native.remove("resource_template", uri)
 
     def notify_resource_updated(self, uri: str) -> None:
         """Tells the clients subscribed to ``uri`` that it changed."""
@@ -283,12 +364,60 @@ class Server:
         """Serves one client over stdin and stdout until it leaves."""
         await self._native.serve_stdio()
 
-    async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp") -> HttpServer:
-        """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one)."""
-        return HttpServer(await self._native.serve_http(host, port, path))
+    async def serve_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        *,
+        allowed_hosts: Optional[list[str]] = None,
+        allowed_origins: Optional[list[str]] = None,
+        json_response: Optional[bool] = None,
+        stateful: Optional[bool] = None,
+        session_idle_timeout: Optional[float] = None,
+        max_body_size: Optional[int] = None,
+        sse_retry: Optional[float] = None,
+        keep_alive: Optional[float] = None,
+        event_store_capacity: Optional[int] = None,
+        header_read_timeout: Optional[float] = None,
+        body_read_timeout: Optional[float] = None,
+        max_connections: Optional[int] = None,
+        max_queued_events: Optional[int] = None,
+        require_negotiated_version: Optional[bool] = None,
+    ) -> HttpServer:
+        """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one).
 
-    def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000) -> None:
-        """Serves until the client leaves (stdio) or the process is interrupted (``"http"``).
+        ``allowed_hosts`` and ``allowed_origins`` replace the default loopback names on the bound
+        port; ``json_response=False`` answers with SSE streams; ``stateful=False`` keeps no
+        sessions; ``session_idle_timeout``, ``sse_retry`` and ``keep_alive`` are in seconds
+        (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes;
+        ``event_store_capacity`` is how many events each session keeps for resumption;
+        ``header_read_timeout`` and ``body_read_timeout`` (seconds) bound slow clients,
+        ``max_connections`` caps open connections, ``max_queued_events`` bounds each SSE
+        stream's queue, and ``require_negotiated_version=False`` accepts a stale
+        ``MCP-Protocol-Version`` header.
+        """
+        options = {"host": host, "port": port, "path": path} | optional(
+            allowedHosts=allowed_hosts,
+            allowedOrigins=allowed_origins,
+            jsonResponse=json_response,
+            stateful=stateful,
+            sessionIdleTimeoutMs=_millis(session_idle_timeout),
+            maxBodySize=max_body_size,
+            sseRetryMs=_millis(sse_retry),
+            keepAliveMs=_millis(keep_alive),
+            eventStoreCapacity=event_store_capacity,
+            headerReadTimeoutMs=_millis(header_read_timeout),
+            bodyReadTimeoutMs=_millis(body_read_timeout),
+            maxConnections=max_connections,
+            maxQueuedEvents=max_queued_events,
+            requireNegotiatedVersion=require_negotiated_version,
+        )
+        return HttpServer(await self._native.serve_http(options))
+
+    def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
+        """Serves until the client leaves (stdio) or the process is interrupted (``"http"``,
+        with the keyword arguments of ``serve_http``).
 
         It blocks, so it must not be called from a thread that runs an asyncio loop.
         """
@@ -296,15 +425,15 @@ class Server:
         if transport not in ("stdio", "http"):
             raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
         try:
-            asyncio.run(self._run(transport, host, port))
+            asyncio.run(self._run(transport, host, port, http))
         except KeyboardInterrupt:
             pass
 
-    async def _run(self, transport: str, host: str, port: int) -> None:
+    async def _run(self, transport: str, host: str, port: int, options: dict[str, Any]) -> None:
         if transport == "stdio":
             await self.serve_stdio()
             return
-        http = await self.serve_http(host, port)
+        http = await self.serve_http(host, port, **options)
         print(f"serving MCP at {http.url}", file=sys.stderr)
         try:
             await http.wait()

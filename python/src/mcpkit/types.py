@@ -11,21 +11,35 @@ from typing import Any, Literal, Optional, TypedDict, Union
 JsonObject = dict[str, Any]
 ContentBlock = dict[str, Any]
 LoggingLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+TaskSupport = Literal["forbidden", "optional", "required"]
+ListKind = Literal["tools", "resources", "resourceTemplates", "prompts", "tasks"]
+
+
+class Icon(TypedDict, total=False):
+    src: str
+    mimeType: str
+    sizes: list[str]
+    theme: Literal["light", "dark"]
 
 
 class Implementation(TypedDict, total=False):
     name: str
     version: str
     title: str
+    description: str
+    icons: list[Icon]
+    websiteUrl: str
 
 
 class Tool(TypedDict, total=False):
     name: str
     title: str
     description: str
+    icons: list[Icon]
     inputSchema: JsonObject
     outputSchema: JsonObject
     annotations: JsonObject
+    execution: JsonObject
     _meta: JsonObject
 
 
@@ -42,6 +56,8 @@ class Resource(TypedDict, total=False):
     title: str
     description: str
     mimeType: str
+    icons: list[Icon]
+    size: int
 
 
 class ResourceTemplate(TypedDict, total=False):
@@ -50,6 +66,7 @@ class ResourceTemplate(TypedDict, total=False):
     title: str
     description: str
     mimeType: str
+    icons: list[Icon]
 
 
 class ResourceContents(TypedDict, total=False):
@@ -73,6 +90,7 @@ class Prompt(TypedDict, total=False):
     name: str
     title: str
     description: str
+    icons: list[Icon]
     arguments: list[PromptArgument]
 
 
@@ -129,6 +147,20 @@ class LogMessage(TypedDict, total=False):
     level: LoggingLevel
     logger: str
     data: Any
+
+
+class Task(TypedDict, total=False):
+    taskId: str
+    status: Literal["working", "input_required", "completed", "failed", "cancelled"]
+    statusMessage: str
+    createdAt: str
+    lastUpdatedAt: str
+    ttl: Optional[int]
+    pollInterval: int
+
+
+class CreateTaskResult(TypedDict, total=False):
+    task: Task
 
 
 class InitializeResult(TypedDict, total=False):

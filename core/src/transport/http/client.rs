@@ -92,6 +92,10 @@ pub struct HttpClientOptions {
     /// Whether to try the deprecated HTTP+SSE transport (protocol 2024-11-05) when the
     /// endpoint answers the initialize POST with 400, 404 or 405; true by default.
     pub legacy_fallback: bool,
+    /// Supplies bearer tokens and answers the server's `401` and `403` challenges, such as an
+    /// [`OAuthClient`](crate::auth::OAuthClient); `None` sends no token of its own.
+    #[cfg(feature = "auth")]
+    pub auth: Option<Arc<dyn crate::auth::AuthProvider>>,
 }
 
 impl Default for HttpClientOptions {
@@ -104,6 +108,8 @@ impl Default for HttpClientOptions {
             max_retries: 5,
             default_retry: Duration::from_secs(1),
             legacy_fallback: true,
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 }
@@ -120,7 +126,7 @@ impl fmt::Debug for HttpClientOptions {
             .field("max_retries", &self.max_retries)
             .field("default_retry", &self.default_retry)
             .field("legacy_fallback", &self.legacy_fallback)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -128,6 +134,14 @@ impl HttpClientOptions {
     /// Creates the default options.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sets what supplies bearer tokens and answers the server's challenges, such as an
+    /// [`OAuthClient`](crate::auth::OAuthClient).
+    #[cfg(feature = "auth")]
+    pub fn with_auth(mut self, auth: Arc<dyn crate::auth::AuthProvider>) -> Self {
+        self.auth = Some(auth);
+        self
     }
 
     /// Replaces the headers added to every HTTP request.
@@ -394,11 +408,11 @@ impl Shared {
 
     /// Sends an HTTP request and waits, within `timeout`, for its response headers.
     async fn send_within(&self, request: RequestBuilder, timeout: Duration) -> Result<Response, String> {
-        match tokio::time::timeout(timeout, request.send()).await {
-            Ok(Ok(response)) => Ok(response),
-            Ok(Err(e)) => Err(format!("HTTP request failed: {}", describe(&e))),
-            Err(_) => Err(format!("no HTTP response within {timeout:?}")),
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.options.auth {
+            return send_authorized(auth.as_ref(), request, timeout).await;
         }
+        send_once(request, timeout).await
     }
 
     async fn send_http(&self, request: RequestBuilder) -> Result<Response, String> {
@@ -831,6 +845,46 @@ impl Shared {
             Err(e) => tracing::debug!(error = %e, "ending the session failed"),
         }
     }
+}
+
+/// Sends an HTTP request and waits, within `timeout`, for its response headers.
+async fn send_once(request: RequestBuilder, timeout: Duration) -> Result<Response, String> {
+    match tokio::time::timeout(timeout, request.send()).await {
+        Ok(Ok(response)) => Ok(response),
+        Ok(Err(e)) => Err(format!("HTTP request failed: {}", describe(&e))),
+        Err(_) => Err(format!("no HTTP response within {timeout:?}")),
+    }
+}
+
+/// How many times one HTTP request is sent again after a challenge was answered: a login, then
+/// step-ups, which the provider bounds itself.
+#[cfg(feature = "auth")]
+const MAX_CHALLENGES: usize = 8;
+
+/// Sends a request with the provider's bearer token; when the server challenges it (`401`, or
+/// `403 insufficient_scope`) and the provider gets a new token, sends it again.
+#[cfg(feature = "auth")]
+async fn send_authorized(
+    auth: &dyn crate::auth::AuthProvider,
+    request: RequestBuilder,
+    timeout: Duration,
+) -> Result<Response, String> {
+    for _ in 0..MAX_CHALLENGES {
+        let mut attempt = request.try_clone().ok_or("an HTTP request with a streamed body cannot be authorized")?;
+        if let Some(token) = auth.access_token().await.map_err(|e| e.to_string())? {
+            attempt = attempt.bearer_auth(token);
+        }
+        let response = send_once(attempt, timeout).await?;
+        let status = response.status();
+        if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
+            return Ok(response);
+        }
+        let challenge = header(&response, reqwest::header::WWW_AUTHENTICATE.as_str());
+        if !auth.challenged(status.as_u16(), challenge.as_deref()).await.map_err(|e| e.to_string())? {
+            return Ok(response);
+        }
+    }
+    send_once(request, timeout).await
 }
 
 fn is_event_stream(response: &Response) -> bool {

@@ -3,6 +3,6 @@
 //! The server side sits above the server role, in [`http`](crate::http).
 
 mod client;
-mod sse;
+pub(crate) mod sse;
 
 pub use client::*;

@@ -14,20 +14,20 @@ use crate::transport::DEFAULT_MAX_MESSAGE_SIZE;
 
 /// One event of an event stream.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(super) struct SseEvent {
+pub(crate) struct SseEvent {
     /// The `id` field, when the event carried one.
-    pub(super) id: Option<String>,
+    pub(crate) id: Option<String>,
     /// The `event` field, when the event carried one.
     pub(super) event: Option<String>,
     /// The `data` lines joined with newlines; empty for a priming event.
-    pub(super) data: String,
+    pub(crate) data: String,
     /// The reconnection delay the `retry` field asked for.
-    pub(super) retry: Option<Duration>,
+    pub(crate) retry: Option<Duration>,
 }
 
 /// An incremental event-stream parser: feed it bytes, take out complete events.
 #[derive(Debug, Default)]
-pub(super) struct SseParser {
+pub(crate) struct SseParser {
     buf: Vec<u8>,
     current: SseEvent,
     /// Whether the current event has any field at all, so that blank lines alone yield nothing.
@@ -41,8 +41,8 @@ pub(super) struct SseParser {
 impl SseParser {
     /// Parses `bytes`, appending every event they complete to `out`.
     ///
-    /// Fails when a single line grows beyond the message size limit.
-    pub(super) fn feed(&mut self, mut bytes: &[u8], out: &mut VecDeque<SseEvent>) -> Result<(), String> {
+    /// Fails when a single line, or the data of one event, grows beyond the message size limit.
+    pub(crate) fn feed(&mut self, mut bytes: &[u8], out: &mut VecDeque<SseEvent>) -> Result<(), String> {
         if self.after_cr && bytes.first() == Some(&b'\n') {
             bytes = &bytes[1..];
         }
@@ -57,6 +57,9 @@ impl SseParser {
             let line = String::from_utf8_lossy(line).into_owned();
             self.buf.clear();
             self.line(&line, out);
+            if self.current.data.len() > DEFAULT_MAX_MESSAGE_SIZE {
+                return Err(format!("an event's data exceeds {DEFAULT_MAX_MESSAGE_SIZE} bytes"));
+            }
             let cr = bytes[pos] == b'\r';
             bytes = &bytes[pos + 1..];
             if cr {
@@ -189,6 +192,22 @@ mod tests {
         assert_eq!(events[0].id.as_deref(), Some("ev-1"));
         assert_eq!(events[0].data, "");
         assert_eq!(events[0].retry, Some(Duration::from_millis(500)));
+    }
+
+    #[test]
+    fn many_data_lines_cannot_grow_an_event_without_bound() {
+        let mut parser = SseParser::default();
+        let mut out = VecDeque::new();
+        let line = format!("data: {}\n", "x".repeat(64 * 1024));
+        let mut failed = false;
+        for _ in 0..(DEFAULT_MAX_MESSAGE_SIZE / (64 * 1024) + 2) {
+            if parser.feed(line.as_bytes(), &mut out).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        assert!(failed, "the parser kept {} bytes of data", parser.current.data.len());
+        assert!(out.is_empty());
     }
 
     #[test]

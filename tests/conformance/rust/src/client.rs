@@ -3,11 +3,12 @@
 //! The scenario logic only needs a [`Transport`], so it runs over Streamable HTTP in the
 //! binary and over an in-memory transport in this crate's tests.
 
-use std::{fmt, str::FromStr};
+use std::{fmt, str::FromStr, sync::Arc};
 
 use async_trait::async_trait;
 use mcpkit::{
-    Client, ClientHandler, ClientOptions, ErrorData,
+    Client, ClientHandler, ClientOptions, Error, ErrorData,
+    auth::{Authorizer, ClientCredentials, OAuthClient, OAuthClientOptions},
     model::{
         CallToolResult, ClientCapabilities, ElicitContentValue, ElicitRequestParams, ElicitResult, IndexMap, JsonObject,
     },
@@ -19,8 +20,14 @@ use serde_json::{Value, json};
 /// The environment variable in which the suite names the scenario.
 pub const SCENARIO_VARIABLE: &str = "MCP_CONFORMANCE_SCENARIO";
 
+/// The environment variable in which the suite passes a scenario's context, as JSON.
+pub const CONTEXT_VARIABLE: &str = "MCP_CONFORMANCE_CONTEXT";
+
+/// The client id of this client's ID metadata document, the one the suite expects.
+pub const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
 /// A client scenario this client knows how to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scenario {
     /// `initialize`: connect, initialize and list the tools.
     Initialize,
@@ -30,6 +37,8 @@ pub enum Scenario {
     ElicitationDefaults,
     /// `sse-retry`: call `test_reconnection`, whose SSE stream the server closes before the result.
     SseRetry,
+    /// `auth/...`: log in to the protected mock server as it asks, then list and call its tools.
+    Auth(String),
 }
 
 impl Scenario {
@@ -38,8 +47,9 @@ impl Scenario {
         [Scenario::Initialize, Scenario::ToolsCall, Scenario::ElicitationDefaults, Scenario::SseRetry];
 
     /// Returns the suite's name of the scenario.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
+            Scenario::Auth(name) => name,
             Scenario::Initialize => "initialize",
             Scenario::ToolsCall => "tools_call",
             Scenario::ElicitationDefaults => "elicitation-sep1034-client-defaults",
@@ -58,9 +68,12 @@ impl FromStr for Scenario {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.starts_with("auth/") {
+            return Ok(Scenario::Auth(s.to_owned()));
+        }
         Scenario::ALL.into_iter().find(|scenario| scenario.name() == s).ok_or_else(|| {
             let known: Vec<&str> = Scenario::ALL.iter().map(|s| s.name()).collect();
-            format!("unsupported scenario `{s}` (supported: {})", known.join(", "))
+            format!("unsupported scenario `{s}` (supported: {}, auth/...)", known.join(", "))
         })
     }
 }
@@ -167,7 +180,74 @@ async fn steps(scenario: Scenario, client: &Client) -> Result<String, String> {
             require_tool(client, "test_reconnection").await?;
             call(client, "test_reconnection", json!({})).await
         }
+        Scenario::Auth(_) => {
+            let tools = client.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
+            let mut summary = format!("logged in; the server lists {} tool(s)", tools.len());
+            if let Some(tool) = tools.iter().find(|t| t.name == "test-tool").or(tools.first()) {
+                summary.push_str("; ");
+                summary.push_str(&call(client, &tool.name, json!({})).await?);
+            }
+            Ok(summary)
+        }
     }
+}
+
+/// Approves every authorization at once, as the suite's authorization server does: follows
+/// the authorization URL without its redirect and returns where it points.
+#[derive(Debug)]
+pub struct AutoApprove(reqwest::Client);
+
+impl AutoApprove {
+    /// Creates the approver.
+    pub fn new() -> Result<Self, String> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("no HTTP client: {e}"))?;
+        Ok(AutoApprove(http))
+    }
+}
+
+#[async_trait]
+impl Authorizer for AutoApprove {
+    async fn authorize(&self, authorization_url: String) -> Result<String, Error> {
+        let response = self.0.get(&authorization_url).send().await.map_err(|e| Error::Auth(e.to_string()))?;
+        let location = response.headers().get("location").and_then(|l| l.to_str().ok());
+        location.map(str::to_owned).ok_or_else(|| {
+            Error::Auth(format!("the authorization endpoint answered {} without a redirect", response.status()))
+        })
+    }
+}
+
+/// Builds the OAuth client of an `auth/...` scenario for the server at `url`, from the
+/// scenario's context: client credentials for machine clients, a pre-registered client when
+/// the context names one, and otherwise a user who approves at once, registering with this
+/// client's ID metadata document or dynamically.
+pub fn oauth_client(url: &str, context: &Value) -> Result<OAuthClient, String> {
+    let text = |name: &str| context.get(name).and_then(Value::as_str).map(str::to_owned);
+    let scenario = text("name").unwrap_or_default();
+    let options = if scenario.starts_with("auth/client-credentials") {
+        let client_id = text("client_id").ok_or("the context has no client_id")?;
+        let credentials = match (text("private_key_pem"), text("client_secret")) {
+            (Some(private_key_pem), _) => ClientCredentials::PrivateKeyJwt {
+                client_id,
+                private_key_pem,
+                algorithm: text("signing_algorithm").unwrap_or_else(|| "ES256".to_owned()),
+            },
+            (None, Some(client_secret)) => ClientCredentials::Secret { client_id, client_secret },
+            (None, None) => return Err("the context has neither a private key nor a secret".to_owned()),
+        };
+        OAuthClientOptions::machine(credentials)
+    } else {
+        let approve = Arc::new(AutoApprove::new()?);
+        let options = OAuthClientOptions::new("mcpkit-conformance-client", "http://localhost:3000/callback", approve)
+            .with_client_metadata_url(CLIENT_METADATA_URL);
+        match text("client_id") {
+            Some(id) => options.with_client(id, text("client_secret")),
+            None => options,
+        }
+    };
+    OAuthClient::new(url, options).map_err(|e| format!("bad server URL {url}: {e}"))
 }
 
 /// Runs `scenario` over `transport`: connects and initializes, does the scenario's job and

@@ -78,7 +78,10 @@ fn scenario_names_round_trip() {
     for scenario in Scenario::ALL {
         assert_eq!(scenario.name().parse::<Scenario>().unwrap(), scenario);
     }
-    assert!("auth/metadata-default".parse::<Scenario>().is_err());
+    let auth = "auth/metadata-default".parse::<Scenario>().unwrap();
+    assert_eq!(auth, Scenario::Auth("auth/metadata-default".to_owned()));
+    assert_eq!(auth.name(), "auth/metadata-default");
+    assert!("unknown".parse::<Scenario>().is_err());
 }
 
 #[test]
@@ -94,7 +97,7 @@ async fn every_scenario_succeeds_against_a_conforming_server() {
     for scenario in Scenario::ALL {
         let (server_end, client_end) = memory_pair();
         server.serve(server_end);
-        let summary = run(scenario, client_end).await.unwrap_or_else(|e| panic!("{scenario}: {e}"));
+        let summary = run(scenario.clone(), client_end).await.unwrap_or_else(|e| panic!("{scenario}: {e}"));
         assert!(!summary.is_empty());
     }
     let answers = answers.lock().unwrap();

@@ -6,10 +6,10 @@
 //! up after `MCP_CONFORMANCE_CLIENT_TIMEOUT` seconds (default 20), so that it never outlives the
 //! suite's own time-out.
 
-use std::{process::ExitCode, time::Duration};
+use std::{process::ExitCode, sync::Arc, time::Duration};
 
-use mcpkit::transport::http::StreamableHttpClientTransport;
-use mcpkit_conformance::client::{SCENARIO_VARIABLE, Scenario, run};
+use mcpkit::transport::http::{HttpClientOptions, StreamableHttpClientTransport};
+use mcpkit_conformance::client::{CONTEXT_VARIABLE, SCENARIO_VARIABLE, Scenario, oauth_client, run};
 
 const USAGE: &str = "usage: MCP_CONFORMANCE_SCENARIO=NAME conformance-client URL";
 const TIMEOUT_VARIABLE: &str = "MCP_CONFORMANCE_CLIENT_TIMEOUT";
@@ -44,8 +44,15 @@ async fn main() -> ExitCode {
         }
     };
     let outcome = match tokio::time::timeout(limit, async {
-        let transport = StreamableHttpClientTransport::new(&url).map_err(|e| format!("bad server URL {url}: {e}"))?;
-        run(scenario, transport).await
+        let mut options = HttpClientOptions::new();
+        if let Scenario::Auth(_) = &scenario {
+            let context = std::env::var(CONTEXT_VARIABLE).unwrap_or_else(|_| "{}".to_owned());
+            let context = serde_json::from_str(&context).map_err(|e| format!("{CONTEXT_VARIABLE} is not JSON: {e}"))?;
+            options = options.with_auth(Arc::new(oauth_client(&url, &context)?));
+        }
+        let transport = StreamableHttpClientTransport::with_options(&url, options)
+            .map_err(|e| format!("bad server URL {url}: {e}"))?;
+        run(scenario.clone(), transport).await
     })
     .await
     {

@@ -1,0 +1,18 @@
+// The benchmark's echo server written with McpKit (`make bench`): `echo-server` serves stdio,
+// `echo-server --http PORT` serves Streamable HTTP at http://127.0.0.1:PORT/mcp with plain
+// JSON replies and stateful sessions, like bench/src/bin/mcpkit-echo-http.rs.
+import Foundation
+import McpKit
+
+let server = try Server(name: "mcpkit-swift-echo", version: "1.0.0")
+let schema: JSONValue = ["type": "object", "properties": ["text": ["type": "string"]], "required": ["text"]]
+try server.addTool("echo", description: "Returns the given text unchanged.", inputSchema: schema) { args, _ in
+    args["text"] ?? ""
+}
+let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "--http", let port = Int(arguments[2]) {
+    let http = try await server.serveHTTP(port: port, options: ["jsonResponse": true, "stateful": true])
+    try await http.wait()
+} else {
+    try await server.serveStdio()
+}

@@ -1,0 +1,96 @@
+import McpKitNative
+
+/// The level of a log message, from the least to the most severe.
+public enum LogLevel: String, Sendable {
+    case debug, info, notice, warning, error, critical, alert, emergency
+}
+
+/// The context of one handler call: the request's ids, progress, logging, cancellation, and
+/// requests to the peer (sampling, elicitation and roots from a server's handler).
+///
+/// A cancelled request cancels the Swift task running the handler, so `Task.isCancelled`,
+/// `Task.checkCancellation()` and a `Task.sleep` that throws all see it.
+public struct Context: Sendable {
+    let native: NativeContext
+
+    init(_ native: NativeContext) {
+        self.native = native
+    }
+
+    /// The JSON-RPC id of the request being handled, or `nil` outside a request.
+    public var requestID: JSONValue? { native.requestId().flatMap { try? JSONValue(parsing: $0) } }
+
+    /// The request's `_meta`, if it had one.
+    public var meta: JSONValue? { native.meta().flatMap { try? JSONValue(parsing: $0) } }
+
+    /// The progress token the peer asked for, if any.
+    public var progressToken: JSONValue? { native.progressToken().flatMap { try? JSONValue(parsing: $0) } }
+
+    /// Whether the request was cancelled or its session ended.
+    public var isCancelled: Bool { native.isCancelled() }
+
+    /// Returns when the request is cancelled or its session ends.
+    public func cancelled() async {
+        await native.cancelled()
+    }
+
+    /// The client's `clientInfo`.
+    public var clientInfo: JSONValue? { native.clientInfo().flatMap { try? JSONValue(parsing: $0) } }
+
+    /// The capabilities the client declared.
+    public var clientCapabilities: JSONValue { (try? JSONValue(parsing: native.clientCapabilities())) ?? [:] }
+
+    /// The protocol version negotiated for the session.
+    public var protocolVersion: String? { native.protocolVersion() }
+
+    /// Reports progress when the peer asked for it; `progress` must increase from call to call.
+    public func reportProgress(_ progress: Double, total: Double? = nil, message: String? = nil) throws {
+        try callNative { try native.reportProgress(progress: progress, total: total, message: message) }
+    }
+
+    /// Sends a log message to the client, if its level lets it through.
+    public func log(_ level: LogLevel, _ data: JSONValue, logger: String? = nil) throws {
+        try callNative { try native.log(level: level.rawValue, data: data.jsonText, logger: logger) }
+    }
+
+    /// Sends any request to the peer and returns its result.
+    public func request(_ method: String, params: JSONValue = [:]) async throws -> JSONValue {
+        try await awaitNative { _ in try JSONValue(parsing: await native.request(method: method, params: params.jsonText)) }
+    }
+
+    /// Asks the client to sample from its model; `params` are those of `sampling/createMessage`.
+    public func sample(_ params: JSONValue) async throws -> JSONValue {
+        try await awaitNative { _ in try JSONValue(parsing: await native.sample(params: params.jsonText)) }
+    }
+
+    /// Asks the client to elicit input from its user; `params` are those of
+    /// `elicitation/create` (form mode with `requestedSchema`, or URL mode).
+    public func elicit(_ params: JSONValue) async throws -> JSONValue {
+        try await awaitNative { _ in try JSONValue(parsing: await native.elicit(params: params.jsonText)) }
+    }
+
+    /// Asks the client's user to fill in a form described by `schema`.
+    public func elicit(message: String, requestedSchema schema: JSONValue) async throws -> JSONValue {
+        try await elicit(["message": .string(message), "requestedSchema": schema])
+    }
+
+    /// Asks the client for its roots; the result holds `roots`.
+    public func listRoots() async throws -> JSONValue {
+        try await awaitNative { _ in try JSONValue(parsing: await native.listRoots()) }
+    }
+
+    /// Sends a notification to the peer, tied to the request being handled.
+    public func notify(_ method: String, params: JSONValue = [:]) throws {
+        try callNative { try native.notify(method: method, params: params.jsonText) }
+    }
+
+    /// Tells the client that the URL-mode elicitation `id` finished.
+    public func notifyElicitationComplete(_ id: String) throws {
+        try callNative { try native.notifyElicitationComplete(elicitationId: id) }
+    }
+
+    /// Ends the request's SSE stream over Streamable HTTP; the client resumes it later.
+    public func closeSSEStream() throws {
+        try callNative { try native.closeSseStream() }
+    }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds the Swift package: the Rust library libmcpkit_swift (Cargo, on the host), the
+# generated sources (the workspace's pinned uniffi-bindgen, in library mode), then SwiftPM.
+#
+#   build.sh [--release] [SWIFT_BUILD_ARG...]
+#
+# SwiftPM runs natively when `swift` is on the PATH (macOS, a Linux with Swift), otherwise in
+# the Debian trixie root of toolchain.sh through run.sh. Generated files are replaced only
+# when their content changed, so SwiftPM's incremental build stays incremental. Honours
+# CARGO_TARGET_DIR (default <repo>/target). Cargo's output goes to stderr.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+package="$(cd "$here/.." && pwd)"
+repo="$(cd "$package/../.." && pwd)"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+[[ "$target" == /* ]] || target="$repo/$target"
+export CARGO_TARGET_DIR="$target" MCPKIT_CARGO_TARGET_DIR="$target"
+
+profile=debug
+cargo_flags=()
+swift_flags=()
+if [[ "${1:-}" == --release ]]; then
+  shift
+  profile=release
+  cargo_flags=(--release)
+  swift_flags=(-c release)
+fi
+
+(cd "$repo" && cargo build -q -p mcpkit-swift "${cargo_flags[@]}") >&2
+# The generator is built once (in debug) and then only when Cargo sees a change in it.
+(cd "$repo" && cargo build -q -p uniffi-bindgen) >&2
+
+library="$target/$profile/libmcpkit_swift.so"
+[[ -f "$library" ]] || library="$target/$profile/libmcpkit_swift.dylib"
+generated="$target/swift-generated"
+rm -rf "$generated"
+(cd "$repo" && "$target/debug/uniffi-bindgen" generate "$library" --language swift --out-dir "$generated" \
+  --no-format) >&2
+
+# Copies $1 to $2 when they differ.
+install_if_changed() {
+  cmp -s "$1" "$2" || cp "$1" "$2"
+}
+# A fresh clone has no Sources/McpKitNative: its only file is generated.
+mkdir -p "$package/Sources/McpKitNative"
+install_if_changed "$generated/mcpkit_swift.swift" "$package/Sources/McpKitNative/McpKitNative.swift"
+install_if_changed "$generated/mcpkit_swiftFFI.h" "$package/Sources/mcpkit_swiftFFI/mcpkit_swiftFFI.h"
+
+if command -v swift >/dev/null; then
+  runner=()
+else
+  runner=("$here/run.sh")
+fi
+"${runner[@]}" swift build --package-path "$package" "${swift_flags[@]}" "$@"

@@ -1,0 +1,187 @@
+//! The client handle and how to connect it.
+
+use std::{sync::Arc, time::Duration};
+
+use mcpkit_bridge::{CallOptions, Client, ClientCallbacks};
+use serde_json::Value;
+
+use crate::{
+    NativeCancelHandle, NativeHandler, NativeListener, NativeServer,
+    error::{Result, parse, parse_optional},
+    runtime::cancellable,
+    server::Foreign,
+};
+
+/// The Swift handlers a client answers the server with; the client declares exactly the
+/// capabilities they imply.
+#[derive(uniffi::Record, Default)]
+pub struct NativeClientHandlers {
+    /// Answers `sampling/createMessage`.
+    pub sampling: Option<Arc<dyn NativeHandler>>,
+    /// Declares sampling with tools.
+    pub sampling_tools: bool,
+    /// Answers `elicitation/create`.
+    pub elicitation: Option<Arc<dyn NativeHandler>>,
+    /// Declares form-mode elicitation.
+    pub elicitation_form: bool,
+    /// Declares URL-mode elicitation.
+    pub elicitation_url: bool,
+    /// Answers `roots/list`.
+    pub roots: Option<Arc<dyn NativeHandler>>,
+    /// Hears every notification from the server.
+    pub notification: Option<Arc<dyn NativeHandler>>,
+}
+
+impl NativeClientHandlers {
+    fn callbacks(self) -> ClientCallbacks {
+        let mut callbacks = ClientCallbacks::new();
+        if let Some(handler) = self.sampling {
+            callbacks = callbacks.with_sampling(Foreign::callback(handler), self.sampling_tools);
+        }
+        if let Some(handler) = self.elicitation {
+            let form = self.elicitation_form;
+            callbacks = callbacks.with_elicitation(Foreign::callback(handler), form, self.elicitation_url);
+        }
+        if let Some(handler) = self.roots {
+            callbacks = callbacks.with_roots(Foreign::callback(handler));
+        }
+        if let Some(handler) = self.notification {
+            callbacks = callbacks.with_notification(Foreign::callback(handler));
+        }
+        callbacks
+    }
+}
+
+/// The options of one request.
+#[derive(uniffi::Record, Default)]
+pub struct NativeCallOptions {
+    /// The time-out in milliseconds; the client's default when `None`.
+    pub timeout_ms: Option<u64>,
+    /// Hears each `notifications/progress` params object, as JSON text.
+    pub progress: Option<Arc<dyn NativeListener>>,
+    /// The JSON text of task metadata, to send the request as a task.
+    pub task: Option<String>,
+    /// The JSON text of an object whose entries are added to the request's `_meta`.
+    pub meta: Option<String>,
+    /// Cancels the request.
+    pub cancel: Option<Arc<NativeCancelHandle>>,
+}
+
+impl NativeCallOptions {
+    /// Splits the options into the bridge's and the cancel handle.
+    fn split(self) -> Result<(CallOptions, Option<Arc<NativeCancelHandle>>)> {
+        let mut options = CallOptions::new();
+        if let Some(ms) = self.timeout_ms {
+            options = options.with_timeout(Duration::from_millis(ms));
+        }
+        if let Some(listener) = self.progress {
+            options = options.with_progress(Arc::new(move |p: Value| listener.hear(p.to_string())));
+        }
+        if let Some(task) = self.task {
+            options = options.with_task(parse(&task, "the task metadata")?);
+        }
+        if let Some(meta) = self.meta {
+            match parse(&meta, "the request's _meta")? {
+                Value::Object(meta) => options = options.with_meta(meta),
+                _ => return Err(mcpkit_bridge::Error::invalid_input("the request's _meta must be an object").into()),
+            }
+        }
+        Ok((options, self.cancel))
+    }
+}
+
+/// Connects to a server and initializes the session; `transport` and `options` are the JSON
+/// texts of the bridge's transport spec and client options.
+#[uniffi::export]
+pub async fn native_connect(
+    transport: String,
+    options: Option<String>,
+    handlers: NativeClientHandlers,
+    cancel: Option<Arc<NativeCancelHandle>>,
+) -> Result<Arc<NativeClient>> {
+    let transport = parse(&transport, "the transport")?;
+    let options = parse_optional(options, "the client options")?;
+    let inner = cancellable(Client::connect(transport, options, handlers.callbacks()), cancel).await?;
+    Ok(Arc::new(NativeClient { inner }))
+}
+
+/// Connects to `server` in this process over an in-memory transport.
+#[uniffi::export]
+pub async fn native_connect_memory(
+    server: Arc<NativeServer>,
+    options: Option<String>,
+    handlers: NativeClientHandlers,
+) -> Result<Arc<NativeClient>> {
+    let options = parse_optional(options, "the client options")?;
+    let inner = Client::connect_memory(&server.inner, options, handlers.callbacks()).await?;
+    Ok(Arc::new(NativeClient { inner }))
+}
+
+/// A connected MCP client.
+#[derive(uniffi::Object)]
+pub struct NativeClient {
+    inner: Client,
+}
+
+#[uniffi::export]
+impl NativeClient {
+    /// Returns the JSON text of the server's `initialize` result.
+    pub fn server_info(&self) -> String {
+        self.inner.server_info().to_string()
+    }
+
+    /// Returns the negotiated protocol version.
+    pub fn protocol_version(&self) -> String {
+        self.inner.protocol_version()
+    }
+
+    /// Sends any request (`params` is JSON text) and returns the JSON text of its result.
+    pub async fn request(&self, method: String, params: Option<String>, options: NativeCallOptions) -> Result<String> {
+        let params = parse_optional(params, "the request params")?;
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.request(&method, params, options), cancel).await?.to_string())
+    }
+
+    /// Calls a tool with the JSON text of its arguments.
+    pub async fn call_tool(
+        &self,
+        name: String,
+        arguments: Option<String>,
+        options: NativeCallOptions,
+    ) -> Result<String> {
+        let arguments = parse_optional(arguments, "the tool arguments")?;
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.call_tool(&name, arguments, options), cancel).await?.to_string())
+    }
+
+    /// Sends a notification to the server.
+    pub fn notify(&self, method: String, params: Option<String>) -> Result<()> {
+        Ok(self.inner.notify(&method, parse_optional(params, "the notification params")?)?)
+    }
+
+    /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
+    /// `tasks`) from `cursor`.
+    pub async fn list(
+        &self,
+        kind: String,
+        cursor: Option<String>,
+        cancel: Option<Arc<NativeCancelHandle>>,
+    ) -> Result<String> {
+        Ok(cancellable(self.inner.list(&kind, cursor), cancel).await?.to_string())
+    }
+
+    /// Lists every item of `kind`, as the JSON text of an array.
+    pub async fn list_all(&self, kind: String, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
+        Ok(cancellable(self.inner.list_all(&kind), cancel).await?.to_string())
+    }
+
+    /// Tells the server that the client's roots changed.
+    pub fn notify_roots_changed(&self) -> Result<()> {
+        Ok(self.inner.notify_roots_changed()?)
+    }
+
+    /// Closes the connection; closing again does nothing.
+    pub async fn close(&self) {
+        let _ = self.inner.close().await;
+    }
+}

@@ -1,0 +1,24 @@
+//! The Swift bindings of mcpkit: uniffi exports over the bridge crate, `mcpkit-bridge`.
+//!
+//! Every protocol payload crosses as a JSON string; only handles (server, client, context,
+//! HTTP server) cross as objects, and Swift code implements [`NativeHandler`] for its
+//! closures. The hand-written Swift layer in `Sources/McpKit` turns the strings into `Codable`
+//! values and the flat [`NativeError`] into a Swift error. All protocol logic stays in the
+//! bridge and the core.
+//!
+//! Architecture Invariant: this crate holds glue only (conversion and forwarding); anything a
+//! binding needs that is not a conversion goes into the bridge, for every language.
+
+mod client;
+mod context;
+mod error;
+mod runtime;
+mod server;
+
+pub use client::{NativeCallOptions, NativeClient, NativeClientHandlers, native_connect, native_connect_memory};
+pub use context::NativeContext;
+pub use error::{NativeError, native_error_codes};
+pub use runtime::NativeCancelHandle;
+pub use server::{NativeHandler, NativeHttpServer, NativeListener, NativeServer};
+
+uniffi::setup_scaffolding!();

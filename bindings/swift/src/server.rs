@@ -1,0 +1,168 @@
+//! The server handle, the foreign handler traits Swift implements, and the HTTP server handle.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use mcpkit_bridge::{Callback, Context, Error, HttpServer, Server};
+use serde_json::Value;
+
+use crate::{
+    NativeCancelHandle, NativeContext,
+    error::{Result, parse},
+    runtime::cancellable,
+};
+
+/// A handler written in Swift: the JSON text of the payload and the request's context in, the
+/// JSON text of the handler's value out.
+///
+/// The bridge's result rules and error policy turn the value into the MCP result; dropping
+/// the call (the request was cancelled) cancels the Swift task that runs it.
+#[uniffi::export(with_foreign)]
+#[async_trait]
+pub trait NativeHandler: Send + Sync {
+    /// Calls the handler.
+    async fn call(&self, payload: String, context: Arc<NativeContext>) -> Result<String>;
+}
+
+/// A listener written in Swift that hears JSON payloads, such as progress notifications.
+#[uniffi::export(with_foreign)]
+pub trait NativeListener: Send + Sync {
+    /// Hears one payload.
+    fn hear(&self, payload: String);
+}
+
+/// Adapts a Swift handler to the bridge's one callback shape.
+pub(crate) struct Foreign(Arc<dyn NativeHandler>);
+
+impl Foreign {
+    pub(crate) fn callback(handler: Arc<dyn NativeHandler>) -> Arc<dyn Callback> {
+        Arc::new(Foreign(handler))
+    }
+}
+
+#[async_trait]
+impl Callback for Foreign {
+    async fn call(&self, payload: Value, context: Context) -> std::result::Result<Value, Error> {
+        let context = Arc::new(NativeContext::new(context));
+        let out = self.0.call(payload.to_string(), context).await?;
+        Ok(parse(&out, "a handler's result")?)
+    }
+}
+
+/// An MCP server whose handlers are written in Swift.
+#[derive(uniffi::Object)]
+pub struct NativeServer {
+    pub(crate) inner: Server,
+}
+
+#[uniffi::export]
+impl NativeServer {
+    /// Creates a server from the JSON text of its description and settings (see the bridge's
+    /// `Server::new`).
+    #[uniffi::constructor]
+    pub fn new(spec: String) -> Result<Arc<Self>> {
+        Ok(Arc::new(NativeServer { inner: Server::new(parse(&spec, "the server description")?)? }))
+    }
+
+    /// Registers a tool from the JSON text of its `Tool` descriptor, or replaces one.
+    pub fn add_tool(&self, descriptor: String, handler: Arc<dyn NativeHandler>) -> Result<()> {
+        Ok(self.inner.add_tool(parse(&descriptor, "the tool")?, Foreign::callback(handler))?)
+    }
+
+    /// Registers a resource from the JSON text of its `Resource` descriptor.
+    pub fn add_resource(&self, descriptor: String, handler: Arc<dyn NativeHandler>) -> Result<()> {
+        Ok(self.inner.add_resource(parse(&descriptor, "the resource")?, Foreign::callback(handler))?)
+    }
+
+    /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor.
+    pub fn add_resource_template(&self, descriptor: String, handler: Arc<dyn NativeHandler>) -> Result<()> {
+        let descriptor = parse(&descriptor, "the resource template")?;
+        Ok(self.inner.add_resource_template(descriptor, Foreign::callback(handler))?)
+    }
+
+    /// Registers a prompt from the JSON text of its `Prompt` descriptor.
+    pub fn add_prompt(&self, descriptor: String, handler: Arc<dyn NativeHandler>) -> Result<()> {
+        Ok(self.inner.add_prompt(parse(&descriptor, "the prompt")?, Foreign::callback(handler))?)
+    }
+
+    /// Sets the handler of `completion/complete`.
+    pub fn set_completion(&self, handler: Arc<dyn NativeHandler>) {
+        self.inner.set_completion(Foreign::callback(handler));
+    }
+
+    /// Sets the handler that hears that a client's roots changed; it can be set once.
+    pub fn on_roots_changed(&self, handler: Arc<dyn NativeHandler>) -> Result<()> {
+        Ok(self.inner.on_roots_changed(Foreign::callback(handler))?)
+    }
+
+    /// Removes a tool, returning whether it existed.
+    pub fn remove_tool(&self, name: String) -> bool {
+        self.inner.remove_tool(&name)
+    }
+
+    /// Removes a resource by URI, returning whether it existed.
+    pub fn remove_resource(&self, uri: String) -> bool {
+        self.inner.remove_resource(&uri)
+    }
+
+    /// Removes a resource template by its URI template, returning whether it existed.
+    pub fn remove_resource_template(&self, uri_template: String) -> bool {
+        self.inner.remove_resource_template(&uri_template)
+    }
+
+    /// Removes a prompt, returning whether it existed.
+    pub fn remove_prompt(&self, name: String) -> bool {
+        self.inner.remove_prompt(&name)
+    }
+
+    /// Tells the clients subscribed to `uri` that the resource changed.
+    pub fn notify_resource_updated(&self, uri: String) {
+        self.inner.notify_resource_updated(&uri);
+    }
+
+    /// Sends a log message (the JSON text `data`) at `level` to every client that wants it.
+    pub fn log(&self, level: String, data: String, logger: Option<String>) -> Result<()> {
+        Ok(self.inner.log(&level, parse(&data, "the log data")?, logger.as_deref())?)
+    }
+
+    /// Returns the JSON text of the capabilities the server declares now.
+    pub fn capabilities(&self) -> String {
+        self.inner.capabilities().to_string()
+    }
+
+    /// Serves one client over this process's stdin and stdout until it leaves.
+    pub async fn serve_stdio(&self, cancel: Option<Arc<NativeCancelHandle>>) -> Result<()> {
+        Ok(cancellable(self.inner.serve_stdio(), cancel).await?)
+    }
+
+    /// Serves Streamable HTTP on its own port; `options` is the JSON text of the bridge's
+    /// HTTP options (`host`, `port`, `path`, ...).
+    pub async fn serve_http(&self, options: String) -> Result<Arc<NativeHttpServer>> {
+        let options = parse(&options, "the HTTP options")?;
+        Ok(Arc::new(NativeHttpServer { inner: self.inner.serve_http(options).await? }))
+    }
+}
+
+/// A running Streamable HTTP server.
+#[derive(uniffi::Object)]
+pub struct NativeHttpServer {
+    inner: HttpServer,
+}
+
+#[uniffi::export]
+impl NativeHttpServer {
+    /// Returns the URL of the MCP endpoint.
+    pub fn url(&self) -> String {
+        self.inner.url().to_owned()
+    }
+
+    /// Stops the server and ends its sessions; closing again does nothing.
+    pub async fn close(&self) -> Result<()> {
+        Ok(self.inner.close().await?)
+    }
+
+    /// Returns when the server is closed.
+    pub async fn wait(&self, cancel: Option<Arc<NativeCancelHandle>>) -> Result<()> {
+        Ok(cancellable(self.inner.wait(), cancel).await?)
+    }
+}

@@ -1,0 +1,809 @@
+//! The client side: logging in to a protected MCP server with OAuth 2.1.
+//!
+//! An [`OAuthClient`] is an [`AuthProvider`] for the Streamable HTTP client. When the server
+//! answers `401`, it discovers the server's Protected Resource Metadata and its authorization
+//! server's metadata, registers (pre-registered credentials, a client ID metadata document, or
+//! dynamic registration), runs the authorization code flow with PKCE S256 and the `resource`
+//! parameter (or the client credentials grant, for machine clients), stores the tokens, and the
+//! request is sent again. A `403 insufficient_scope` steps up to the scopes it names, a bounded
+//! number of times; expired tokens are refreshed.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
+
+use async_trait::async_trait;
+use oauth2::{
+    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, HttpRequest, HttpResponse,
+    PkceCodeChallenge, RedirectUrl, RefreshToken, Scope, TokenResponse, TokenUrl, basic::BasicClient,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use url::Url;
+
+use super::metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
+use crate::{Error, sync::lock};
+
+/// Supplies the bearer tokens of a Streamable HTTP client and answers the server's
+/// challenges.
+#[async_trait]
+pub trait AuthProvider: Send + Sync + 'static {
+    /// Returns the access token to send, if there is one, refreshing it first when it expired.
+    async fn access_token(&self) -> Result<Option<String>, Error>;
+
+    /// Answers a `401` or `403` response with its `WWW-Authenticate` header, returning whether
+    /// a new token is ready and the request should be sent again.
+    async fn challenged(&self, status: u16, www_authenticate: Option<&str>) -> Result<bool, Error>;
+}
+
+/// The tokens and client registration kept for one server.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct StoredTokens {
+    /// The access token.
+    pub access_token: Option<String>,
+    /// The refresh token, if the authorization server gave one.
+    pub refresh_token: Option<String>,
+    /// When the access token expires, in seconds since the Unix epoch.
+    pub expires_at: Option<u64>,
+    /// The scopes asked for.
+    pub scopes: Vec<String>,
+    /// The client id this client is registered under.
+    pub client_id: Option<String>,
+    /// The client secret, for confidential clients.
+    pub client_secret: Option<String>,
+}
+
+/// Keeps tokens between runs, keyed by the server's resource URL.
+#[async_trait]
+pub trait TokenStore: Send + Sync + 'static {
+    /// Returns what was stored for `resource`.
+    async fn load(&self, resource: &str) -> Option<StoredTokens>;
+    /// Stores `tokens` for `resource`.
+    async fn save(&self, resource: &str, tokens: StoredTokens);
+}
+
+/// A [`TokenStore`] that keeps tokens in memory for the life of the process.
+#[derive(Debug, Default)]
+pub struct InMemoryTokenStore {
+    tokens: Mutex<HashMap<String, StoredTokens>>,
+}
+
+#[async_trait]
+impl TokenStore for InMemoryTokenStore {
+    async fn load(&self, resource: &str) -> Option<StoredTokens> {
+        lock(&self.tokens).get(resource).cloned()
+    }
+
+    async fn save(&self, resource: &str, tokens: StoredTokens) {
+        lock(&self.tokens).insert(resource.to_owned(), tokens);
+    }
+}
+
+/// The interactive part of the authorization code flow, which the application supplies: show
+/// the user `authorization_url` (in a browser) and return the URL the authorization server
+/// redirected back to, with its `code` and `state`.
+#[async_trait]
+pub trait Authorizer: Send + Sync + 'static {
+    /// Lets the user authorize at `authorization_url` and returns the redirect URL reached.
+    async fn authorize(&self, authorization_url: String) -> Result<String, Error>;
+}
+
+/// How a machine client proves who it is in the client credentials grant.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum ClientCredentials {
+    /// A client secret, sent as the server prefers (`client_secret_basic` or `_post`).
+    Secret {
+        /// The client id.
+        client_id: String,
+        /// The client secret.
+        client_secret: String,
+    },
+    /// A JWT signed with the client's private key (`private_key_jwt`, RFC 7523).
+    PrivateKeyJwt {
+        /// The client id.
+        client_id: String,
+        /// The private key, PEM-encoded (PKCS#8).
+        private_key_pem: String,
+        /// The signing algorithm: `ES256`, `ES384`, `RS256` and the like.
+        algorithm: String,
+    },
+}
+
+/// The settings of an [`OAuthClient`].
+///
+/// Build them with [`OAuthClientOptions::new`] (users, authorization code) or
+/// [`OAuthClientOptions::machine`] (client credentials) and the `with_*` methods; fields may be
+/// added in later versions.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct OAuthClientOptions {
+    /// The client's name, sent in dynamic registration.
+    pub client_name: String,
+    /// The redirect URI of the authorization code flow.
+    pub redirect_uri: String,
+    /// Shows the user the authorization URL and returns the redirect; `None` for machine
+    /// clients.
+    pub authorizer: Option<Arc<dyn Authorizer>>,
+    /// A pre-registered client id, used before any other registration.
+    pub client_id: Option<String>,
+    /// The secret of the pre-registered client.
+    pub client_secret: Option<String>,
+    /// The URL of this client's ID metadata document, used as its client id where the
+    /// authorization server supports that.
+    pub client_metadata_url: Option<String>,
+    /// The credentials of a machine client, which uses the client credentials grant.
+    pub client_credentials: Option<ClientCredentials>,
+    /// The scopes to ask for instead of those the server suggests.
+    pub scopes: Option<Vec<String>>,
+    /// Where tokens are kept.
+    pub store: Arc<dyn TokenStore>,
+    /// How many times one client may step up its scopes after `403 insufficient_scope` before
+    /// the request fails; 2 by default, so that one operation leads to at most three
+    /// authorizations.
+    pub max_step_ups: u32,
+}
+
+impl std::fmt::Debug for OAuthClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClientOptions")
+            .field("client_name", &self.client_name)
+            .field("redirect_uri", &self.redirect_uri)
+            .field("client_id", &self.client_id)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("scopes", &self.scopes)
+            .field("max_step_ups", &self.max_step_ups)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthClientOptions {
+    /// Creates the settings of a client that logs users in: `authorizer` shows them the
+    /// authorization URL, and the authorization server redirects to `redirect_uri`.
+    pub fn new(
+        client_name: impl Into<String>,
+        redirect_uri: impl Into<String>,
+        authorizer: Arc<dyn Authorizer>,
+    ) -> Self {
+        OAuthClientOptions {
+            client_name: client_name.into(),
+            redirect_uri: redirect_uri.into(),
+            authorizer: Some(authorizer),
+            client_id: None,
+            client_secret: None,
+            client_metadata_url: None,
+            client_credentials: None,
+            scopes: None,
+            store: Arc::new(InMemoryTokenStore::default()),
+            max_step_ups: 2,
+        }
+    }
+
+    /// Creates the settings of a machine client, which uses the client credentials grant.
+    pub fn machine(credentials: ClientCredentials) -> Self {
+        OAuthClientOptions {
+            client_name: "mcpkit".to_owned(),
+            redirect_uri: String::new(),
+            authorizer: None,
+            client_id: None,
+            client_secret: None,
+            client_metadata_url: None,
+            client_credentials: Some(credentials),
+            scopes: None,
+            store: Arc::new(InMemoryTokenStore::default()),
+            max_step_ups: 2,
+        }
+    }
+
+    /// Sets a pre-registered client id and, for a confidential client, its secret.
+    pub fn with_client(mut self, client_id: impl Into<String>, client_secret: Option<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self.client_secret = client_secret;
+        self
+    }
+
+    /// Sets the URL of this client's ID metadata document.
+    pub fn with_client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Sets the scopes to ask for instead of those the server suggests.
+    pub fn with_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets where tokens are kept.
+    pub fn with_store(mut self, store: Arc<dyn TokenStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Sets how many times the client may step up its scopes.
+    pub fn with_max_step_ups(mut self, step_ups: u32) -> Self {
+        self.max_step_ups = step_ups;
+        self
+    }
+}
+
+/// What the client learned about the authorization server.
+#[derive(Clone)]
+struct Server {
+    /// The resource indicator sent with every authorization and token request.
+    resource: String,
+    metadata: AuthorizationServerMetadata,
+    /// The scopes of the protected resource metadata, if it lists any.
+    resource_scopes: Option<Vec<String>>,
+}
+
+#[derive(Default)]
+struct FlowState {
+    tokens: Option<StoredTokens>,
+    server: Option<Server>,
+    step_ups: u32,
+}
+
+/// Logs a Streamable HTTP client in to a protected MCP server; see the module documentation.
+pub struct OAuthClient {
+    server_url: Url,
+    options: OAuthClientOptions,
+    http: reqwest::Client,
+    flow: tokio::sync::Mutex<FlowState>,
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient").field("server_url", &self.server_url.as_str()).finish_non_exhaustive()
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+fn auth_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Auth(format!("{what}: {e}"))
+}
+
+/// Reads the parameters of a `Bearer` challenge.
+fn challenge_params(header: &str) -> HashMap<String, String> {
+    let mut params = HashMap::new();
+    let Some(rest) = header.trim_start().strip_prefix("Bearer").or_else(|| header.trim_start().strip_prefix("bearer"))
+    else {
+        return params;
+    };
+    let mut rest = rest.trim_start();
+    while !rest.is_empty() {
+        let Some((name, after)) = rest.split_once('=') else { break };
+        let name = name.trim().trim_start_matches(',').trim().to_ascii_lowercase();
+        let after = after.trim_start();
+        let (value, remaining) = if let Some(quoted) = after.strip_prefix('"') {
+            match quoted.find('"') {
+                Some(end) => (&quoted[..end], &quoted[end + 1..]),
+                None => (quoted, ""),
+            }
+        } else {
+            match after.find(',') {
+                Some(end) => (after[..end].trim(), &after[end..]),
+                None => (after.trim(), ""),
+            }
+        };
+        params.insert(name, value.to_owned());
+        rest = remaining.trim_start().trim_start_matches(',').trim_start();
+    }
+    params
+}
+
+fn origin(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+/// The URLs of the authorization server metadata of `issuer`, in the order the specification
+/// gives: OAuth and OpenID Connect, with the issuer's path inserted or appended.
+fn metadata_urls(issuer: &Url) -> Vec<String> {
+    let base = origin(issuer);
+    let path = issuer.path().trim_end_matches('/');
+    if path.is_empty() {
+        vec![
+            format!("{base}/.well-known/oauth-authorization-server"),
+            format!("{base}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{base}/.well-known/oauth-authorization-server{path}"),
+            format!("{base}/.well-known/openid-configuration{path}"),
+            format!("{base}{path}/.well-known/openid-configuration"),
+        ]
+    }
+}
+
+/// Whether the protected resource metadata's `resource` names the server at `server`: the same
+/// origin, and a path that is the server's or one of its parents.
+fn resource_matches(resource: &str, server: &Url) -> bool {
+    let Ok(resource) = Url::parse(resource) else { return false };
+    let parent = resource.path().trim_end_matches('/');
+    let path = server.path().trim_end_matches('/');
+    origin(&resource) == origin(server) && (path == parent || path.starts_with(&format!("{parent}/")))
+}
+
+/// Sends oauth2's requests with reqwest, following no redirects.
+struct OAuthHttp(reqwest::Client);
+
+impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
+    type Error = reqwest::Error;
+    type Future = futures::future::BoxFuture<'c, Result<HttpResponse, reqwest::Error>>;
+
+    fn call(&'c self, request: HttpRequest) -> Self::Future {
+        Box::pin(async move {
+            let request = reqwest::Request::try_from(request)?;
+            let response = self.0.execute(request).await?;
+            let mut builder = http::Response::builder().status(response.status());
+            for (name, value) in response.headers() {
+                builder = builder.header(name, value);
+            }
+            let body = response.bytes().await?.to_vec();
+            Ok(builder.body(body).unwrap_or_default())
+        })
+    }
+}
+
+impl OAuthClient {
+    /// Creates a client that logs in to the MCP server at `server_url`.
+    pub fn new(server_url: &str, options: OAuthClientOptions) -> Result<Self, Error> {
+        let server_url = Url::parse(server_url).map_err(|e| Error::Config(format!("invalid server URL: {e}")))?;
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| Error::Config(format!("no HTTP client: {e}")))?;
+        Ok(OAuthClient { server_url, options, http, flow: tokio::sync::Mutex::default() })
+    }
+
+    /// The key of this server's tokens in the store.
+    fn store_key(&self) -> String {
+        self.server_url.to_string()
+    }
+
+    async fn get_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Option<T> {
+        let response = self.http.get(url).header("accept", "application/json").send().await.ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        serde_json::from_slice(&response.bytes().await.ok()?).ok()
+    }
+
+    /// Finds the protected resource metadata and the authorization server's metadata.
+    async fn discover(&self, metadata_hint: Option<&str>) -> Result<Server, Error> {
+        let base = origin(&self.server_url);
+        let path = self.server_url.path().trim_end_matches('/');
+        let mut candidates: Vec<String> = metadata_hint.map(str::to_owned).into_iter().collect();
+        if !path.is_empty() {
+            candidates.push(format!("{base}/.well-known/oauth-protected-resource{path}"));
+        }
+        candidates.push(format!("{base}/.well-known/oauth-protected-resource"));
+        let mut prm = None;
+        for url in &candidates {
+            if let Some(document) = self.get_json::<ProtectedResourceMetadata>(url).await {
+                prm = Some(document);
+                break;
+            }
+        }
+        let (issuer, resource, resource_scopes) = match prm {
+            Some(prm) => {
+                if !resource_matches(&prm.resource, &self.server_url) {
+                    return Err(Error::Auth(format!(
+                        "the protected resource metadata names {} , not this server ({})",
+                        prm.resource, self.server_url
+                    )));
+                }
+                let issuer = prm.authorization_servers.first().cloned().unwrap_or_else(|| base.clone());
+                (issuer, prm.resource, prm.scopes_supported)
+            }
+            // Servers of protocol 2025-03-26 are their own authorization server.
+            None => (base.clone(), self.server_url.to_string(), None),
+        };
+        let issuer_url = Url::parse(&issuer).map_err(|e| auth_error("invalid issuer", e))?;
+        for url in metadata_urls(&issuer_url) {
+            if let Some(metadata) = self.get_json::<AuthorizationServerMetadata>(&url).await {
+                return Ok(Server { resource, metadata, resource_scopes });
+            }
+        }
+        // No metadata at all: the default endpoints of protocol 2025-03-26.
+        let root = origin(&issuer_url);
+        let metadata = AuthorizationServerMetadata {
+            issuer: issuer.clone(),
+            authorization_endpoint: Some(format!("{root}/authorize")),
+            token_endpoint: Some(format!("{root}/token")),
+            registration_endpoint: Some(format!("{root}/register")),
+            code_challenge_methods_supported: Some(vec!["S256".to_owned()]),
+            ..AuthorizationServerMetadata::default()
+        };
+        Ok(Server { resource, metadata, resource_scopes })
+    }
+
+    /// Chooses how to authenticate at the token endpoint: the first of `client_secret_basic`,
+    /// `client_secret_post` and `none` the server supports (`client_secret_basic` when it does
+    /// not say).
+    fn auth_method(metadata: &AuthorizationServerMetadata) -> &'static str {
+        let supported = metadata.token_endpoint_auth_methods_supported.clone().unwrap_or_default();
+        ["client_secret_basic", "client_secret_post", "none"]
+            .into_iter()
+            .find(|m| supported.iter().any(|s| s == m))
+            .unwrap_or("client_secret_basic")
+    }
+
+    /// Returns the client id and secret: pre-registered, kept from an earlier registration, a
+    /// client ID metadata document, or a new dynamic registration.
+    async fn register(&self, server: &Server, kept: &StoredTokens) -> Result<(String, Option<String>), Error> {
+        if let Some(id) = &self.options.client_id {
+            return Ok((id.clone(), self.options.client_secret.clone()));
+        }
+        if let Some(id) = &kept.client_id {
+            return Ok((id.clone(), kept.client_secret.clone()));
+        }
+        if let Some(url) = &self.options.client_metadata_url
+            && server.metadata.client_id_metadata_document_supported
+        {
+            return Ok((url.clone(), None));
+        }
+        let Some(endpoint) = &server.metadata.registration_endpoint else {
+            return Err(Error::Auth(
+                "the authorization server offers no registration and no client id was configured".to_owned(),
+            ));
+        };
+        let request = json!({
+            "client_name": self.options.client_name,
+            "redirect_uris": [self.options.redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": Self::auth_method(&server.metadata),
+        });
+        let response = self
+            .http
+            .post(endpoint)
+            .header("content-type", "application/json")
+            .body(request.to_string())
+            .send()
+            .await
+            .map_err(|e| auth_error("registration failed", e))?;
+        if !response.status().is_success() {
+            return Err(Error::Auth(format!("registration was refused with HTTP {}", response.status())));
+        }
+        let body = response.bytes().await.map_err(|e| auth_error("invalid registration response", e))?;
+        let registered: Value =
+            serde_json::from_slice(&body).map_err(|e| auth_error("invalid registration response", e))?;
+        let id =
+            registered["client_id"].as_str().ok_or_else(|| Error::Auth("registration gave no client id".to_owned()))?;
+        Ok((id.to_owned(), registered["client_secret"].as_str().map(str::to_owned)))
+    }
+
+    /// Builds oauth2's client for the server's endpoints and this client's credentials.
+    fn oauth_client(
+        &self,
+        server: &Server,
+        client_id: &str,
+        secret: Option<&str>,
+    ) -> Result<
+        BasicClient<
+            oauth2::EndpointSet,
+            oauth2::EndpointNotSet,
+            oauth2::EndpointNotSet,
+            oauth2::EndpointNotSet,
+            oauth2::EndpointSet,
+        >,
+        Error,
+    > {
+        let metadata = &server.metadata;
+        let authorize =
+            metadata.authorization_endpoint.clone().unwrap_or_else(|| format!("{}/authorize", metadata.issuer));
+        let token = metadata
+            .token_endpoint
+            .clone()
+            .ok_or_else(|| Error::Auth("the authorization server has no token endpoint".to_owned()))?;
+        let mut client = BasicClient::new(ClientId::new(client_id.to_owned()))
+            .set_auth_uri(AuthUrl::new(authorize).map_err(|e| auth_error("invalid authorization endpoint", e))?)
+            .set_token_uri(TokenUrl::new(token).map_err(|e| auth_error("invalid token endpoint", e))?);
+        if let Some(secret) = secret {
+            client = client.set_client_secret(ClientSecret::new(secret.to_owned()));
+        }
+        let method = Self::auth_method(metadata);
+        client = client.set_auth_type(if method == "client_secret_post" || secret.is_none() {
+            AuthType::RequestBody
+        } else {
+            AuthType::BasicAuth
+        });
+        if !self.options.redirect_uri.is_empty() {
+            client = client.set_redirect_uri(
+                RedirectUrl::new(self.options.redirect_uri.clone())
+                    .map_err(|e| auth_error("invalid redirect URI", e))?,
+            );
+        }
+        Ok(client)
+    }
+
+    /// Runs the authorization code flow with PKCE for `scopes`.
+    async fn authorization_code(
+        &self,
+        server: &Server,
+        scopes: &[String],
+        kept: &StoredTokens,
+    ) -> Result<StoredTokens, Error> {
+        let authorizer = self
+            .options
+            .authorizer
+            .as_ref()
+            .ok_or_else(|| Error::Auth("no authorizer to log the user in".to_owned()))?;
+        if let Some(methods) = &server.metadata.code_challenge_methods_supported
+            && !methods.iter().any(|m| m == "S256")
+        {
+            return Err(Error::Auth("the authorization server does not support PKCE with S256".to_owned()));
+        }
+        let (client_id, secret) = self.register(server, kept).await?;
+        let client = self.oauth_client(server, &client_id, secret.as_deref())?;
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let (url, state) = client
+            .authorize_url(CsrfToken::new_random)
+            .add_scopes(scopes.iter().cloned().map(Scope::new))
+            .set_pkce_challenge(challenge)
+            .add_extra_param("resource", server.resource.clone())
+            .url();
+        let redirect = authorizer.authorize(url.to_string()).await?;
+        let redirect = Url::parse(&redirect).map_err(|e| auth_error("invalid redirect URL", e))?;
+        let query: HashMap<String, String> = redirect.query_pairs().into_owned().collect();
+        if let Some(error) = query.get("error") {
+            return Err(Error::Auth(format!("the authorization was refused: {error}")));
+        }
+        if query.get("state") != Some(state.secret()) {
+            return Err(Error::Auth("the redirect's state does not match the request's".to_owned()));
+        }
+        let code = query.get("code").ok_or_else(|| Error::Auth("the redirect carries no code".to_owned()))?;
+        let http = OAuthHttp(self.http.clone());
+        let token = client
+            .exchange_code(AuthorizationCode::new(code.clone()))
+            .set_pkce_verifier(verifier)
+            .add_extra_param("resource", server.resource.clone())
+            .request_async(&http)
+            .await
+            .map_err(|e| auth_error("the token request failed", e))?;
+        Ok(stored(&token, scopes, client_id, secret, kept.refresh_token.clone()))
+    }
+
+    /// Runs the client credentials grant for `scopes`.
+    async fn client_credentials(
+        &self,
+        server: &Server,
+        scopes: &[String],
+        credentials: &ClientCredentials,
+    ) -> Result<StoredTokens, Error> {
+        let (client_id, secret, assertion) = match credentials {
+            ClientCredentials::Secret { client_id, client_secret } => {
+                (client_id.clone(), Some(client_secret.clone()), None)
+            }
+            ClientCredentials::PrivateKeyJwt { client_id, private_key_pem, algorithm } => {
+                // The audience is the authorization server's issuer identifier (RFC 7523bis).
+                let assertion = client_assertion(client_id, &server.metadata.issuer, private_key_pem, algorithm)?;
+                (client_id.clone(), None, Some(assertion))
+            }
+        };
+        let client = self.oauth_client(server, &client_id, secret.as_deref())?;
+        let mut request = client
+            .exchange_client_credentials()
+            .add_scopes(scopes.iter().cloned().map(Scope::new))
+            .add_extra_param("resource", server.resource.clone());
+        if let Some(assertion) = assertion {
+            request = request
+                .add_extra_param("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+                .add_extra_param("client_assertion", assertion);
+        }
+        let http = OAuthHttp(self.http.clone());
+        let token = request.request_async(&http).await.map_err(|e| auth_error("the token request failed", e))?;
+        Ok(stored(&token, scopes, client_id, secret, None))
+    }
+
+    /// Exchanges the refresh token for a new access token.
+    async fn refresh(&self, server: &Server, kept: &StoredTokens) -> Result<StoredTokens, Error> {
+        let refresh = kept.refresh_token.clone().ok_or_else(|| Error::Auth("no refresh token".to_owned()))?;
+        let client_id = kept
+            .client_id
+            .clone()
+            .or_else(|| self.options.client_id.clone())
+            .ok_or_else(|| Error::Auth("no client id".to_owned()))?;
+        let client = self.oauth_client(server, &client_id, kept.client_secret.as_deref())?;
+        let refresh_token = RefreshToken::new(refresh.clone());
+        let http = OAuthHttp(self.http.clone());
+        let token = client
+            .exchange_refresh_token(&refresh_token)
+            .add_extra_param("resource", server.resource.clone())
+            .request_async(&http)
+            .await
+            .map_err(|e| auth_error("refreshing the token failed", e))?;
+        Ok(stored(&token, &kept.scopes, client_id, kept.client_secret.clone(), Some(refresh)))
+    }
+
+    /// Gets a token for `scopes`, the ones the challenge named or those the server suggests.
+    async fn login(
+        &self,
+        flow: &mut FlowState,
+        metadata_hint: Option<&str>,
+        challenge_scope: Option<&str>,
+    ) -> Result<(), Error> {
+        let server = match &flow.server {
+            Some(server) => server.clone(),
+            None => {
+                let server = self.discover(metadata_hint).await?;
+                flow.server = Some(server.clone());
+                server
+            }
+        };
+        let kept = flow.tokens.clone().unwrap_or_default();
+        let mut scopes: Vec<String> = match (&self.options.scopes, challenge_scope) {
+            (Some(scopes), _) => scopes.clone(),
+            (None, Some(scope)) => scope.split_whitespace().map(str::to_owned).collect(),
+            (None, None) => server.resource_scopes.clone().unwrap_or_default(),
+        };
+        let tokens = match &self.options.client_credentials {
+            Some(credentials) => self.client_credentials(&server, &scopes, credentials).await?,
+            None => {
+                let offered =
+                    server.metadata.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|s| s == "offline_access"));
+                if offered && !scopes.iter().any(|s| s == "offline_access") {
+                    scopes.push("offline_access".to_owned());
+                }
+                self.authorization_code(&server, &scopes, &kept).await?
+            }
+        };
+        self.options.store.save(&self.store_key(), tokens.clone()).await;
+        flow.tokens = Some(tokens);
+        Ok(())
+    }
+}
+
+/// Keeps what a token response gave.
+fn stored(
+    token: &oauth2::basic::BasicTokenResponse,
+    scopes: &[String],
+    client_id: String,
+    client_secret: Option<String>,
+    old_refresh: Option<String>,
+) -> StoredTokens {
+    StoredTokens {
+        access_token: Some(token.access_token().secret().clone()),
+        refresh_token: token.refresh_token().map(|r| r.secret().clone()).or(old_refresh),
+        expires_at: token.expires_in().map(|d| now().saturating_add(d.as_secs())),
+        scopes: scopes.to_vec(),
+        client_id: Some(client_id),
+        client_secret,
+    }
+}
+
+/// Signs the client assertion of `private_key_jwt` (RFC 7523).
+fn client_assertion(client_id: &str, audience: &str, pem: &str, algorithm: &str) -> Result<String, Error> {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header};
+    let alg: Algorithm = algorithm.parse().map_err(|e| auth_error("unknown signing algorithm", e))?;
+    let key = match alg {
+        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem.as_bytes()),
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem.as_bytes()),
+        _ => EncodingKey::from_rsa_pem(pem.as_bytes()),
+    }
+    .map_err(|e| auth_error("invalid private key", e))?;
+    let jti = crate::random::random_id().map_err(|e| auth_error("no random source", e))?;
+    let claims = json!({
+        "iss": client_id,
+        "sub": client_id,
+        "aud": audience,
+        "iat": now(),
+        "exp": now() + 300,
+        "jti": jti,
+    });
+    jsonwebtoken::encode(&Header::new(alg), &claims, &key)
+        .map_err(|e| auth_error("signing the client assertion failed", e))
+}
+
+#[async_trait]
+impl AuthProvider for OAuthClient {
+    async fn access_token(&self) -> Result<Option<String>, Error> {
+        let mut flow = self.flow.lock().await;
+        if flow.tokens.is_none() {
+            flow.tokens = self.options.store.load(&self.store_key()).await;
+        }
+        let Some(tokens) = flow.tokens.clone() else { return Ok(None) };
+        let expired = tokens.expires_at.is_some_and(|at| at <= now().saturating_add(30));
+        if expired && tokens.refresh_token.is_some() {
+            let server = match &flow.server {
+                Some(server) => Some(server.clone()),
+                None => self.discover(None).await.ok(),
+            };
+            if let Some(server) = server {
+                flow.server = Some(server.clone());
+                match self.refresh(&server, &tokens).await {
+                    Ok(fresh) => {
+                        self.options.store.save(&self.store_key(), fresh.clone()).await;
+                        flow.tokens = Some(fresh);
+                    }
+                    Err(e) => tracing::debug!(error = %e, "refreshing the access token failed"),
+                }
+            }
+        }
+        Ok(flow.tokens.as_ref().and_then(|t| t.access_token.clone()))
+    }
+
+    async fn challenged(&self, status: u16, www_authenticate: Option<&str>) -> Result<bool, Error> {
+        let params = www_authenticate.map(challenge_params).unwrap_or_default();
+        let mut flow = self.flow.lock().await;
+        let hint = params.get("resource_metadata").map(String::as_str);
+        match status {
+            401 => {
+                self.login(&mut flow, hint, params.get("scope").map(String::as_str)).await?;
+                Ok(true)
+            }
+            403 if params.get("error").map(String::as_str) == Some("insufficient_scope") => {
+                if flow.step_ups >= self.options.max_step_ups {
+                    return Ok(false);
+                }
+                flow.step_ups += 1;
+                let mut scopes = flow.tokens.as_ref().map(|t| t.scopes.clone()).unwrap_or_default();
+                for scope in params.get("scope").map(String::as_str).unwrap_or("").split_whitespace() {
+                    if !scopes.iter().any(|s| s == scope) {
+                        scopes.push(scope.to_owned());
+                    }
+                }
+                let union = scopes.join(" ");
+                self.login(&mut flow, hint, Some(&union)).await?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn challenges_are_read_with_quoted_and_bare_values() {
+        let params = challenge_params(
+            r#"Bearer error="insufficient_scope", scope="a b", resource_metadata="http://x/.well-known/oauth-protected-resource/mcp", realm=plain"#,
+        );
+        assert_eq!(params["error"], "insufficient_scope");
+        assert_eq!(params["scope"], "a b");
+        assert_eq!(params["resource_metadata"], "http://x/.well-known/oauth-protected-resource/mcp");
+        assert_eq!(params["realm"], "plain");
+        assert!(challenge_params("Basic realm=x").is_empty());
+    }
+
+    #[test]
+    fn metadata_urls_follow_the_specification_order() {
+        let with_path = metadata_urls(&Url::parse("https://as.example/tenant1").unwrap());
+        assert_eq!(
+            with_path,
+            [
+                "https://as.example/.well-known/oauth-authorization-server/tenant1",
+                "https://as.example/.well-known/openid-configuration/tenant1",
+                "https://as.example/tenant1/.well-known/openid-configuration",
+            ]
+        );
+        let root = metadata_urls(&Url::parse("https://as.example").unwrap());
+        assert_eq!(
+            root,
+            [
+                "https://as.example/.well-known/oauth-authorization-server",
+                "https://as.example/.well-known/openid-configuration"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_resource_must_name_this_server() {
+        let server = Url::parse("https://mcp.example/mcp").unwrap();
+        assert!(resource_matches("https://mcp.example/mcp", &server));
+        assert!(resource_matches("https://mcp.example/", &server));
+        assert!(!resource_matches("https://evil.example/mcp", &server));
+        assert!(!resource_matches("https://mcp.example/other", &server));
+    }
+}

@@ -1,0 +1,222 @@
+//! The built-in verifier of JWT access tokens (RFC 9068), with keys from a JWKS document.
+
+use std::{
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use async_trait::async_trait;
+use jsonwebtoken::{
+    Algorithm, DecodingKey, Validation, decode, decode_header,
+    jwk::{Jwk, JwkSet},
+};
+use serde_json::{Map, Value};
+
+use super::resource::{AuthInfo, TokenError, TokenVerifier};
+use crate::{Error, sync::lock};
+
+/// The asymmetric algorithms accepted by default; `none` and shared-secret algorithms never
+/// are.
+const DEFAULT_ALGORITHMS: [Algorithm; 8] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+];
+
+/// Where the verifier's keys come from.
+enum Keys {
+    /// A fixed key set.
+    Fixed(JwkSet),
+    /// A JWKS URL, fetched when first needed and again when a token names an unknown key.
+    Remote { url: String, http: reqwest::Client, cache: Mutex<Option<(JwkSet, Instant)>> },
+}
+
+/// Verifies JWT access tokens: the signature with a key of a JWKS document (fetched from a
+/// URL and cached, or given directly), then the issuer, the audience (this server's resource
+/// URL), the expiry with a small leeway, and the required scopes.
+///
+/// Only asymmetric algorithms are accepted (RS, PS and ES families, and EdDSA when asked for);
+/// an unsigned token (`alg: none`) never is.
+pub struct JwtVerifier {
+    keys: Keys,
+    issuer: String,
+    audience: Vec<String>,
+    leeway: Duration,
+    required_scopes: Vec<String>,
+    algorithms: Vec<Algorithm>,
+    refresh_interval: Duration,
+}
+
+impl std::fmt::Debug for JwtVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtVerifier")
+            .field("issuer", &self.issuer)
+            .field("audience", &self.audience)
+            .field("leeway", &self.leeway)
+            .field("required_scopes", &self.required_scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JwtVerifier {
+    /// Creates a verifier of tokens from `issuer` for `audience` (this server's resource URL),
+    /// whose keys are fetched from `jwks_url` and fetched again when a token names a key that
+    /// is not known.
+    pub fn with_jwks_url(jwks_url: impl Into<String>, issuer: impl Into<String>, audience: impl Into<String>) -> Self {
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap_or_default();
+        let keys = Keys::Remote { url: jwks_url.into(), http, cache: Mutex::new(None) };
+        Self::with_keys(keys, issuer.into(), audience.into())
+    }
+
+    /// Creates a verifier of tokens from `issuer` for `audience` whose keys are the JWKS
+    /// document `jwks` (`{"keys": [...]}`).
+    pub fn with_jwks(jwks: &Value, issuer: impl Into<String>, audience: impl Into<String>) -> Result<Self, Error> {
+        let set: JwkSet = serde_json::from_value(jwks.clone())
+            .map_err(|e| Error::Config(format!("the JWKS document is not valid: {e}")))?;
+        Ok(Self::with_keys(Keys::Fixed(set), issuer.into(), audience.into()))
+    }
+
+    fn with_keys(keys: Keys, issuer: String, audience: String) -> Self {
+        JwtVerifier {
+            keys,
+            issuer,
+            audience: vec![audience],
+            leeway: Duration::from_secs(60),
+            required_scopes: Vec::new(),
+            algorithms: DEFAULT_ALGORITHMS.to_vec(),
+            refresh_interval: Duration::from_secs(30),
+        }
+    }
+
+    /// Sets how far a token's expiry may lie in the past because of clock skew (60 seconds by
+    /// default).
+    pub fn with_leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// Sets the scopes every token must carry.
+    pub fn with_required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Also accepts tokens signed with EdDSA.
+    pub fn with_eddsa(mut self) -> Self {
+        if !self.algorithms.contains(&Algorithm::EdDSA) {
+            self.algorithms.push(Algorithm::EdDSA);
+        }
+        self
+    }
+
+    /// Sets how soon after one fetch of the JWKS URL a token with an unknown key may cause
+    /// another (30 seconds by default), so that forged key ids cannot flood the issuer.
+    pub fn with_refresh_interval(mut self, interval: Duration) -> Self {
+        self.refresh_interval = interval;
+        self
+    }
+
+    /// Returns the key that signed a token with key id `kid`, fetching the key set when it is
+    /// not known yet (or again, when the key is not in it and the last fetch is old enough).
+    async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, TokenError> {
+        match &self.keys {
+            Keys::Fixed(set) => pick(set, kid, alg),
+            Keys::Remote { url, http, cache } => {
+                let cached = lock(cache).clone();
+                if let Some((set, fetched)) = &cached {
+                    match pick(set, kid, alg) {
+                        Ok(key) => return Ok(key),
+                        Err(e) if fetched.elapsed() < self.refresh_interval => return Err(e),
+                        Err(_) => {}
+                    }
+                }
+                let set = fetch_jwks(http, url).await?;
+                let key = pick(&set, kid, alg);
+                *lock(cache) = Some((set, Instant::now()));
+                key
+            }
+        }
+    }
+}
+
+async fn fetch_jwks(http: &reqwest::Client, url: &str) -> Result<JwkSet, TokenError> {
+    let unavailable = |e: &dyn std::fmt::Display| TokenError::Unavailable(format!("fetching the key set failed: {e}"));
+    let response = http.get(url).send().await.map_err(|e| unavailable(&e))?;
+    let response = response.error_for_status().map_err(|e| unavailable(&e))?;
+    let body = response.bytes().await.map_err(|e| unavailable(&e))?;
+    serde_json::from_slice(&body).map_err(|e| unavailable(&e))
+}
+
+/// Picks the key a token names, or the only key of a fitting type when it names none.
+fn pick(set: &JwkSet, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, TokenError> {
+    let usable = |jwk: &&Jwk| {
+        jwk.common.public_key_use.as_ref().is_none_or(|u| *u == jsonwebtoken::jwk::PublicKeyUse::Signature)
+    };
+    let jwk = match kid {
+        Some(kid) => set.find(kid).filter(usable),
+        None => {
+            let mut fitting = set
+                .keys
+                .iter()
+                .filter(usable)
+                .filter(|k| DecodingKey::from_jwk(k).is_ok_and(|d| d.family() == alg.family()));
+            match (fitting.next(), fitting.next()) {
+                (Some(only), None) => Some(only),
+                _ => None,
+            }
+        }
+    };
+    let jwk = jwk.ok_or_else(|| TokenError::Invalid("the token's signing key is not known".to_owned()))?;
+    DecodingKey::from_jwk(jwk).map_err(|e| TokenError::Invalid(format!("the signing key is not usable: {e}")))
+}
+
+#[async_trait]
+impl TokenVerifier for JwtVerifier {
+    async fn verify(&self, token: &str) -> Result<AuthInfo, TokenError> {
+        let header = decode_header(token).map_err(|e| TokenError::Invalid(format!("malformed token: {e}")))?;
+        if !self.algorithms.contains(&header.alg) {
+            return Err(TokenError::Invalid(format!("the algorithm {:?} is not accepted", header.alg)));
+        }
+        let key = self.key(header.kid.as_deref(), header.alg).await?;
+        let mut validation = Validation::new(header.alg);
+        validation.algorithms = self.algorithms.iter().copied().filter(|a| a.family() == key.family()).collect();
+        validation.leeway = self.leeway.as_secs();
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_audience(&self.audience);
+        let data = decode::<Map<String, Value>>(token, &key, &validation)
+            .map_err(|e| TokenError::Invalid(format!("the token was refused: {e}")))?;
+        let info = auth_info(data.claims);
+        if !info.has_scopes(&self.required_scopes) {
+            return Err(TokenError::Invalid("the token lacks a required scope".to_owned()));
+        }
+        Ok(info)
+    }
+}
+
+/// Reads the identity from a token's claims: `sub`, `client_id` (or `azp`), `iss`, `aud`,
+/// `exp`, and the scopes from `scope` (space-separated) or `scp` (a list or a string).
+fn auth_info(claims: Map<String, Value>) -> AuthInfo {
+    let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
+    let words = |value: &Value| -> Vec<String> {
+        match value {
+            Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
+            Value::Array(items) => items.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+            _ => Vec::new(),
+        }
+    };
+    AuthInfo {
+        subject: text("sub"),
+        client_id: text("client_id").or_else(|| text("azp")),
+        issuer: text("iss"),
+        audience: claims.get("aud").map(words).unwrap_or_default(),
+        scopes: claims.get("scope").or_else(|| claims.get("scp")).map(words).unwrap_or_default(),
+        expires_at: claims.get("exp").and_then(Value::as_u64),
+        claims,
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a bounded time: FUZZ_SECONDS each (60 by default).
+#
+# New inputs go to fuzz/corpus/<target> (not committed); the committed seeds in
+# fuzz/seeds/<target> are read, never written. Crashes are saved in fuzz/artifacts/<target>.
+# cargo-fuzz is installed from crates.io when missing; without the nightly toolchain the run
+# is skipped with a message, since libFuzzer needs it.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+seconds="${FUZZ_SECONDS:-60}"
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    echo "fuzz: skipped: the nightly Rust toolchain is not installed (rustup toolchain install nightly)"
+    exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    echo "fuzz: installing cargo-fuzz"
+    cargo +nightly install cargo-fuzz --locked
+fi
+target_dir="${CARGO_TARGET_DIR:-$PWD/../target}/fuzz"
+
+cargo +nightly fuzz build --target-dir "$target_dir"
+for target in $(cargo +nightly fuzz list); do
+    echo "fuzz: $target for ${seconds}s"
+    mkdir -p "corpus/$target"
+    cargo +nightly fuzz run --target-dir "$target_dir" "$target" "corpus/$target" "seeds/$target" -- \
+        -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1
+done
