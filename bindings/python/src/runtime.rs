@@ -256,8 +256,9 @@ impl PyCallback {
         outcome.map_err(|_| Error::internal("the asyncio loop dropped the handler's task"))?
     }
 
-    /// Starts the coroutine on the captured loop; returns the receiver of its result and the
-    /// guard that cancels it.
+    /// Starts the coroutine on the captured loop, inside `mcpkit.errors._contain` so that a
+    /// `SystemExit` or `KeyboardInterrupt` fails only this call; returns the receiver of its
+    /// result and the guard that cancels it.
     fn schedule(
         &self,
         py: Python<'_>,
@@ -266,6 +267,7 @@ impl PyCallback {
     ) -> PyResult<(oneshot::Receiver<Result<Value, Error>>, CancelOnDrop)> {
         let event_loop = self.event_loop.get(py)?;
         let coroutine = self.func.bind(py).call1(arguments(py, payload, context)?)?;
+        let coroutine = py.import("mcpkit.errors")?.call_method1("_contain", (coroutine,))?;
         let asyncio = py.import("asyncio")?;
         let future = asyncio.call_method1("run_coroutine_threadsafe", (coroutine, event_loop))?;
         let (tx, rx) = oneshot::channel();

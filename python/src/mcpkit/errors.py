@@ -8,7 +8,10 @@ result, and from other handlers an internal error. The codes are those of the na
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Optional
+from collections.abc import Awaitable
+from typing import Any, ClassVar, Optional, TypeVar
+
+_T = TypeVar("_T")
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -195,6 +198,17 @@ def _from_native(kind: str, code: Optional[int], message: str, data: Any) -> Exc
     if kind == "io":
         return OSError(message)
     return RuntimeError(message)
+
+
+async def _contain(call: Awaitable[_T]) -> _T:
+    """Awaits a coroutine handler so that ``SystemExit`` and ``KeyboardInterrupt`` fail only its
+    call: asyncio would let them out of the event loop and stop the server. The native module
+    runs every coroutine handler through this."""
+    try:
+        return await call
+    except (SystemExit, KeyboardInterrupt) as exc:
+        detail = f": {exc}" if str(exc) else ""
+        raise RuntimeError(f"the handler raised {type(exc).__name__}{detail}") from None
 
 
 __all__ = [
