@@ -11,7 +11,7 @@
 
 mod client;
 mod context;
-mod convert;
+pub mod convert;
 mod error;
 mod runtime;
 mod server;

@@ -1,0 +1,138 @@
+"""Careless handlers fail their own call only: the server process and its other calls go on."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from mcpkit import Client, Context, Server
+
+
+def nested(depth: int) -> Any:
+    value: Any = "bottom"
+    for _ in range(depth):
+        value = {"down": value}
+    return value
+
+
+def make_server() -> Server:
+    server = Server("careless")
+
+    @server.tool()
+    def deep(depth: int) -> dict[str, Any]:
+        """Returns a value nested `depth` levels deep."""
+        return nested(depth)
+
+    @server.tool()
+    def deep_list(depth: int) -> Any:
+        value: Any = []
+        for _ in range(depth):
+            value = [value]
+        return {"items": value}
+
+    @server.tool()
+    def itself() -> dict[str, Any]:
+        loop: dict[str, Any] = {"name": "loop"}
+        loop["self"] = loop
+        return loop
+
+    @server.tool()
+    def list_itself() -> Any:
+        loop: list[Any] = [1]
+        loop.append(loop)
+        return {"items": loop}
+
+    @server.tool()
+    def shared_twice() -> dict[str, Any]:
+        shared = {"x": 1}
+        return {"a": shared, "b": [shared, shared]}
+
+    @server.tool()
+    def not_a_number(which: str) -> dict[str, Any]:
+        return {"value": {"nan": math.nan, "inf": math.inf}[which]}
+
+    @server.tool()
+    def huge_int() -> dict[str, Any]:
+        return {"value": 2**70}
+
+    @server.tool()
+    async def logs_itself(ctx: Context) -> str:
+        loop: dict[str, Any] = {}
+        loop["loop"] = loop
+        ctx.log("info", loop)
+        return "logged"
+
+    @server.tool()
+    async def exits_async() -> str:
+        raise SystemExit(3)
+
+    @server.tool()
+    async def interrupted_async() -> str:
+        raise KeyboardInterrupt
+
+    @server.tool()
+    def exits_sync() -> str:
+        raise SystemExit("bye")
+
+    @server.tool()
+    def interrupted_sync() -> str:
+        raise KeyboardInterrupt
+
+    @server.tool()
+    def ping() -> str:
+        return "pong"
+
+    return server
+
+
+def error_text(result: dict[str, Any]) -> str:
+    assert result["isError"] is True, result
+    return str(result["content"][0]["text"])
+
+
+async def test_values_nested_too_deep_fail_their_call_only() -> None:
+    async with Client.memory(make_server()) as client:
+        for depth in (129, 1000, 100_000):
+            text = error_text(await client.call_tool("deep", {"depth": depth}))
+            assert "deeper" in text or "recursion" in text, text
+            text = error_text(await client.call_tool("deep_list", {"depth": depth}))
+            assert "deeper" in text or "recursion" in text, text
+        ok = await client.call_tool("deep", {"depth": 100})
+        assert ok.get("isError") is not True
+        assert ok["structuredContent"] == nested(100)
+        assert (await client.call_tool("ping"))["structuredContent"] == {"result": "pong"}
+
+
+async def test_values_that_contain_themselves_fail_their_call_only() -> None:
+    async with Client.memory(make_server()) as client:
+        for tool in ("itself", "list_itself"):
+            text = error_text(await client.call_tool(tool))
+            assert "itself" in text or "recursion" in text or "ircular" in text, text
+        shared = await client.call_tool("shared_twice")
+        assert shared["structuredContent"] == {"a": {"x": 1}, "b": [{"x": 1}, {"x": 1}]}
+        assert "contains itself" in error_text(await client.call_tool("logs_itself"))
+        assert (await client.call_tool("ping"))["structuredContent"] == {"result": "pong"}
+
+
+async def test_numbers_json_cannot_hold_are_errors() -> None:
+    async with Client.memory(make_server()) as client:
+        for which in ("nan", "inf"):
+            assert "not a JSON number" in error_text(await client.call_tool("not_a_number", {"which": which}))
+        assert "64 bits" in error_text(await client.call_tool("huge_int"))
+
+
+@pytest.mark.parametrize(
+    ("tool", "expected"),
+    [
+        ("exits_async", "SystemExit: 3"),
+        ("interrupted_async", "KeyboardInterrupt"),
+        ("exits_sync", "bye"),
+        ("interrupted_sync", "KeyboardInterrupt"),
+    ],
+)
+async def test_exit_and_interrupt_in_a_handler_fail_its_call_only(tool: str, expected: str) -> None:
+    async with Client.memory(make_server()) as client:
+        assert expected in error_text(await client.call_tool(tool))
+        assert (await client.call_tool("ping"))["structuredContent"] == {"result": "pong"}
