@@ -81,6 +81,36 @@ async fn uris_over_the_limit_are_refused_with_the_limit_named() {
 }
 
 /// A server with a `wait` tool that holds every call until released, counting calls started.
+#[tokio::test]
+async fn subscriptions_beyond_the_limit_are_refused_with_the_limit_named() {
+    let server = Server::builder(Implementation::new("files", "1"))
+        .resource_template(
+            ResourceTemplate::new("files://{name}", "files"),
+            |request: mcpkit::server::ResourceRequest, _ctx: RequestContext| async move {
+                Ok(ReadResourceResult { contents: vec![ResourceContents::text(request.uri, "x")], meta: None })
+            },
+        )
+        .max_subscriptions(3)
+        .build()
+        .unwrap();
+    let (mut raw, _session, _task) = raw_server(&server, None);
+    raw.initialize().await;
+    for id in 0..3 {
+        let response = raw.request(json!(id), "resources/subscribe", json!({ "uri": format!("files://{id}") })).await;
+        assert_eq!(response["result"], json!({}), "{response}");
+    }
+    // Subscribing again to a resource already subscribed to takes no more room.
+    let again = raw.request(json!(10), "resources/subscribe", json!({ "uri": "files://0" })).await;
+    assert_eq!(again["result"], json!({}), "{again}");
+    let refused = raw.request(json!(11), "resources/subscribe", json!({ "uri": "files://3" })).await;
+    assert!(assert_error(&refused, -32602).contains("subscribed to 3 resources"), "{refused}");
+    let freed = raw.request(json!(12), "resources/unsubscribe", json!({ "uri": "files://1" })).await;
+    assert_eq!(freed["result"], json!({}), "{freed}");
+    let accepted = raw.request(json!(13), "resources/subscribe", json!({ "uri": "files://3" })).await;
+    assert_eq!(accepted["result"], json!({}), "{accepted}");
+    assert_eq!(mcpkit::server::ServerOptions::default().max_subscriptions, mcpkit::server::DEFAULT_MAX_SUBSCRIPTIONS);
+}
+
 fn waiting_server(max_in_flight: usize, started: Arc<AtomicUsize>, release: Arc<Notify>) -> Server {
     Server::builder(Implementation::new("wait", "1"))
         .max_in_flight_requests(max_in_flight)

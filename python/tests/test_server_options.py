@@ -184,6 +184,7 @@ async def test_limits_and_extra_capabilities() -> None:
         max_uri_length=32,
         max_in_flight_requests=1,
         max_queued_messages=16,
+        max_subscriptions=2,
         capabilities={"experimental": {"probe": {}}},
     )
     gate = asyncio.Event()
@@ -208,3 +209,10 @@ async def test_limits_and_extra_capabilities() -> None:
         assert refused.value.code == -32003
         gate.set()
         assert (await held)["content"][0]["text"] == "held"
+        await client.subscribe("test://a")
+        await client.subscribe("test://b")
+        await client.subscribe("test://b")
+        with pytest.raises(InvalidParams, match="subscribed to 2 resources"):
+            await client.subscribe("test://c")
+        await client.unsubscribe("test://a")
+        await client.subscribe("test://c")

@@ -71,6 +71,7 @@ struct ServerSpec {
     max_uri_length: Option<usize>,
     max_in_flight_requests: Option<usize>,
     max_queued_messages: Option<usize>,
+    max_subscriptions: Option<usize>,
 }
 
 impl ServerSpec {
@@ -109,6 +110,9 @@ impl ServerSpec {
         }
         if let Some(n) = self.max_queued_messages {
             options.max_queued_messages = n.max(1);
+        }
+        if let Some(n) = self.max_subscriptions {
+            options.max_subscriptions = n.max(1);
         }
         options.tasks = match self.tasks {
             None | Some(TasksSetting::On(false)) => None,
@@ -237,7 +241,8 @@ impl Server {
     /// the client sets one), `resourceSubscriptions`, `requestTimeoutMs` (of requests to the
     /// client), `capabilities` (declared beyond what the registrations imply) and `tasks`
     /// (`true`, or an object with `maxTtlMs`, `defaultTtlMs`, `pollIntervalMs`, `maxTasks`),
-    /// and the limits `maxUriLength`, `maxInFlightRequests` and `maxQueuedMessages`.
+    /// and the limits `maxUriLength`, `maxInFlightRequests`, `maxQueuedMessages` and
+    /// `maxSubscriptions`.
     ///
     /// An unknown key is an error, so a misspelt setting never goes unnoticed.
     pub fn new(spec: Value) -> Result<Server, Error> {

@@ -93,10 +93,17 @@ pub struct ServerOptions {
     /// reads slowly; [`DEFAULT_MAX_QUEUED_MESSAGES`](rt::DEFAULT_MAX_QUEUED_MESSAGES) by
     /// default. Streamable HTTP bounds each stream instead.
     pub max_queued_messages: usize,
+    /// How many resources one session may be subscribed to at once; a `resources/subscribe`
+    /// beyond it is refused with an invalid-params error. [`DEFAULT_MAX_SUBSCRIPTIONS`] by
+    /// default.
+    pub max_subscriptions: usize,
 }
 
 /// The longest resource URI a server accepts by default: 8 KiB.
 pub const DEFAULT_MAX_URI_LENGTH: usize = 8 * 1024;
+
+/// How many resources one session may be subscribed to by default.
+pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 1024;
 
 impl Default for ServerOptions {
     fn default() -> Self {
@@ -112,6 +119,7 @@ impl Default for ServerOptions {
             max_uri_length: DEFAULT_MAX_URI_LENGTH,
             max_in_flight_requests: rt::DEFAULT_MAX_IN_FLIGHT,
             max_queued_messages: rt::DEFAULT_MAX_QUEUED_MESSAGES,
+            max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
         }
     }
 }
@@ -189,6 +197,12 @@ impl ServerOptions {
         self.max_queued_messages = messages.max(1);
         self
     }
+
+    /// Sets how many resources one session may be subscribed to at once (at least 1).
+    pub fn with_max_subscriptions(mut self, subscriptions: usize) -> Self {
+        self.max_subscriptions = subscriptions.max(1);
+        self
+    }
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -203,6 +217,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("max_uri_length", &self.max_uri_length)
             .field("max_in_flight_requests", &self.max_in_flight_requests)
             .field("max_queued_messages", &self.max_queued_messages)
+            .field("max_subscriptions", &self.max_subscriptions)
             .finish()
     }
 }
@@ -574,6 +589,12 @@ impl ServerBuilder {
     /// client (at least 1).
     pub fn max_queued_messages(mut self, messages: usize) -> Self {
         self.options().max_queued_messages = messages.max(1);
+        self
+    }
+
+    /// Sets how many resources one session may be subscribed to at once (at least 1).
+    pub fn max_subscriptions(mut self, subscriptions: usize) -> Self {
+        self.options().max_subscriptions = subscriptions.max(1);
         self
     }
 

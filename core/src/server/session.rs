@@ -315,6 +315,12 @@ impl ServerSession {
         let params = self.resource_params(params)?;
         let mut subscriptions = lock(&self.subscriptions);
         if subscribe {
+            let limit = self.server.options.max_subscriptions;
+            if subscriptions.len() >= limit && !subscriptions.contains(&params.uri) {
+                return Err(ErrorData::invalid_params(format!(
+                    "this session is already subscribed to {limit} resources, the most it may be; unsubscribe from one first"
+                )));
+            }
             subscriptions.insert(params.uri);
         } else {
             subscriptions.remove(&params.uri);

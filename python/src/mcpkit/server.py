@@ -98,7 +98,8 @@ class Server:
     with ``maxTtlMs``, ``defaultTtlMs``, ``pollIntervalMs`` and ``maxTasks``) to let tools
     declared with ``task_support`` run as tasks, ``capabilities`` declared beyond what the
     registrations imply, and the limits ``max_uri_length`` (bytes), ``max_in_flight_requests``
-    (per session) and ``max_queued_messages`` (per stdio session).
+    (per session), ``max_queued_messages`` (per stdio session) and ``max_subscriptions`` (per
+    session).
     """
 
     def __init__(
@@ -120,6 +121,7 @@ class Server:
         max_uri_length: Optional[int] = None,
         max_in_flight_requests: Optional[int] = None,
         max_queued_messages: Optional[int] = None,
+        max_subscriptions: Optional[int] = None,
     ) -> None:
         self.name = name
         self._tasks = tasks is not None and tasks is not False
@@ -138,6 +140,7 @@ class Server:
             maxUriLength=max_uri_length,
             maxInFlightRequests=max_in_flight_requests,
             maxQueuedMessages=max_queued_messages,
+            maxSubscriptions=max_subscriptions,
         )
         self._native = _native.Server(spec)
 
