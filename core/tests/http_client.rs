@@ -18,7 +18,7 @@ use axum::{
     http::{HeaderMap, Method, StatusCode, Uri},
     response::Response,
 };
-use futures::future::BoxFuture;
+use futures::{StreamExt, future::BoxFuture};
 use mcpkit::{
     Client, ClientOptions, Error, RequestOptions,
     transport::http::{HttpClientOptions, StreamableHttpClientTransport},
@@ -576,4 +576,42 @@ async fn localhost_also_reaches_a_server_on_ipv6_loopback() {
     let client = connect(transport(&format!("http://localhost:{port}"))).await;
     tokio::time::timeout(STEP, client.list_tools(None)).await.unwrap().unwrap();
     tokio::time::timeout(STEP, client.close()).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_server_that_floods_a_client_which_does_not_read_is_held_back_by_tcp() {
+    use mcpkit::{
+        jsonrpc::{JsonRpcMessage, RequestId},
+        transport::{Outbound, Transport},
+    };
+    const EVENTS: usize = 100_000;
+    let pulled = Arc::new(AtomicUsize::new(0));
+    let counter = pulled.clone();
+    let (base, _log) = serve(handler(move |_seen| {
+        let counter = counter.clone();
+        async move {
+            // 1 KiB notifications, made only as fast as the client takes them: 100 MiB in all.
+            let padding = "x".repeat(1024);
+            let stream = futures::stream::iter(0..EVENTS).map(move |i| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                let note = json!({ "jsonrpc": "2.0", "method": "notifications/message",
+                    "params": { "level": "info", "data": { "i": i, "padding": padding } } });
+                Ok::<_, std::io::Error>(Bytes::from(message_event(&note)))
+            });
+            Response::builder().header("content-type", "text/event-stream").body(Body::from_stream(stream)).unwrap()
+        }
+    }))
+    .await;
+    let (mut writer, mut reader) = transport(&base).split();
+    let request = JsonRpcMessage::request(RequestId::Number(1), "tools/call", Some(json!({ "name": "flood" })));
+    writer.send(Outbound { message: request, related_request: None }).await.unwrap();
+    // Nobody reads for a while: the transport may queue a bounded number of messages only.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let held = pulled.load(Ordering::SeqCst);
+    assert!(held < 10_000, "the server produced {held} of {EVENTS} events for a client that read none");
+    // Reading again lets the stream go on.
+    for _ in 0..held + 100 {
+        tokio::time::timeout(STEP, reader.recv()).await.unwrap().unwrap().unwrap();
+    }
+    assert!(pulled.load(Ordering::SeqCst) > held);
 }

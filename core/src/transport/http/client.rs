@@ -58,6 +58,10 @@ const GET_STREAM_OPEN_WAIT: Duration = Duration::from_secs(2);
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How many characters of an HTTP error body go into the error message.
 const ERROR_EXCERPT: usize = 200;
+/// How many received messages wait for the session to take them; beyond it the transport stops
+/// reading the server's replies and streams until it does, so a server that floods a slow
+/// client fills TCP buffers, not the client's memory.
+const INBOUND_CAPACITY: usize = 256;
 
 /// Settings of a [`StreamableHttpClientTransport`].
 ///
@@ -222,7 +226,7 @@ impl HttpClientOptions {
 /// on the server with an HTTP DELETE.
 pub struct StreamableHttpClientTransport {
     shared: Arc<Shared>,
-    inbound: mpsc::UnboundedReceiver<Inbound>,
+    inbound: mpsc::Receiver<Inbound>,
 }
 
 impl fmt::Debug for StreamableHttpClientTransport {
@@ -256,7 +260,7 @@ impl StreamableHttpClientTransport {
             Some(client) => client,
             None => default_client(&url)?,
         };
-        let (tx, inbound) = mpsc::unbounded_channel();
+        let (tx, inbound) = mpsc::channel(INBOUND_CAPACITY);
         let shared = Arc::new(Shared {
             http,
             url,
@@ -320,7 +324,7 @@ struct Shared {
     url: Url,
     options: HttpClientOptions,
     state: Mutex<State>,
-    inbound: mpsc::UnboundedSender<Inbound>,
+    inbound: mpsc::Sender<Inbound>,
     /// Fires when the transport is closed; every background task stops.
     closed: CancellationToken,
     /// Serializes re-initializations after the session expired.
@@ -366,12 +370,17 @@ enum GetError {
 }
 
 impl Shared {
-    fn deliver(&self, item: Inbound) {
-        let _ = self.inbound.send(item);
+    /// Hands a message to the session, waiting while its queue is full; after the transport
+    /// closed, the message is dropped.
+    async fn deliver(&self, item: Inbound) {
+        tokio::select! {
+            _ = self.inbound.send(item) => {}
+            _ = self.closed.cancelled() => {}
+        }
     }
 
-    fn deliver_error(&self, id: RequestId, error: ErrorData) {
-        self.deliver(Inbound::Message(JsonRpcMessage::error(Some(id), error)));
+    async fn deliver_error(&self, id: RequestId, error: ErrorData) {
+        self.deliver(Inbound::Message(JsonRpcMessage::error(Some(id), error))).await;
     }
 
     /// Returns the session headers: the session id and protocol version, when known.
@@ -453,7 +462,7 @@ impl Shared {
                     Inbound::Message(message) if answering.is_some_and(|id| answers(&message, id)) => {
                         return Outcome::Answered(message);
                     }
-                    item => self.deliver(item),
+                    item => self.deliver(item).await,
                 }
             }
             return Outcome::Ended;
@@ -473,7 +482,7 @@ impl Shared {
                 Outcome::Answered(JsonRpcMessage::error(Some(id.clone()), error.error))
             }
             (Ok(message), _) => {
-                self.deliver(Inbound::Message(message));
+                self.deliver(Inbound::Message(message)).await;
                 Outcome::Failed("the JSON reply was not the response to the request".to_owned())
             }
             (Err(e), _) => Outcome::Failed(format!("the server sent an invalid reply: {e}")),
@@ -534,10 +543,10 @@ impl Shared {
                 if initialize && let JsonRpcMessage::Response(response) = &answer {
                     self.record_protocol_version(&response.result);
                 }
-                self.deliver(Inbound::Message(answer));
+                self.deliver(Inbound::Message(answer)).await;
             }
             Ok(None) => {}
-            Err(error) => self.deliver_error(id, error),
+            Err(error) => self.deliver_error(id, error).await,
         }
     }
 
@@ -811,7 +820,7 @@ impl Shared {
                 continue;
             }
             match event.event.as_deref() {
-                None | Some("message") => self.deliver(decode(event.data.as_bytes())),
+                None | Some("message") => self.deliver(decode(event.data.as_bytes())).await,
                 Some(other) => tracing::debug!(event = other, "ignoring an event"),
             }
         }
@@ -967,7 +976,7 @@ impl TransportWriter for HttpWriter {
                 let timeout = shared.options.request_timeout;
                 if tokio::time::timeout(timeout, shared.exchange(id.clone(), message, true)).await.is_err() {
                     let error = format!("the initialize exchange did not finish within {timeout:?}");
-                    shared.deliver_error(id, ErrorData::internal_error(error));
+                    shared.deliver_error(id, ErrorData::internal_error(error)).await;
                 }
             }
             JsonRpcMessage::Request(request) => shared.spawn_request(request.id.clone(), message),
@@ -1011,7 +1020,7 @@ impl Drop for HttpWriter {
 
 /// The receiving half: yields what the POST replies and the event streams carry.
 struct HttpReader {
-    inbound: mpsc::UnboundedReceiver<Inbound>,
+    inbound: mpsc::Receiver<Inbound>,
     closed: CancellationToken,
 }
 
