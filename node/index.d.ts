@@ -522,6 +522,14 @@ export interface ServerOptions {
   capabilities?: ServerCapabilities;
   /** Task-augmented tool calls (experimental). */
   tasks?: boolean | { maxTtlMs?: number; defaultTtlMs?: number; pollIntervalMs?: number; maxTasks?: number };
+  /** The longest resource URI accepted, in bytes (default 8 KiB). */
+  maxUriLength?: number;
+  /** Requests of one client a session runs at once (default 1024). */
+  maxInFlightRequests?: number;
+  /** Outgoing messages a stdio session queues for a slow client (default 4096). */
+  maxQueuedMessages?: number;
+  /** Resources one session may be subscribed to (default 1024). */
+  maxSubscriptions?: number;
 }
 
 export interface ToolConfig<In extends SchemaInput | undefined = undefined, Out extends SchemaInput | undefined = undefined> {
@@ -606,6 +614,10 @@ export interface HttpEndpointOptions {
   keepAliveMs?: number;
   /** Events kept per session for resumption. */
   eventStoreCapacity?: number;
+  /** Events queued per SSE stream for a slow reader before the stream is closed (default 256). */
+  maxQueuedEvents?: number;
+  /** Refuse requests whose `MCP-Protocol-Version` header differs from the session's (default true). */
+  requireNegotiatedVersion?: boolean;
 }
 
 /** The options of a Streamable HTTP server on its own port. */
@@ -614,6 +626,12 @@ export interface HttpServerOptions extends HttpEndpointOptions {
   host?: string;
   /** Default 8000; 0 picks a free port. */
   port?: number;
+  /** Time to send request headers, and idle time of a kept-alive connection (default 30 s). */
+  headerReadTimeoutMs?: number;
+  /** Time to send a request body (default 30 s). */
+  bodyReadTimeoutMs?: number;
+  /** Open connections at most (default: three quarters of the open-file limit). */
+  maxConnections?: number;
 }
 
 /** A running Streamable HTTP server; the process stays alive until it is closed. */
