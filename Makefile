@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo test lint test-rust test-interop test-conformance test-python test-node build-node test-swift bench build-examples fuzz fuzz-smoke soak help
+.PHONY: demo test lint test-rust test-interop test-conformance test-python test-node build-node test-swift test-oidc bench build-examples fuzz fuzz-smoke soak help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -14,7 +14,7 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-test: lint test-rust test-python test-node test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
+test: lint test-rust test-oidc test-python test-node test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 
 lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
@@ -47,6 +47,15 @@ build-node: node/node_modules/.package-lock.json ## Builds the Node package's ad
 	node node/scripts/build.mjs --debug
 
 # The conformance harness's dependencies; they include Node 22 (the npm package `node`).
+tests/oidc/node_modules/.package-lock.json: tests/oidc/package.json tests/oidc/package-lock.json
+	cd tests/oidc && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# oidc-provider supports Node 22 and later: the tests run it with the Node 22 the conformance
+# suite's lockfile pins.
+test-oidc: tests/oidc/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Logs in at a real authorization server (oidc-provider on loopback) and calls a protected server.
+	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test -p mcpkit --test auth_oidc -- --ignored
+
 tests/conformance/node_modules/.package-lock.json: tests/conformance/package.json tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
