@@ -3,7 +3,7 @@
 #
 # New inputs go to fuzz/corpus/<target> (not committed); the committed seeds in
 # fuzz/seeds/<target> are read, never written. Crashes are saved in fuzz/artifacts/<target>.
-# cargo-fuzz is installed from crates.io when missing; without the nightly toolchain the run
+# cargo-fuzz is installed with `cargo install` when missing; without the nightly toolchain the run
 # is skipped with a message, since libFuzzer needs it.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -32,14 +32,14 @@ client_timeout="${CONFORMANCE_CLIENT_TIMEOUT:-30}"
 startup_timeout="${CONFORMANCE_STARTUP_TIMEOUT:-60}"
 suite_timeout="${CONFORMANCE_SUITE_TIMEOUT:-1200}"
 basic_client_scenarios="initialize tools_call elicitation-sep1034-client-defaults sse-retry"
-# The authorization scenarios of suite 0.1.16, all but the cross-app access extension (SEP-990).
+# The authorization scenarios of suite 0.1.16, the cross-app access extension (SEP-990) included.
 auth_client_scenarios="auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
   auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
   auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
   auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
   auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
   auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
-  auth/client-credentials-jwt auth/client-credentials-basic"
+  auth/client-credentials-jwt auth/client-credentials-basic auth/cross-app-access-complete-flow"
 auth_fixtures=" ${CONFORMANCE_AUTH_FIXTURES:-rust} "
 # How long past the CLI's own client time-out a client may live before we kill it.
 kill_grace=5

@@ -136,6 +136,18 @@ struct LoginSpec {
     scopes: Option<Vec<String>>,
     max_step_ups: Option<u32>,
     client_credentials: Option<CredentialsSpec>,
+    identity_assertion: Option<IdentityAssertionSpec>,
+}
+
+/// Enterprise-managed authorization (SEP-990) settings, as JSON.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct IdentityAssertionSpec {
+    client_id: String,
+    client_secret: Option<String>,
+    idp_token_endpoint: String,
+    id_token: String,
+    idp_client_id: Option<String>,
 }
 
 /// An authorizer written in another language: the payload is `{"authorizationUrl"}`, and the
@@ -193,6 +205,15 @@ pub(crate) fn oauth_client(
         other => parse(other, "auth options")?,
     };
     let mut options = match (spec.client_credentials, authorizer) {
+        (None, _) if let Some(assertion) = spec.identity_assertion => {
+            OAuthClientOptions::machine(ClientCredentials::IdentityAssertion {
+                client_id: assertion.client_id,
+                client_secret: assertion.client_secret,
+                idp_token_endpoint: assertion.idp_token_endpoint,
+                id_token: assertion.id_token,
+                idp_client_id: assertion.idp_client_id,
+            })
+        }
         (Some(credentials), _) => {
             let client_id = credentials.client_id;
             let credentials = match (credentials.private_key_pem, credentials.client_secret) {
@@ -213,7 +234,11 @@ pub(crate) fn oauth_client(
             let name = spec.client_name.unwrap_or_else(|| "mcpkit".to_owned());
             OAuthClientOptions::new(name, redirect, Arc::new(CallbackAuthorizer(authorizer)))
         }
-        (None, None) => return Err(Error::invalid_input("auth needs an authorizer callback or clientCredentials")),
+        (None, None) => {
+            return Err(Error::invalid_input(
+                "auth needs an authorizer callback, clientCredentials or identityAssertion",
+            ));
+        }
     };
     if let Some(id) = spec.client_id {
         options = options.with_client(id, spec.client_secret);

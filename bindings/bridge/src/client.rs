@@ -361,7 +361,9 @@ impl Client {
     /// "legacyFallback", "auth"}`, where `auth` logs in to a protected server: `null` or an
     /// object with `clientName`, `redirectUri`, `clientId` and `clientSecret` (pre-registered),
     /// `clientMetadataUrl`, `scopes`, `maxStepUps`, and `clientCredentials` (`clientId` with
-    /// `clientSecret` or `privateKeyPem` and `algorithm`, for machine clients); users log in
+    /// `clientSecret` or `privateKeyPem` and `algorithm`, for machine clients) or
+    /// `identityAssertion` (`clientId`, `clientSecret`, `idpTokenEndpoint`, `idToken`,
+    /// `idpClientId`: enterprise-managed authorization with the user's ID token); users log in
     /// through the callbacks' authorizer. `options` is `null` or an object with `name`, `version`, `title`,
     /// `icons`, `websiteUrl`, `protocolVersion`, `requestTimeoutMs` and `capabilities`
     /// (declared beside those the callbacks imply).

@@ -92,7 +92,8 @@ pub trait Authorizer: Send + Sync + 'static {
     async fn authorize(&self, authorization_url: String) -> Result<String, Error>;
 }
 
-/// How a machine client proves who it is in the client credentials grant.
+/// How a client gets its tokens without a browser: a machine client in the client credentials
+/// grant, or a client whose user signed in at an enterprise identity provider.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum ClientCredentials {
@@ -112,7 +113,35 @@ pub enum ClientCredentials {
         /// The signing algorithm: `ES256`, `ES384`, `RS256` and the like.
         algorithm: String,
     },
+    /// Enterprise-managed authorization (the cross-app access extension, SEP-990): the user's
+    /// ID token from the enterprise identity provider is exchanged there for an identity
+    /// assertion grant for this server's authorization server (RFC 8693 token exchange), which
+    /// the authorization server trades for an access token (the JWT bearer grant, RFC 7523).
+    IdentityAssertion {
+        /// The client id at the MCP server's authorization server.
+        client_id: String,
+        /// The client secret at the authorization server, sent as `client_secret_basic`.
+        client_secret: Option<String>,
+        /// The token endpoint of the identity provider.
+        idp_token_endpoint: String,
+        /// The user's ID token from the identity provider.
+        id_token: String,
+        /// The client id at the identity provider, if it wants one.
+        idp_client_id: Option<String>,
+    },
 }
+
+/// Where the user's ID token is exchanged for an identity assertion grant.
+struct IdentityAssertion<'a> {
+    idp_token_endpoint: &'a str,
+    id_token: &'a str,
+    idp_client_id: Option<&'a str>,
+}
+
+/// The grant type of RFC 8693 token exchange.
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+/// The grant type of RFC 7523's JWT bearer grant.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// The settings of an [`OAuthClient`].
 ///
@@ -589,6 +618,17 @@ impl OAuthClient {
                 let assertion = client_assertion(client_id, &server.metadata.issuer, private_key_pem, algorithm)?;
                 (client_id.clone(), None, Some(assertion))
             }
+            ClientCredentials::IdentityAssertion {
+                client_id,
+                client_secret,
+                idp_token_endpoint,
+                id_token,
+                idp_client_id,
+            } => {
+                let assertion =
+                    IdentityAssertion { idp_token_endpoint, id_token, idp_client_id: idp_client_id.as_deref() };
+                return self.identity_assertion(server, scopes, client_id, client_secret.as_deref(), assertion).await;
+            }
         };
         let client = self.oauth_client(server, &client_id, secret.as_deref())?;
         let mut request = client
@@ -603,6 +643,91 @@ impl OAuthClient {
         let http = OAuthHttp(self.http.clone());
         let token = request.request_async(&http).await.map_err(|e| auth_error("the token request failed", e))?;
         Ok(stored(&token, scopes, client_id, secret, None))
+    }
+
+    /// Runs enterprise-managed authorization: exchanges the user's ID token at the identity
+    /// provider for an identity assertion grant, then trades it for an access token.
+    async fn identity_assertion(
+        &self,
+        server: &Server,
+        scopes: &[String],
+        client_id: &str,
+        client_secret: Option<&str>,
+        assertion: IdentityAssertion<'_>,
+    ) -> Result<StoredTokens, Error> {
+        let mut exchange = vec![
+            ("grant_type", TOKEN_EXCHANGE.to_owned()),
+            ("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag".to_owned()),
+            ("subject_token", assertion.id_token.to_owned()),
+            ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token".to_owned()),
+            ("audience", server.metadata.issuer.clone()),
+            ("resource", server.resource.clone()),
+        ];
+        if !scopes.is_empty() {
+            exchange.push(("scope", scopes.join(" ")));
+        }
+        if let Some(id) = assertion.idp_client_id {
+            exchange.push(("client_id", id.to_owned()));
+        }
+        let grant = self.post_token_form(assertion.idp_token_endpoint, &exchange, None).await?;
+        let grant = grant["access_token"]
+            .as_str()
+            .ok_or_else(|| Error::Auth("the identity provider's token exchange returned no token".to_owned()))?;
+        let mut bearer = vec![("grant_type", JWT_BEARER.to_owned()), ("assertion", grant.to_owned())];
+        if !scopes.is_empty() {
+            bearer.push(("scope", scopes.join(" ")));
+        }
+        let endpoint = server
+            .metadata
+            .token_endpoint
+            .clone()
+            .ok_or_else(|| Error::Auth("the authorization server has no token endpoint".to_owned()))?;
+        let basic = Some((client_id, client_secret));
+        let token = self.post_token_form(&endpoint, &bearer, basic).await?;
+        let access = token["access_token"]
+            .as_str()
+            .ok_or_else(|| Error::Auth("the JWT bearer grant returned no access token".to_owned()))?;
+        Ok(StoredTokens {
+            access_token: Some(access.to_owned()),
+            refresh_token: token["refresh_token"].as_str().map(str::to_owned),
+            expires_at: token["expires_in"].as_u64().map(|s| now().saturating_add(s)),
+            scopes: scopes.to_vec(),
+            client_id: Some(client_id.to_owned()),
+            client_secret: client_secret.map(str::to_owned),
+        })
+    }
+
+    /// POSTs a form to a token endpoint, with HTTP Basic client authentication when `basic`
+    /// names a client, and returns the JSON it answers with.
+    async fn post_token_form(
+        &self,
+        endpoint: &str,
+        form: &[(&str, String)],
+        basic: Option<(&str, Option<&str>)>,
+    ) -> Result<Value, Error> {
+        let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+        let mut request = self
+            .http
+            .post(endpoint)
+            .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(http::header::ACCEPT, "application/json")
+            .body(body);
+        if let Some((id, secret)) = basic {
+            request = request.basic_auth(id, secret);
+        }
+        let response = request.send().await.map_err(|e| auth_error(&format!("the request to {endpoint} failed"), e))?;
+        let status = response.status();
+        let bytes =
+            response.bytes().await.map_err(|e| auth_error(&format!("reading {endpoint}'s answer failed"), e))?;
+        let answer: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        if !status.is_success() {
+            let error = answer["error"].as_str().unwrap_or("no error code");
+            let description = answer["error_description"].as_str().unwrap_or("");
+            return Err(Error::Auth(
+                format!("{endpoint} answered {status}: {error} {description}").trim_end().to_owned(),
+            ));
+        }
+        Ok(answer)
     }
 
     /// Exchanges the refresh token for a new access token.

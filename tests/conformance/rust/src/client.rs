@@ -220,13 +220,22 @@ impl Authorizer for AutoApprove {
 }
 
 /// Builds the OAuth client of an `auth/...` scenario for the server at `url`, from the
-/// scenario's context: client credentials for machine clients, a pre-registered client when
+/// scenario's context: the user's ID token for enterprise-managed authorization, client
+/// credentials for machine clients, a pre-registered client when
 /// the context names one, and otherwise a user who approves at once, registering with this
 /// client's ID metadata document or dynamically.
 pub fn oauth_client(url: &str, context: &Value) -> Result<OAuthClient, String> {
     let text = |name: &str| context.get(name).and_then(Value::as_str).map(str::to_owned);
     let scenario = text("name").unwrap_or_default();
-    let options = if scenario.starts_with("auth/client-credentials") {
+    let options = if scenario.starts_with("auth/cross-app-access") {
+        OAuthClientOptions::machine(ClientCredentials::IdentityAssertion {
+            client_id: text("client_id").ok_or("the context has no client_id")?,
+            client_secret: text("client_secret"),
+            idp_token_endpoint: text("idp_token_endpoint").ok_or("the context has no idp_token_endpoint")?,
+            id_token: text("idp_id_token").ok_or("the context has no idp_id_token")?,
+            idp_client_id: text("idp_client_id"),
+        })
+    } else if scenario.starts_with("auth/client-credentials") {
         let client_id = text("client_id").ok_or("the context has no client_id")?;
         let credentials = match (text("private_key_pem"), text("client_secret")) {
             (Some(private_key_pem), _) => ClientCredentials::PrivateKeyJwt {
