@@ -8,6 +8,7 @@ with that JSON-RPC error, and any other exception from a tool is an ``isError`` 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import re
 import sys
@@ -364,8 +365,13 @@ class Server:
         self._native.log(level, data, logger)
 
     async def serve_stdio(self) -> None:
-        """Serves one client over stdin and stdout until it leaves."""
-        await self._native.serve_stdio()
+        """Serves one client over stdin and stdout until it leaves.
+
+        Meanwhile ``print()`` and anything else written to ``sys.stdout`` goes to stderr: stdout
+        carries the protocol only.
+        """
+        with contextlib.redirect_stdout(sys.stderr):
+            await self._native.serve_stdio()
 
     async def serve_http(
         self,
@@ -419,14 +425,16 @@ class Server:
         return HttpServer(await self._native.serve_http(options))
 
     def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
-        """Serves until the client leaves (stdio) or the process is interrupted (``"http"``,
-        with the keyword arguments of ``serve_http``).
+        """Serves until the client leaves (stdio) or the process is interrupted (``"http"``, also
+        spelled ``"streamable-http"``, with the keyword arguments of ``serve_http``).
 
         It blocks, so it must not be called from a thread that runs an asyncio loop.
         """
         ensure_no_running_loop("Server.run()")
+        if transport == "streamable-http":
+            transport = "http"
         if transport not in ("stdio", "http"):
-            raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
+            raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http' ('streamable-http')")
         try:
             asyncio.run(self._run(transport, host, port, http))
         except KeyboardInterrupt:
