@@ -13,6 +13,7 @@ mod client;
 mod context;
 pub mod convert;
 mod error;
+mod http;
 mod runtime;
 mod server;
 
@@ -46,6 +47,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sync_handler_limit, m)?)?;
     m.add_class::<server::PyServer>()?;
     m.add_class::<server::PyHttpServer>()?;
+    m.add_class::<http::PyHttpEndpoint>()?;
+    m.add_class::<http::PyResponseBody>()?;
     m.add_class::<client::PyClient>()?;
     m.add_class::<context::PyContext>()?;
     Ok(())

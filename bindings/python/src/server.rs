@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use crate::{
     convert,
     error::OrRaise,
+    http::PyHttpEndpoint,
     runtime::{self, LoopSlot},
 };
 
@@ -103,6 +104,16 @@ impl PyServer {
         self.event_loop.capture(py)?;
         let task = self.inner.serve_http(convert::from_opt(options)?);
         runtime::await_task(py, task, |py, inner| Ok(Bound::new(py, PyHttpServer { inner })?.into_any()))
+    }
+
+    /// Returns an endpoint that answers the HTTP exchanges an ASGI server receives, with
+    /// `options` (the bridge's HTTP options but `host` and `port`); handlers run on the loop
+    /// running now.
+    #[pyo3(signature = (options=None))]
+    fn http_endpoint(&self, py: Python<'_>, options: Option<&Bound<'_, PyAny>>) -> PyResult<PyHttpEndpoint> {
+        self.event_loop.capture(py)?;
+        let inner = self.inner.http_endpoint(convert::from_opt(options)?).or_raise(py)?;
+        Ok(PyHttpEndpoint { inner })
     }
 }
 

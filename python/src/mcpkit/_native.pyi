@@ -10,7 +10,9 @@ __all__ = [
     "ERROR_CODES",
     "Client",
     "Context",
+    "HttpEndpoint",
     "HttpServer",
+    "ResponseBody",
     "Server",
     "__version__",
     "set_sync_handler_limit",
@@ -71,6 +73,18 @@ class Server:
     def capabilities(self) -> dict[str, Any]: ...
     def serve_stdio(self) -> Awaitable[None]: ...
     def serve_http(self, options: Optional[dict[str, Any]] = None) -> Awaitable[HttpServer]: ...
+    def http_endpoint(self, options: Optional[dict[str, Any]] = None) -> HttpEndpoint: ...
+
+@final
+class HttpEndpoint:
+    def handle(
+        self, method: str, uri: str, headers: list[tuple[str, str]], body: bytes
+    ) -> Awaitable[tuple[int, list[tuple[str, str]], ResponseBody]]: ...
+
+@final
+class ResponseBody:
+    def next_chunk(self) -> Awaitable[Optional[bytes]]: ...
+    def close(self) -> None: ...
 
 @final
 class Client:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from . import _convert, _native
 from ._schema import Signature
+from .asgi import AsgiApp
 from .context import Context
 from .types import Icon, JsonObject, LoggingLevel, TaskSupport, optional
 
@@ -61,6 +62,42 @@ def _adapt(fn: Callable[..., Any], is_async: bool, finish: Callable[[Any], Any])
 
 def _context_kwargs(sig: Signature, ctx: _native.Context) -> dict[str, Context]:
     return {p.name: Context(ctx) for p in sig.params if p.is_context}
+
+
+def _http_options(
+    *,
+    allowed_hosts: Optional[list[str]] = None,
+    allowed_origins: Optional[list[str]] = None,
+    json_response: Optional[bool] = None,
+    stateful: Optional[bool] = None,
+    session_idle_timeout: Optional[float] = None,
+    max_body_size: Optional[int] = None,
+    sse_retry: Optional[float] = None,
+    keep_alive: Optional[float] = None,
+    event_store_capacity: Optional[int] = None,
+    header_read_timeout: Optional[float] = None,
+    body_read_timeout: Optional[float] = None,
+    max_connections: Optional[int] = None,
+    max_queued_events: Optional[int] = None,
+    require_negotiated_version: Optional[bool] = None,
+) -> JsonObject:
+    """The bridge's HTTP options for the keyword arguments of ``serve_http`` (times in seconds)."""
+    return optional(
+        allowedHosts=allowed_hosts,
+        allowedOrigins=allowed_origins,
+        jsonResponse=json_response,
+        stateful=stateful,
+        sessionIdleTimeoutMs=_millis(session_idle_timeout),
+        maxBodySize=max_body_size,
+        sseRetryMs=_millis(sse_retry),
+        keepAliveMs=_millis(keep_alive),
+        eventStoreCapacity=event_store_capacity,
+        headerReadTimeoutMs=_millis(header_read_timeout),
+        bodyReadTimeoutMs=_millis(body_read_timeout),
+        maxConnections=max_connections,
+        maxQueuedEvents=max_queued_events,
+        requireNegotiatedVersion=require_negotiated_version,
+    )
 
 
 class HttpServer:
@@ -406,23 +443,61 @@ class Server:
         stream's queue, and ``require_negotiated_version=False`` accepts a stale
         ``MCP-Protocol-Version`` header.
         """
-        options = {"host": host, "port": port, "path": path} | optional(
-            allowedHosts=allowed_hosts,
-            allowedOrigins=allowed_origins,
-            jsonResponse=json_response,
+        options = {"host": host, "port": port, "path": path} | _http_options(
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            json_response=json_response,
             stateful=stateful,
-            sessionIdleTimeoutMs=_millis(session_idle_timeout),
-            maxBodySize=max_body_size,
-            sseRetryMs=_millis(sse_retry),
-            keepAliveMs=_millis(keep_alive),
-            eventStoreCapacity=event_store_capacity,
-            headerReadTimeoutMs=_millis(header_read_timeout),
-            bodyReadTimeoutMs=_millis(body_read_timeout),
-            maxConnections=max_connections,
-            maxQueuedEvents=max_queued_events,
-            requireNegotiatedVersion=require_negotiated_version,
+            session_idle_timeout=session_idle_timeout,
+            max_body_size=max_body_size,
+            sse_retry=sse_retry,
+            keep_alive=keep_alive,
+            event_store_capacity=event_store_capacity,
+            header_read_timeout=header_read_timeout,
+            body_read_timeout=body_read_timeout,
+            max_connections=max_connections,
+            max_queued_events=max_queued_events,
+            require_negotiated_version=require_negotiated_version,
         )
         return HttpServer(await self._native.serve_http(options))
+
+    def asgi_app(
+        self,
+        path: str = "/mcp",
+        *,
+        allowed_hosts: Optional[list[str]] = None,
+        allowed_origins: Optional[list[str]] = None,
+        json_response: Optional[bool] = None,
+        stateful: Optional[bool] = None,
+        session_idle_timeout: Optional[float] = None,
+        max_body_size: Optional[int] = None,
+        sse_retry: Optional[float] = None,
+        keep_alive: Optional[float] = None,
+        event_store_capacity: Optional[int] = None,
+        max_queued_events: Optional[int] = None,
+        require_negotiated_version: Optional[bool] = None,
+    ) -> AsgiApp:
+        """Returns an ASGI application serving the Streamable HTTP endpoint at ``path`` (below
+        where it is mounted), for uvicorn or any ASGI server, or to mount in Starlette and
+        FastAPI. The keyword arguments are those of ``serve_http``; the ASGI server owns the
+        connections, so their limits and time-outs are its own. ``allowed_hosts`` and
+        ``allowed_origins`` default to the loopback names on any port: set them to the names
+        the app is reached by when it is deployed.
+        """
+        options = _http_options(
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            json_response=json_response,
+            stateful=stateful,
+            session_idle_timeout=session_idle_timeout,
+            max_body_size=max_body_size,
+            sse_retry=sse_retry,
+            keep_alive=keep_alive,
+            event_store_capacity=event_store_capacity,
+            max_queued_events=max_queued_events,
+            require_negotiated_version=require_negotiated_version,
+        )
+        return AsgiApp(self._native, path, options)
 
     def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
         """Serves until the client leaves (stdio) or the process is interrupted (``"http"``, also
