@@ -30,6 +30,10 @@ pub const RESOURCE_NOT_FOUND: i64 = -32002;
 pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 /// The error code this implementation uses when a request timed out before its response came.
 pub const REQUEST_TIMEOUT: i64 = -32001;
+/// The error code a client transport of this implementation gives a request it could not
+/// deliver because the server could not be reached (a refused or failed connection), as the
+/// official SDKs' "connection closed"; such an error is local, never sent by the peer.
+pub const CONNECTION_CLOSED: i64 = -32000;
 /// The error code this implementation answers with when a session already runs as many
 /// requests as its limit allows; the request was not started and may be sent again later.
 pub const TOO_MANY_REQUESTS: i64 = -32003;

@@ -412,6 +412,15 @@ async fn the_jwt_verifier_checks_required_scopes_itself() {
 async fn binding_beyond_loopback_without_authorization_needs_an_explicit_opt_in() {
     let server = Server::builder(Implementation::new("open", "1")).build().unwrap();
     let addr: SocketAddr = "0.0.0.0:0".parse().unwrap();
-    let refused = StreamableHttpServer::bind(server, addr, HttpServerOptions::new()).await;
+    let refused = StreamableHttpServer::bind(server.clone(), addr, HttpServerOptions::new()).await;
     assert!(matches!(refused, Err(Error::Config(_))), "{refused:?}");
+    // Allowed, it still needs the host names clients use: the default ones are loopback names.
+    let open = HttpServerOptions::new().with_allow_remote_without_auth(true);
+    let Err(Error::Config(message)) = StreamableHttpServer::bind(server.clone(), addr, open.clone()).await else {
+        panic!("binding 0.0.0.0 with only loopback host names was accepted");
+    };
+    assert!(message.contains("allowed hosts"), "{message}");
+    let named = open.with_allowed_hosts(["mcp.example.com"]);
+    let bound = StreamableHttpServer::bind(server, addr, named).await.unwrap();
+    bound.shutdown().await;
 }

@@ -215,6 +215,16 @@ impl From<mcpkit::Error> for Error {
     fn from(e: mcpkit::Error) -> Self {
         let causes = causes_of(&e);
         let kind = match &e {
+            // A client transport's own error for a server it could not reach.
+            mcpkit::Error::Rpc(data) if data.code == mcpkit::jsonrpc::CONNECTION_CLOSED => {
+                return Error {
+                    kind: ErrorKind::TransportClosed,
+                    code: None,
+                    message: data.message.clone(),
+                    data: None,
+                    causes,
+                };
+            }
             mcpkit::Error::Rpc(data) => {
                 return Error { causes, ..Error::rpc(data.code, data.message.clone(), data.data.clone()) };
             }

@@ -33,20 +33,19 @@ static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
         .expect("the Tokio runtime of mcpkit could not be built")
 });
 
-/// Sends the core's traces to stderr when the `MCPKIT_LOG` environment variable holds a
-/// filter such as `debug` or `mcpkit=trace`.
+/// Sends the core's warnings and errors to stderr, or the traces the `MCPKIT_LOG` environment
+/// variable selects with a filter such as `debug`, `mcpkit=trace` or `off`.
 ///
 /// It runs once, when the runtime starts; calling it again does nothing. stdout is never
 /// written, since it belongs to the stdio transport.
 pub fn init_logging() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        if let Ok(filter) = std::env::var("MCPKIT_LOG") {
-            let _ = tracing_subscriber::fmt()
-                .with_writer(std::io::stderr)
-                .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-                .try_init();
-        }
+        let filter = std::env::var("MCPKIT_LOG").unwrap_or_else(|_| "warn".to_owned());
+        let _ = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .try_init();
     });
 }
 

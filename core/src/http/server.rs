@@ -629,6 +629,10 @@ struct HttpState {
     any_loopback_port: bool,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     sweeper: Mutex<Option<JoinHandle<()>>>,
+    /// Whether a refused `Host` header was logged; only the first one is.
+    host_refusal_logged: std::sync::atomic::AtomicBool,
+    /// Whether a refused `Origin` header was logged; only the first one is.
+    origin_refusal_logged: std::sync::atomic::AtomicBool,
 }
 
 impl Drop for HttpState {
@@ -679,6 +683,8 @@ impl StreamableHttpServer {
                 any_loopback_port,
                 sessions: Mutex::default(),
                 sweeper: Mutex::default(),
+                host_refusal_logged: Default::default(),
+                origin_refusal_logged: Default::default(),
             }),
         }
     }
@@ -709,7 +715,8 @@ impl StreamableHttpServer {
     /// An address other than loopback is refused with [`Error::Config`] unless the server is
     /// protected ([`HttpServerOptions::with_auth`]) or
     /// [`HttpServerOptions::allow_remote_without_auth`] is set, in which case a warning is
-    /// logged.
+    /// logged; it also needs [`HttpServerOptions::with_allowed_hosts`], since the default hosts
+    /// are loopback names. An address in use is an [`Error::Io`] that names it.
     pub async fn bind(server: Server, addr: SocketAddr, options: HttpServerOptions) -> Result<BoundHttpServer, Error> {
         if !addr.ip().is_loopback() && !options.has_auth() {
             if !options.allow_remote_without_auth {
@@ -720,7 +727,17 @@ impl StreamableHttpServer {
             }
             tracing::warn!(%addr, "the MCP server is reachable beyond this machine without authorization");
         }
-        let listener = tokio::net::TcpListener::bind(addr).await?;
+        if !addr.ip().is_loopback() && options.allowed_hosts.is_none() {
+            return Err(Error::Config(format!(
+                "binding {addr} with the default allowed hosts (loopback names) would refuse every client that \
+                 reaches it by another name: set the allowed hosts (allowed_hosts, allowedHosts) to the names \
+                 clients use, such as [\"mcp.example.com\", \"mcp.example.com:{}\"]",
+                addr.port()
+            )));
+        }
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| Error::Io(std::io::Error::new(e.kind(), format!("could not listen on {addr}: {e}"))))?;
         let local_addr = listener.local_addr()?;
         let limits = ConnectionLimits {
             header_read_timeout: options.header_read_timeout,
@@ -874,6 +891,25 @@ impl HttpState {
         self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
     }
 
+    /// Logs the first refused `Host` or `Origin` header of this server with the value seen and
+    /// the setting that would accept it; later refusals are not logged.
+    fn log_refusal(&self, header: &str, value: Option<&str>) {
+        let (logged, setting, allowed) = if header == "Host" {
+            (&self.host_refusal_logged, "allowed hosts", &self.hosts)
+        } else {
+            (&self.origin_refusal_logged, "allowed origins", &self.origins)
+        };
+        if logged.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let allowed = if self.any_loopback_port { "loopback names on any port".to_owned() } else { allowed.join(", ") };
+        tracing::warn!(
+            "refused a request with {header} {}: accepted are {allowed}; set the server's {setting} to the names \
+             clients reach it by (later refusals are not logged)",
+            value.map_or_else(|| "(none)".to_owned(), |v| format!("{v:?}")),
+        );
+    }
+
     fn origin_allowed(&self, origin: Option<&str>) -> bool {
         let Some(origin) = origin else { return true };
         if self.any_loopback_port {
@@ -1013,9 +1049,11 @@ fn no_session_id(initialize: &JsonRpcMessage, error: getrandom::Error) -> Respon
 async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     let headers = request.headers();
     if !state.host_allowed(header_str(headers, "host")) {
+        state.log_refusal("Host", header_str(headers, "host"));
         return error_response(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Host header");
     }
     if !state.origin_allowed(header_str(headers, "origin")) {
+        state.log_refusal("Origin", header_str(headers, "origin"));
         return error_response(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Origin header");
     }
     if let Some(version) = header_str(headers, PROTOCOL_VERSION_HEADER)

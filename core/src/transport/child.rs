@@ -63,10 +63,14 @@ pub struct ChildProcessTransport {
 }
 
 impl ChildProcessTransport {
-    /// Spawns the command with piped stdin and stdout and inherited stderr.
+    /// Spawns the command with piped stdin and stdout and inherited stderr; a program that
+    /// cannot be started is an I/O error that names it.
     pub fn spawn(mut command: Command) -> Result<Self, Error> {
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).kill_on_drop(true);
-        let mut child = command.spawn()?;
+        let mut child = command.spawn().map_err(|e| {
+            let program = command.as_std().get_program().to_string_lossy().into_owned();
+            Error::Io(std::io::Error::new(e.kind(), format!("could not start {program}: {e}")))
+        })?;
         let stdin = child.stdin.take().ok_or(Error::TransportClosed)?;
         let stdout = child.stdout.take().ok_or(Error::TransportClosed)?;
         Ok(ChildProcessTransport {

@@ -430,6 +430,7 @@ class Server:
         max_connections: Optional[int] = None,
         max_queued_events: Optional[int] = None,
         require_negotiated_version: Optional[bool] = None,
+        allow_remote_without_auth: Optional[bool] = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one).
 
@@ -442,22 +443,31 @@ class Server:
         ``max_connections`` caps open connections, ``max_queued_events`` bounds each SSE
         stream's queue, and ``require_negotiated_version=False`` accepts a stale
         ``MCP-Protocol-Version`` header.
+
+        A ``host`` beyond loopback (such as ``"0.0.0.0"`` in a container) needs
+        ``allowed_hosts`` (the names clients reach the server by) and, without authorization,
+        ``allow_remote_without_auth=True``; otherwise it is refused with a ``ValueError`` that
+        says so.
         """
-        options = {"host": host, "port": port, "path": path} | _http_options(
-            allowed_hosts=allowed_hosts,
-            allowed_origins=allowed_origins,
-            json_response=json_response,
-            stateful=stateful,
-            session_idle_timeout=session_idle_timeout,
-            max_body_size=max_body_size,
-            sse_retry=sse_retry,
-            keep_alive=keep_alive,
-            event_store_capacity=event_store_capacity,
-            header_read_timeout=header_read_timeout,
-            body_read_timeout=body_read_timeout,
-            max_connections=max_connections,
-            max_queued_events=max_queued_events,
-            require_negotiated_version=require_negotiated_version,
+        options = (
+            {"host": host, "port": port, "path": path}
+            | optional(allowRemoteWithoutAuth=allow_remote_without_auth)
+            | _http_options(
+                allowed_hosts=allowed_hosts,
+                allowed_origins=allowed_origins,
+                json_response=json_response,
+                stateful=stateful,
+                session_idle_timeout=session_idle_timeout,
+                max_body_size=max_body_size,
+                sse_retry=sse_retry,
+                keep_alive=keep_alive,
+                event_store_capacity=event_store_capacity,
+                header_read_timeout=header_read_timeout,
+                body_read_timeout=body_read_timeout,
+                max_connections=max_connections,
+                max_queued_events=max_queued_events,
+                require_negotiated_version=require_negotiated_version,
+            )
         )
         return HttpServer(await self._native.serve_http(options))
 

@@ -38,6 +38,7 @@ async def http_status(url: str, body: bytes, headers: dict[str, str]) -> int:
             with urllib.request.urlopen(request, timeout=CALL_TIMEOUT) as response:
                 return int(response.status)
         except urllib.error.HTTPError as error:
+            error.close()
             return int(error.code)
 
     return await asyncio.to_thread(post)

@@ -416,7 +416,7 @@ impl Shared {
     }
 
     /// Sends an HTTP request and waits, within `timeout`, for its response headers.
-    async fn send_within(&self, request: RequestBuilder, timeout: Duration) -> Result<Response, String> {
+    async fn send_within(&self, request: RequestBuilder, timeout: Duration) -> Result<Response, SendError> {
         #[cfg(feature = "auth")]
         if let Some(auth) = &self.options.auth {
             return send_authorized(auth.as_ref(), request, timeout).await;
@@ -424,7 +424,7 @@ impl Shared {
         send_once(request, timeout).await
     }
 
-    async fn send_http(&self, request: RequestBuilder) -> Result<Response, String> {
+    async fn send_http(&self, request: RequestBuilder) -> Result<Response, SendError> {
         self.send_within(request, self.options.request_timeout).await
     }
 
@@ -439,7 +439,7 @@ impl Shared {
         if let Some(id) = last_event_id {
             request = request.header(LAST_EVENT_ID, id);
         }
-        let response = self.send_http(request).await.map_err(GetError::Failed)?;
+        let response = self.send_http(request).await.map_err(|e| GetError::Failed(e.into()))?;
         if !response.status().is_success() {
             return Err(GetError::Refused(format!("HTTP {}", response.status())));
         }
@@ -564,7 +564,7 @@ impl Shared {
         for round in 0..2 {
             let sent_session = if initialize { None } else { self.session_id() };
             let response =
-                self.send_http(self.post(&self.url, message, !initialize)).await.map_err(ErrorData::internal_error)?;
+                self.send_http(self.post(&self.url, message, !initialize)).await.map_err(SendError::into_error_data)?;
             let status = response.status();
             if status == StatusCode::NOT_FOUND
                 && round == 0
@@ -836,7 +836,7 @@ impl Shared {
             .headers(self.options.headers.clone())
             .header(CONTENT_TYPE, JSON)
             .body(message.encode());
-        let response = self.send_http(request).await.map_err(ErrorData::internal_error)?;
+        let response = self.send_http(request).await.map_err(SendError::into_error_data)?;
         if response.status().is_success() { Ok(()) } else { Err(http_error(response).await) }
     }
 
@@ -856,13 +856,63 @@ impl Shared {
     }
 }
 
+/// Why an HTTP request got no response.
+#[derive(Debug)]
+struct SendError {
+    message: String,
+    /// The server could not be reached: the connection was refused or failed.
+    unreachable: bool,
+}
+
+impl SendError {
+    fn other(message: impl Into<String>) -> Self {
+        SendError { message: message.into(), unreachable: false }
+    }
+
+    /// The error a request that got no response answers with: a transport error when the
+    /// server could not be reached, an internal error otherwise.
+    fn into_error_data(self) -> ErrorData {
+        if self.unreachable {
+            ErrorData::new(crate::jsonrpc::CONNECTION_CLOSED, self.message)
+        } else {
+            ErrorData::internal_error(self.message)
+        }
+    }
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<SendError> for String {
+    fn from(e: SendError) -> Self {
+        e.message
+    }
+}
+
 /// Sends an HTTP request and waits, within `timeout`, for its response headers.
-async fn send_once(request: RequestBuilder, timeout: Duration) -> Result<Response, String> {
+async fn send_once(request: RequestBuilder, timeout: Duration) -> Result<Response, SendError> {
     match tokio::time::timeout(timeout, request.send()).await {
         Ok(Ok(response)) => Ok(response),
-        Ok(Err(e)) => Err(format!("HTTP request failed: {}", describe(&e))),
-        Err(_) => Err(format!("no HTTP response within {timeout:?}")),
+        Ok(Err(e)) if e.is_connect() => {
+            let url = e.url().map(|u| u.to_string()).unwrap_or_default();
+            let cause = root_cause(&e);
+            Err(SendError { message: format!("could not connect to {url}: {cause}"), unreachable: true })
+        }
+        Ok(Err(e)) => Err(SendError::other(format!("HTTP request failed: {}", describe(&e)))),
+        Err(_) => Err(SendError::other(format!("no HTTP response within {timeout:?}"))),
     }
+}
+
+/// The innermost cause of an error, such as `Connection refused (os error 111)`.
+fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut cause = error;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
 }
 
 /// How many times one HTTP request is sent again after a challenge was answered: a login, then
@@ -877,10 +927,12 @@ async fn send_authorized(
     auth: &dyn crate::auth::AuthProvider,
     request: RequestBuilder,
     timeout: Duration,
-) -> Result<Response, String> {
+) -> Result<Response, SendError> {
     for _ in 0..MAX_CHALLENGES {
-        let mut attempt = request.try_clone().ok_or("an HTTP request with a streamed body cannot be authorized")?;
-        if let Some(token) = auth.access_token().await.map_err(|e| e.to_string())? {
+        let mut attempt = request
+            .try_clone()
+            .ok_or_else(|| SendError::other("an HTTP request with a streamed body cannot be authorized"))?;
+        if let Some(token) = auth.access_token().await.map_err(|e| SendError::other(e.to_string()))? {
             attempt = attempt.bearer_auth(token);
         }
         let response = send_once(attempt, timeout).await?;
@@ -889,7 +941,7 @@ async fn send_authorized(
             return Ok(response);
         }
         let challenge = header(&response, reqwest::header::WWW_AUTHENTICATE.as_str());
-        if !auth.challenged(status.as_u16(), challenge.as_deref()).await.map_err(|e| e.to_string())? {
+        if !auth.challenged(status.as_u16(), challenge.as_deref()).await.map_err(|e| SendError::other(e.to_string()))? {
             return Ok(response);
         }
     }
