@@ -135,7 +135,8 @@ async def test_async_roots_provider_and_missing_capabilities() -> None:
         return [{"uri": "file:///a"}]
 
     async with Client.memory(server, roots=provide) as client:
-        assert (await client.call_tool("roots"))["content"] == [{"type": "text", "text": "file:///a"}]
+        listed = await client.call_tool("roots")
+        assert listed["structuredContent"] == {"result": ["file:///a"]}
         failed = await client.call_tool("sample")
         assert failed["isError"] is True
     async with Client.memory(server) as client:

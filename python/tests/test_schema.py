@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Optional, TypedDict, Union
 import pydantic
 import pytest
 
-from mcpkit import Context, Server
+from mcpkit import Context, Image, Server
 from mcpkit._schema import Signature, coerce, parse_docstring
 
 
@@ -149,13 +149,28 @@ def test_output_schemas(hint: Any, expected: dict[str, Any]) -> None:
     assert expected.items() <= schema.items()
 
 
-def test_no_output_schema_for_unstructured_returns() -> None:
-    def f() -> list[str]: ...
+def test_no_output_schema_for_content_or_unknown_returns() -> None:
+    def f() -> list[Any]: ...
 
     def g(): ...  # type: ignore[no-untyped-def]
 
-    assert Signature(f, Context).output_schema() is None
-    assert Signature(g, Context).output_schema() is None
+    def h() -> Image: ...
+
+    def i() -> None: ...
+
+    for fn in (f, g, h, i):
+        assert Signature(fn, Context).output_schema() is None, fn
+
+
+def test_lists_and_unions_get_wrapped_output_schemas() -> None:
+    def f() -> list[str]: ...
+
+    schema = Signature(f, Context).output_schema()
+    assert schema == {
+        "type": "object",
+        "properties": {"result": {"type": "array", "items": {"type": "string"}}},
+        "required": ["result"],
+    }
 
 
 def test_coerce_builds_python_values() -> None:

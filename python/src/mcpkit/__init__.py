@@ -19,7 +19,7 @@ from .errors import (
     UrlElicitationRequired,
 )
 from .server import HttpServer, Server
-from .types import Audio, Image
+from .types import Audio, File, Image
 
 __all__ = [
     "__version__",
@@ -27,6 +27,7 @@ __all__ = [
     "CapabilityMissing",
     "Client",
     "Context",
+    "File",
     "HttpServer",
     "Image",
     "InternalError",

@@ -2,19 +2,25 @@
 
 Supported hints: ``str``, ``int``, ``float``, ``bool``, ``None``, ``Any``, ``list[X]``,
 ``tuple``, ``set``, ``dict[str, X]``, ``Optional``/``Union``, ``Literal``, ``Enum``,
-``TypedDict``, dataclasses, ``Annotated[X, "description"]`` and pydantic models (when
-pydantic is installed; it is never required).
+``TypedDict``, dataclasses, ``datetime``, ``date``, ``time``, ``UUID``, ``Decimal``, ``Path``,
+pydantic models (when pydantic is installed; it is never required), and ``Annotated[X, ...]``
+with a description string, pydantic's ``Field(...)`` or ``annotated_types`` constraints
+(``ge``, ``gt``, ``le``, ``lt``, ``multiple_of``, ``min_length``, ``max_length``,
+``pattern``), which go into the schema and so are enforced when arguments are validated.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import decimal
 import enum
 import inspect
+import pathlib
 import re
 import sys
 import typing
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional, Union
 
@@ -39,12 +45,79 @@ def _pydantic_model(hint: Any) -> bool:
 
 
 def _strip_annotated(hint: Any) -> tuple[Any, Optional[str]]:
-    """Returns the hint inside ``Annotated`` and the first string metadata, as a description."""
-    if typing.get_origin(hint) is typing.Annotated:
-        inner, *extras = typing.get_args(hint)
-        text = next((e for e in extras if isinstance(e, str)), None)
-        return inner, text
-    return hint, None
+    """Returns the hint inside ``Annotated`` and its description."""
+    inner, extra = _annotation(hint)
+    return inner, extra.get("description")
+
+
+#: The constraints of pydantic and ``annotated_types`` metadata, and their JSON Schema keywords
+#: for numbers and strings; lengths become ``minItems``/``maxItems`` on arrays.
+_CONSTRAINTS = {
+    "ge": "minimum",
+    "gt": "exclusiveMinimum",
+    "le": "maximum",
+    "lt": "exclusiveMaximum",
+    "multiple_of": "multipleOf",
+    "min_length": "minLength",
+    "max_length": "maxLength",
+    "pattern": "pattern",
+}
+
+
+def _metadata_keywords(item: Any) -> JsonObject:
+    """The schema keywords one piece of ``Annotated`` metadata (or a pydantic ``FieldInfo``) adds."""
+    if isinstance(item, str):
+        return {"description": item}
+    keywords: JsonObject = {}
+    for attribute, keyword in _CONSTRAINTS.items():
+        value = getattr(item, attribute, None)
+        if value is not None and not callable(value):
+            keywords[keyword] = value if isinstance(value, (int, float, str)) else str(value)
+    for attribute in ("title", "description", "examples"):
+        value = getattr(item, attribute, None)
+        if value is not None and type(item).__name__ == "FieldInfo":
+            keywords[attribute] = value
+    for nested in getattr(item, "metadata", None) or []:
+        keywords.update(_metadata_keywords(nested))
+    return keywords
+
+
+def _annotation(hint: Any) -> tuple[Any, JsonObject]:
+    """Splits ``Annotated[X, ...]`` into ``X`` and the schema keywords its metadata adds."""
+    if typing.get_origin(hint) is not typing.Annotated:
+        return hint, {}
+    inner, *extras = typing.get_args(hint)
+    keywords: JsonObject = {}
+    for item in extras:
+        keywords.update(_metadata_keywords(item))
+    return inner, keywords
+
+
+def _apply(schema: JsonObject, keywords: JsonObject) -> JsonObject:
+    """Adds constraint keywords to a schema, as lengths of arrays and objects where they are."""
+    if not keywords:
+        return schema
+    schema = dict(schema)
+    for keyword, value in keywords.items():
+        if keyword in ("minLength", "maxLength") and schema.get("type") in ("array", "object"):
+            kind = "Items" if schema["type"] == "array" else "Properties"
+            keyword = keyword[:3] + kind
+        schema[keyword] = value
+    return schema
+
+
+def field_info(default: Any) -> Optional[Any]:
+    """The pydantic ``FieldInfo`` a parameter's default is (``x: int = Field(1, ge=0)``), if so."""
+    return default if type(default).__name__ == "FieldInfo" and hasattr(default, "is_required") else None
+
+
+def field_default(info: Any) -> Any:
+    """The default of a pydantic ``FieldInfo``, or ``inspect.Parameter.empty`` when it has none."""
+    if info.is_required():
+        return inspect.Parameter.empty
+    if info.default_factory is not None:
+        return info.default_factory()
+    return info.default
 
 
 class SchemaBuilder:
@@ -60,11 +133,8 @@ class SchemaBuilder:
         return schema
 
     def schema(self, hint: Any) -> JsonObject:
-        hint, description = _strip_annotated(hint)
-        result = self._schema(hint)
-        if description:
-            result = {**result, "description": description}
-        return result
+        hint, keywords = _annotation(hint)
+        return _apply(self._schema(hint), keywords)
 
     def _schema(self, hint: Any) -> JsonObject:
         if hint is Any or hint is inspect.Parameter.empty or hint is object:
@@ -85,6 +155,14 @@ class SchemaBuilder:
             return {"type": "string", "format": "date-time"}
         if hint is datetime.date:
             return {"type": "string", "format": "date"}
+        if hint is datetime.time:
+            return {"type": "string", "format": "time"}
+        if hint is uuid.UUID:
+            return {"type": "string", "format": "uuid"}
+        if hint is decimal.Decimal:
+            return {"anyOf": [{"type": "number"}, {"type": "string"}]}
+        if isinstance(hint, type) and issubclass(hint, pathlib.PurePath):
+            return {"type": "string", "format": "path"}
         origin, args = typing.get_origin(hint), typing.get_args(hint)
         if origin in _UNION_TYPES:
             return {"anyOf": [self.schema(a) for a in args]}
@@ -223,7 +301,8 @@ def parse_docstring(
 
 
 def is_structured(hint: Any) -> bool:
-    """Whether a return hint describes an object: TypedDict, dataclass, pydantic model or ``dict[str, X]``."""
+    """Whether a return hint describes an object: TypedDict, dataclass, pydantic model, ``dict``
+    or ``dict[str, X]``."""
     hint, _ = _strip_annotated(hint)
     if getattr(hint, "__name__", None) == "CallToolResult" and getattr(hint, "__module__", None) == "mcpkit.types":
         return False  # A complete result is passed through as it is.
@@ -231,13 +310,31 @@ def is_structured(hint: Any) -> bool:
         return True
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
         return True
+    if hint in (dict, Mapping):
+        return True
     return typing.get_origin(hint) in (dict, Mapping) and len(typing.get_args(hint)) == 2
 
 
-def is_primitive(hint: Any) -> bool:
-    """Whether a return hint is ``int``, ``float``, ``str`` or ``bool``, which results wrap as ``result``."""
+def _describes_value(hint: Any) -> bool:
+    """Whether a return hint describes a value the result carries as structured content, rather
+    than content: not missing, ``None``, ``Any`` or ``object``, not a list or union of ``Any``,
+    and nothing in it (an arm of a union, an item of a list) that is media, bytes, a content
+    block or a whole result."""
     hint, _ = _strip_annotated(hint)
-    return hint in (int, float, str, bool)
+    if hint in (inspect.Parameter.empty, None, _NONE_TYPE, Any, object):
+        return False
+    if Any in typing.get_args(hint):
+        return False  # ``list[Any]`` or ``X | Any`` may hold content blocks.
+    return not _mentions_content(hint)
+
+
+def _mentions_content(hint: Any) -> bool:
+    hint, _ = _strip_annotated(hint)
+    if hint in (bytes, bytearray):
+        return True
+    if getattr(hint, "__module__", None) == "mcpkit.types":
+        return True  # Image, Audio, content blocks and results are content, not values.
+    return any(_mentions_content(arg) for arg in typing.get_args(hint) if arg is not Ellipsis)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -258,9 +355,23 @@ def to_jsonable(value: Any) -> Any:
         import base64
 
         return base64.b64encode(value).decode("ascii")
-    if isinstance(value, (datetime.datetime, datetime.date)):
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
+    if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
+        return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+
+
+#: How a JSON string becomes a value of these parameter types.
+_PARSERS: dict[Any, Callable[[str], Any]] = {
+    datetime.datetime: lambda text: datetime.datetime.fromisoformat(
+        text[:-1] + "+00:00" if text.endswith("Z") else text
+    ),
+    datetime.date: datetime.date.fromisoformat,
+    datetime.time: datetime.time.fromisoformat,
+    uuid.UUID: uuid.UUID,
+    decimal.Decimal: decimal.Decimal,
+}
 
 
 def coerce(value: Any, hint: Any) -> Any:
@@ -280,6 +391,13 @@ def coerce(value: Any, hint: Any) -> Any:
         return value
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    parse = _PARSERS.get(hint)
+    if parse is not None and isinstance(value, str):
+        return parse(value)
+    if hint is decimal.Decimal and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return decimal.Decimal(str(value))
+    if isinstance(hint, type) and issubclass(hint, pathlib.PurePath) and isinstance(value, str):
+        return hint(value)
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return hint(value)
     if _pydantic_model(hint):
@@ -344,9 +462,14 @@ class Signature:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 continue
             hint = hints.get(name, Any)
+            default = p.default
+            info = field_info(default)
+            if info is not None:
+                # ``x: int = Field(1, ge=0)``: the field's constraints describe the parameter.
+                hint, default = typing.Annotated[hint, info], field_default(info)
             bare, _ = _strip_annotated(hint)
             is_context = bare is context_type or context_type in typing.get_args(bare)
-            self.params.append(Parameter(name, hint, p.default, is_context))
+            self.params.append(Parameter(name, hint, default, is_context))
         self.returns = hints.get("return", inspect.Parameter.empty)
 
     def input_schema(self) -> JsonObject:
@@ -373,14 +496,17 @@ class Signature:
         return builder.finish(schema)
 
     def output_schema(self) -> Optional[JsonObject]:
+        """The output schema the return annotation gives: an object's own schema, any other
+        value's wrapped as ``{"result": ...}``; none without an annotation, for ``None`` and
+        ``Any``, and for content (media, bytes, content blocks, a ``CallToolResult``)."""
         if is_structured(self.returns):
             builder = SchemaBuilder()
             return builder.finish(builder.schema(self.returns))
-        if is_primitive(self.returns):
-            builder = SchemaBuilder()
-            inner = builder.schema(self.returns)
-            return builder.finish({"type": "object", "properties": {"result": inner}, "required": ["result"]})
-        return None
+        if not _describes_value(self.returns):
+            return None
+        builder = SchemaBuilder()
+        inner = builder.schema(self.returns)
+        return builder.finish({"type": "object", "properties": {"result": inner}, "required": ["result"]})
 
     def bind(self, arguments: Mapping[str, Any], context: Any) -> dict[str, Any]:
         """Builds the keyword arguments of a call from JSON arguments and the context."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from typing import Any, Optional, Union, cast
 
 from . import _native
+from ._schema import SchemaBuilder, coerce, is_structured
 from .types import (
     CreateMessageResult,
     ElicitResult,
@@ -19,8 +20,46 @@ from .types import (
 )
 
 
+class Done:
+    """What the context's methods that act at once return: nothing to wait for, but awaiting
+    it works too, as code written for FastMCP (``await ctx.info(...)``) does."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        yield from ()
+
+    def __repr__(self) -> str:
+        return "Done"
+
+
+_DONE = Done()
+
+
+class Elicited(dict[str, Any]):
+    """The client's answer to ``Context.elicit``: the ``ElicitResult`` dict, with ``action``
+    (``"accept"``, ``"decline"`` or ``"cancel"``) and, when accepted, ``data``, the content
+    converted to the type asked for."""
+
+    _data: Any = None
+
+    @property
+    def action(self) -> str:
+        """What the user did: ``"accept"``, ``"decline"`` or ``"cancel"``."""
+        return str(self.get("action"))
+
+    @property
+    def data(self) -> Any:
+        """The accepted content, as the response type asked for (``None`` unless accepted)."""
+        return self._data
+
+
 class Context:
-    """What a handler can do while it runs: report progress, log, and ask the client."""
+    """What a handler can do while it runs: report progress, log, and ask the client.
+
+    The methods that only send something (``report_progress``, ``log``, ``info``, ...) act at
+    once; their result may be awaited or not.
+    """
 
     def __init__(self, native: _native.Context) -> None:
         self._native = native
@@ -66,31 +105,37 @@ class Context:
         """The capabilities the client declared."""
         return self._native.client_capabilities
 
-    def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> None:
+    def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> Done:
         """Reports progress, when the client asked for it; ``progress`` must increase."""
         self._native.report_progress(progress, total, message)
+        return _DONE
 
-    def log(self, level: LoggingLevel, data: Any, logger: Optional[str] = None) -> None:
+    def log(self, level: LoggingLevel, data: Any, logger: Optional[str] = None) -> Done:
         """Sends a log message, if its level passes the client's threshold."""
         self._native.log(level, data, logger)
+        return _DONE
 
-    def debug(self, data: Any, logger: Optional[str] = None) -> None:
+    def debug(self, data: Any, logger: Optional[str] = None) -> Done:
         """Logs at level ``debug``."""
         self.log("debug", data, logger)
+        return _DONE
 
-    def info(self, data: Any, logger: Optional[str] = None) -> None:
+    def info(self, data: Any, logger: Optional[str] = None) -> Done:
         """Logs at level ``info``."""
         self.log("info", data, logger)
+        return _DONE
 
-    def warning(self, data: Any, logger: Optional[str] = None) -> None:
+    def warning(self, data: Any, logger: Optional[str] = None) -> Done:
         """Logs at level ``warning``."""
         self.log("warning", data, logger)
+        return _DONE
 
-    def error(self, data: Any, logger: Optional[str] = None) -> None:
+    def error(self, data: Any, logger: Optional[str] = None) -> Done:
         """Logs at level ``error``."""
         self.log("error", data, logger)
+        return _DONE
 
-    def close_sse_stream(self) -> None:
+    def close_sse_stream(self) -> Done:
         """Ends this request's SSE stream over Streamable HTTP (SSE polling).
 
         The client reconnects after the server's ``retry`` delay and receives the rest of the
@@ -98,10 +143,12 @@ class Context:
         transports.
         """
         self._native.close_sse_stream()
+        return _DONE
 
-    def notify(self, method: str, params: Optional[JsonObject] = None) -> None:
+    def notify(self, method: str, params: Optional[JsonObject] = None) -> Done:
         """Sends a notification to the client, tied to the request being handled."""
         self._native.notify(method, params)
+        return _DONE
 
     async def request(self, method: str, params: Optional[JsonObject] = None) -> JsonObject:
         """Sends any request to the client and returns its result."""
@@ -145,10 +192,37 @@ class Context:
         }
         return cast(CreateMessageResult, await self._native.request("sampling/createMessage", params))
 
-    async def elicit(self, message: str, schema: JsonObject) -> ElicitResult:
-        """Asks the user, through the client, for data matching a flat object ``schema``."""
-        params = {"mode": "form", "message": message, "requestedSchema": schema}
-        return cast(ElicitResult, await self._native.request("elicitation/create", params))
+    async def elicit(
+        self, message: str, schema: Union[JsonObject, type, Any, None] = None, *, response_type: Any = None
+    ) -> Elicited:
+        """Asks the user, through the client, for data: ``schema`` is a flat object JSON Schema,
+        or a type (``response_type`` as FastMCP names it): a pydantic model, dataclass or
+        ``TypedDict``, or a scalar such as ``int`` or ``bool``, which is asked for as ``value``.
+
+        The result is the ``ElicitResult`` dict; its ``action`` says what the user did and,
+        with a type, ``data`` is the accepted content converted to it.
+        """
+        asked = response_type if response_type is not None else schema
+        if asked is None:
+            raise TypeError("elicit needs a schema or a response_type")
+        wrapped = False
+        if isinstance(asked, dict):
+            requested: JsonObject = asked
+        elif is_structured(asked):
+            requested = SchemaBuilder().schema(asked)
+        else:
+            wrapped = True
+            requested = {
+                "type": "object",
+                "properties": {"value": SchemaBuilder().schema(asked)},
+                "required": ["value"],
+            }
+        params = {"mode": "form", "message": message, "requestedSchema": requested}
+        answer = Elicited(await self._native.request("elicitation/create", params))
+        content = answer.get("content")
+        if answer.get("action") == "accept" and not isinstance(asked, dict) and isinstance(content, dict):
+            answer._data = coerce(content.get("value") if wrapped else content, asked)
+        return answer
 
     async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitResult:
         """Asks the user, through the client, to visit ``url`` (URL-mode elicitation).
@@ -160,9 +234,10 @@ class Context:
         params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
         return cast(ElicitResult, await self._native.request("elicitation/create", params))
 
-    def notify_elicitation_complete(self, elicitation_id: str) -> None:
+    def notify_elicitation_complete(self, elicitation_id: str) -> Done:
         """Tells the client that the URL-mode elicitation ``elicitation_id`` finished."""
         self._native.notify_elicitation_complete(elicitation_id)
+        return _DONE
 
     async def list_roots(self) -> list[Root]:
         """Asks the client for its roots."""

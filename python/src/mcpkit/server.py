@@ -13,7 +13,7 @@ import inspect
 import re
 import sys
 from collections.abc import Mapping
-from typing import Any, Callable, Optional, TypeVar, Union
+from typing import Any, Callable, Optional, TypeVar, Union, overload
 
 from . import _convert, _native
 from ._schema import Signature
@@ -100,6 +100,35 @@ def _http_options(
     )
 
 
+def _decorated(fn: Any, what: str) -> None:
+    """Raises when a decorator is given something other than a function."""
+    if not callable(fn):
+        raise TypeError(f"{what} decorates a function, not {type(fn).__name__} {fn!r}")
+
+
+def _template_variables(uri: str) -> list[str]:
+    """The variable names of a URI template, such as ``["owner", "path"]`` for
+    ``repo://{owner}/{+path}``."""
+    names: list[str] = []
+    for expression in _TEMPLATE.findall(uri):
+        body = expression[1:-1].lstrip("+#./;?&")
+        names += [part.split(":")[0].rstrip("*") for part in body.split(",") if part]
+    return names
+
+
+def _check_template(uri: str, sig: Signature, fn: Callable[..., Any]) -> None:
+    """Raises unless the template's variables are parameters of ``fn`` and its required
+    parameters are variables of the template."""
+    variables = set(_template_variables(uri))
+    params = {p.name: p for p in sig.params if not p.is_context}
+    unknown = sorted(variables - params.keys())
+    if unknown:
+        raise ValueError(f"{fn.__name__}() has no parameter for the variables {unknown} of {uri!r}")
+    missing = sorted(n for n, p in params.items() if n not in variables and p.default is inspect.Parameter.empty)
+    if missing:
+        raise ValueError(f"the required parameters {missing} of {fn.__name__}() are not variables of {uri!r}")
+
+
 class HttpServer:
     """A server running over Streamable HTTP; ``await close()`` stops it."""
 
@@ -163,6 +192,9 @@ class Server:
     ) -> None:
         self.name = name
         self._tasks = tasks is not None and tasks is not False
+        #: The names (tools, prompts) and URIs (resources, templates) registered, to refuse a
+        #: second registration under one of them unless it asks to replace.
+        self._registered: dict[str, set[str]] = {"tool": set(), "prompt": set(), "resource": set()}
         spec = {"name": name, "version": version} | optional(
             title=title,
             description=description,
@@ -187,6 +219,19 @@ class Server:
         """The capabilities the server declares, derived from its registrations."""
         return self._native.capabilities
 
+    def _register(self, kind: str, key: str, replace: bool, add: Callable[[], None]) -> None:
+        """Runs ``add`` to register under ``key`` and records it; a second registration under the
+        same name raises unless ``replace``."""
+        if key in self._registered[kind] and not replace:
+            what = "resource URI" if kind == "resource" else f"{kind} name"
+            raise ValueError(f"the {what} {key!r} is already registered; pass replace=True to replace it")
+        add()
+        self._registered[kind].add(key)
+
+    @overload
+    def tool(self, name: F, /) -> F: ...
+
+    @overload
     def tool(
         self,
         name: Optional[str] = None,
@@ -198,15 +243,36 @@ class Server:
         icons: Optional[list[Icon]] = None,
         task_support: Optional[TaskSupport] = None,
         meta: Optional[JsonObject] = None,
-    ) -> Callable[[F], F]:
-        """Registers a function as a tool; its input schema comes from its type hints, unless
-        ``input_schema`` gives it (arguments are still passed to the parameters of the same names).
+        replace: bool = False,
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        name: Union[str, F, None] = None,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+        annotations: Optional[JsonObject] = None,
+        input_schema: Optional[JsonObject] = None,
+        *,
+        icons: Optional[list[Icon]] = None,
+        task_support: Optional[TaskSupport] = None,
+        meta: Optional[JsonObject] = None,
+        replace: bool = False,
+    ) -> Any:
+        """Registers a function as a tool, used as ``@server.tool`` or ``@server.tool(...)``; its
+        input schema comes from its type hints, unless ``input_schema`` gives it (arguments are
+        still passed to the parameters of the same names).
 
         ``task_support`` (``"optional"`` or ``"required"``) lets clients call the tool as a task,
-        on a server made with ``tasks``.
+        on a server made with ``tasks``. A second tool of the same name raises, unless
+        ``replace=True``.
         """
+        if callable(name):
+            self.add_tool(name, replace=replace)
+            return name
 
         def register(fn: F) -> F:
+            _decorated(fn, "server.tool()")
             self.add_tool(
                 fn,
                 name=name,
@@ -217,6 +283,7 @@ class Server:
                 icons=icons,
                 task_support=task_support,
                 meta=meta,
+                replace=replace,
             )
             return fn
 
@@ -234,6 +301,7 @@ class Server:
         icons: Optional[list[Icon]] = None,
         task_support: Optional[TaskSupport] = None,
         meta: Optional[JsonObject] = None,
+        replace: bool = False,
     ) -> None:
         """Registers a tool without the decorator syntax.
 
@@ -243,8 +311,9 @@ class Server:
         if task_support not in (None, "forbidden") and not self._tasks:
             raise ValueError(f"tool {name or fn.__name__!r} declares task support, but the server has no tasks=")
         sig = Signature(fn, Context)
+        tool_name = name or fn.__name__
         tool = {
-            "name": name or fn.__name__,
+            "name": tool_name,
             "inputSchema": sig.input_schema() if input_schema is None else input_schema,
             **optional(
                 description=description or sig.description,
@@ -262,13 +331,13 @@ class Server:
             async def run_async(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
                 return tool_value(await fn(**sig.bind(arguments, Context(ctx))))
 
-            self._native.add("tool", tool, run_async, True)
+            self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_async, True))
         else:
 
             def run_sync(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
                 return tool_value(fn(**sig.bind(arguments, Context(ctx))))
 
-            self._native.add("tool", tool, run_sync, False)
+            self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_sync, False))
 
     def resource(
         self,
@@ -281,12 +350,23 @@ class Server:
         icons: Optional[list[Icon]] = None,
         annotations: Optional[JsonObject] = None,
         size: Optional[int] = None,
+        replace: bool = False,
     ) -> Callable[[F], F]:
         """Registers a resource; a URI with ``{variables}`` is a template whose variables are
-        passed to the function's parameters of the same names."""
+        passed to the function's parameters of the same names.
+
+        A template's variables must be parameters of the function, and the function's required
+        parameters must be variables of the template; a second resource at the same URI raises
+        unless ``replace=True``.
+        """
+        if not isinstance(uri, str):
+            raise TypeError('server.resource needs the resource\'s URI: @server.resource("scheme://path")')
 
         def register(fn: F) -> F:
+            _decorated(fn, "server.resource()")
             sig = Signature(fn, Context)
+            if _TEMPLATE.search(uri):
+                _check_template(uri, sig, fn)
             entry = optional(
                 name=name or fn.__name__,
                 title=title,
@@ -301,13 +381,20 @@ class Server:
 
             handler = _adapt(call, sig.is_async, lambda value: _convert.resource_value(value, mime_type))
             if _TEMPLATE.search(uri):
-                self._native.add("resource_template", {"uriTemplate": uri, **entry}, handler, sig.is_async)
+                template = {"uriTemplate": uri, **entry}
+                add = lambda: self._native.add("resource_template", template, handler, sig.is_async)  # noqa: E731
             else:
-                self._native.add("resource", {"uri": uri, **entry, **optional(size=size)}, handler, sig.is_async)
+                resource = {"uri": uri, **entry, **optional(size=size)}
+                add = lambda: self._native.add("resource", resource, handler, sig.is_async)  # noqa: E731
+            self._register("resource", uri, replace, add)
             return fn
 
         return register
 
+    @overload
+    def prompt(self, name: F, /) -> F: ...
+
+    @overload
     def prompt(
         self,
         name: Optional[str] = None,
@@ -315,14 +402,32 @@ class Server:
         *,
         title: Optional[str] = None,
         icons: Optional[list[Icon]] = None,
-    ) -> Callable[[F], F]:
-        """Registers a prompt; its arguments are the function's parameters (strings).
+        replace: bool = False,
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self,
+        name: Union[str, F, None] = None,
+        description: Optional[str] = None,
+        *,
+        title: Optional[str] = None,
+        icons: Optional[list[Icon]] = None,
+        replace: bool = False,
+    ) -> Any:
+        """Registers a prompt, used as ``@server.prompt`` or ``@server.prompt(...)``; its
+        arguments are the function's parameters (strings).
 
         It returns a string (a user message), a ``(role, content)`` tuple, a message dict, a
-        list of those, or a whole ``GetPromptResult``.
+        list of those, or a whole ``GetPromptResult``. A second prompt of the same name raises,
+        unless ``replace=True``.
         """
+        if callable(name):
+            fn, name = name, None
+            self.prompt(replace=replace)(fn)
+            return fn
 
         def register(fn: F) -> F:
+            _decorated(fn, "server.prompt()")
             sig = Signature(fn, Context)
             arguments = [
                 {"name": p.name, "required": p.default is inspect.Parameter.empty}
@@ -339,7 +444,10 @@ class Server:
             def call(arguments: Mapping[str, str], ctx: _native.Context) -> Any:
                 return fn(**sig.bind(arguments, Context(ctx)))
 
-            self._native.add("prompt", prompt, _adapt(call, sig.is_async, _convert.prompt_value), sig.is_async)
+            handler = _adapt(call, sig.is_async, _convert.prompt_value)
+            self._register(
+                "prompt", prompt["name"], replace, lambda: self._native.add("prompt", prompt, handler, sig.is_async)
+            )
             return fn
 
         return register
@@ -383,14 +491,17 @@ class Server:
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; connected clients are told the list changed."""
+        self._registered["tool"].discard(name)
         return self._native.remove("tool", name)
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt; connected clients are told the list changed."""
+        self._registered["prompt"].discard(name)
         return self._native.remove("prompt", name)
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource or a resource template by its URI (template)."""
+        self._registered["resource"].discard(uri)
         return self._native.remove("resource", uri) or self._native.remove("resource_template", uri)
 
     def notify_resource_updated(self, uri: str) -> None:

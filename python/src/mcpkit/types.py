@@ -6,6 +6,9 @@ Results cross from the Rust core as plain dicts; these types only describe them.
 from __future__ import annotations
 
 import base64
+import mimetypes
+import os
+import pathlib
 from typing import Any, Literal, Optional, TypedDict, Union
 
 JsonObject = dict[str, Any]
@@ -174,10 +177,23 @@ class _Media:
     """Binary content with a MIME type, sent base64-encoded."""
 
     kind: str = ""
+    default_mime_type: str = "application/octet-stream"
 
-    def __init__(self, data: bytes, mime_type: str) -> None:
-        self.data = data
-        self.mime_type = mime_type
+    def __init__(
+        self,
+        data: Optional[bytes] = None,
+        mime_type: Optional[str] = None,
+        *,
+        path: Union[str, os.PathLike[str], None] = None,
+    ) -> None:
+        if (data is None) == (path is None):
+            raise TypeError(f"{type(self).__name__} takes either data or path=, not both or neither")
+        if path is not None:
+            data = pathlib.Path(path).read_bytes()
+            mime_type = mime_type or mimetypes.guess_type(str(path))[0]
+        self.data: bytes = bytes(data or b"")
+        self.mime_type: str = mime_type or self.default_mime_type
+        self.name = None if path is None else pathlib.Path(path).name
 
     def to_content(self) -> ContentBlock:
         return {"type": self.kind, "data": base64.b64encode(self.data).decode("ascii"), "mimeType": self.mime_type}
@@ -187,21 +203,42 @@ class _Media:
 
 
 class Image(_Media):
-    """An image returned by a tool: ``Image(png_bytes)`` or ``Image(data, "image/jpeg")``."""
+    """An image returned by a tool: ``Image(png_bytes)``, ``Image(data, "image/jpeg")`` or
+    ``Image(path="chart.png")`` (the MIME type guessed from the file name)."""
 
     kind = "image"
-
-    def __init__(self, data: bytes, mime_type: str = "image/png") -> None:
-        super().__init__(data, mime_type)
+    default_mime_type = "image/png"
 
 
 class Audio(_Media):
-    """Audio returned by a tool: ``Audio(wav_bytes)`` or ``Audio(data, "audio/mpeg")``."""
+    """Audio returned by a tool: ``Audio(wav_bytes)``, ``Audio(data, "audio/mpeg")`` or
+    ``Audio(path="clip.wav")``."""
 
     kind = "audio"
+    default_mime_type = "audio/wav"
 
-    def __init__(self, data: bytes, mime_type: str = "audio/wav") -> None:
-        super().__init__(data, mime_type)
+
+class File(_Media):
+    """A file returned by a tool, sent as an embedded resource: ``File(path="report.pdf")`` or
+    ``File(data, "application/pdf", name="report.pdf")``."""
+
+    kind = "resource"
+
+    def __init__(
+        self,
+        data: Optional[bytes] = None,
+        mime_type: Optional[str] = None,
+        *,
+        path: Union[str, os.PathLike[str], None] = None,
+        name: Optional[str] = None,
+    ) -> None:
+        super().__init__(data, mime_type, path=path)
+        self.name = name or self.name or "file"
+
+    def to_content(self) -> ContentBlock:
+        blob = base64.b64encode(self.data).decode("ascii")
+        resource = {"uri": f"file:///{self.name}", "mimeType": self.mime_type, "blob": blob}
+        return {"type": "resource", "resource": resource}
 
 
 def text(value: str) -> ContentBlock:
