@@ -110,29 +110,32 @@ class Context:
         self._native.report_progress(progress, total, message)
         return _DONE
 
-    def log(self, level: LoggingLevel, data: Any, logger: Optional[str] = None) -> Done:
-        """Sends a log message, if its level passes the client's threshold."""
-        self._native.log(level, data, logger)
+    def log(
+        self, level: LoggingLevel, data: Any, logger: Optional[str] = None, *, logger_name: Optional[str] = None
+    ) -> Done:
+        """Sends a log message, if its level passes the client's threshold; ``logger_name`` is
+        FastMCP's name for ``logger``."""
+        self._native.log(level, data, logger or logger_name)
         return _DONE
 
-    def debug(self, data: Any, logger: Optional[str] = None) -> Done:
+    def debug(self, data: Any, logger: Optional[str] = None, *, logger_name: Optional[str] = None) -> Done:
         """Logs at level ``debug``."""
-        self.log("debug", data, logger)
+        self.log("debug", data, logger or logger_name)
         return _DONE
 
-    def info(self, data: Any, logger: Optional[str] = None) -> Done:
+    def info(self, data: Any, logger: Optional[str] = None, *, logger_name: Optional[str] = None) -> Done:
         """Logs at level ``info``."""
-        self.log("info", data, logger)
+        self.log("info", data, logger or logger_name)
         return _DONE
 
-    def warning(self, data: Any, logger: Optional[str] = None) -> Done:
+    def warning(self, data: Any, logger: Optional[str] = None, *, logger_name: Optional[str] = None) -> Done:
         """Logs at level ``warning``."""
-        self.log("warning", data, logger)
+        self.log("warning", data, logger or logger_name)
         return _DONE
 
-    def error(self, data: Any, logger: Optional[str] = None) -> Done:
+    def error(self, data: Any, logger: Optional[str] = None, *, logger_name: Optional[str] = None) -> Done:
         """Logs at level ``error``."""
-        self.log("error", data, logger)
+        self.log("error", data, logger or logger_name)
         return _DONE
 
     def close_sse_stream(self) -> Done:

@@ -173,6 +173,14 @@ class InitializeResult(TypedDict, total=False):
     instructions: str
 
 
+def _format_mime_type(kind: str, format: str) -> str:
+    """The MIME type of a format name, as FastMCP's ``format=`` gives it: ``png`` is
+    ``image/png`` for an image, ``pdf`` the type its file extension has for a file."""
+    if kind in ("image", "audio"):
+        return f"{kind}/{format.lower()}"
+    return mimetypes.guess_type(f"file.{format}")[0] or "application/octet-stream"
+
+
 class _Media:
     """Binary content with a MIME type, sent base64-encoded."""
 
@@ -185,7 +193,10 @@ class _Media:
         mime_type: Optional[str] = None,
         *,
         path: Union[str, os.PathLike[str], None] = None,
+        format: Optional[str] = None,
     ) -> None:
+        if format is not None and mime_type is None:
+            mime_type = _format_mime_type(self.kind, format)
         if (data is None) == (path is None):
             raise TypeError(f"{type(self).__name__} takes either data or path=, not both or neither")
         if path is not None:
@@ -203,8 +214,9 @@ class _Media:
 
 
 class Image(_Media):
-    """An image returned by a tool: ``Image(png_bytes)``, ``Image(data, "image/jpeg")`` or
-    ``Image(path="chart.png")`` (the MIME type guessed from the file name)."""
+    """An image returned by a tool: ``Image(png_bytes)``, ``Image(data, "image/jpeg")``,
+    ``Image(data=raw, format="jpeg")`` or ``Image(path="chart.png")`` (the MIME type guessed
+    from the file name)."""
 
     kind = "image"
     default_mime_type = "image/png"
@@ -231,8 +243,9 @@ class File(_Media):
         *,
         path: Union[str, os.PathLike[str], None] = None,
         name: Optional[str] = None,
+        format: Optional[str] = None,
     ) -> None:
-        super().__init__(data, mime_type, path=path)
+        super().__init__(data, mime_type, path=path, format=format)
         self.name = name or self.name or "file"
 
     def to_content(self) -> ContentBlock:
