@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import dataclasses
 import datetime
 import decimal
 import json
 import pathlib
 import uuid
+from collections.abc import AsyncIterator
 from typing import Annotated, Any, Union
 
 import pydantic
@@ -287,3 +289,29 @@ async def test_media_from_files(tmp_path: pathlib.Path) -> None:
     resource = blocks[2]["resource"]
     assert resource["uri"] == "file:///report.pdf" and resource["mimeType"] == "application/pdf"
     assert base64.b64decode(resource["blob"]) == b"%PDF"
+
+
+async def test_lifespan_runs_around_serving_and_reaches_handlers(free_port: int) -> None:
+    events: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server: Server) -> AsyncIterator[dict[str, str]]:
+        events.append(f"start {server.name}")
+        yield {"db": "connected"}
+        events.append("stop")
+
+    server = Server("with-lifespan", lifespan=lifespan)
+
+    @server.tool()
+    def db(ctx: Context) -> str:
+        return str(ctx.lifespan_context["db"])
+
+    async with Client.memory(server) as client:
+        assert (await client.call_tool("db"))["structuredContent"] == {"result": "connected"}
+        assert events == ["start with-lifespan"]
+    assert events == ["start with-lifespan", "stop"]
+    http = await server.serve_http(port=free_port)
+    async with Client.http(http.url) as client:
+        assert (await client.call_tool("db"))["structuredContent"] == {"result": "connected"}
+    await http.close()
+    assert events == ["start with-lifespan", "stop", "start with-lifespan", "stop"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, MutableMapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable, Optional
 
 from . import _native
@@ -27,8 +28,15 @@ DEFAULT_MAX_BODY_SIZE = 4 * 1024 * 1024
 class AsgiApp:
     """The ASGI application of ``Server.asgi_app()``."""
 
-    def __init__(self, native: _native.Server, path: str, options: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        native: _native.Server,
+        path: str,
+        options: dict[str, Any],
+        lifespan: Callable[[], AbstractAsyncContextManager[None]],
+    ) -> None:
         self._native = native
+        self._lifespan = lifespan
         self._path = path
         self._options = {"path": path} | options
         self._max_body = int(options.get("maxBodySize") or DEFAULT_MAX_BODY_SIZE)
@@ -47,7 +55,7 @@ class AsgiApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await _lifespan(receive, send, self._lifespan)
             return
         if scope["type"] != "http":
             raise RuntimeError(f"mcpkit's ASGI app serves HTTP, not {scope['type']!r}")
@@ -118,14 +126,22 @@ async def _plain(send: Send, status: int, text: str) -> None:
     await send({"type": "http.response.body", "body": text.encode()})
 
 
-async def _lifespan(receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return
+async def _lifespan(receive: Receive, send: Send, lifespan: Callable[[], AbstractAsyncContextManager[None]]) -> None:
+    """Runs the server's lifespan between the ASGI server's start-up and shut-down."""
+    async with contextlib.AsyncExitStack() as running:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await running.enter_async_context(lifespan())
+                except Exception as error:
+                    await send({"type": "lifespan.startup.failed", "message": str(error)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await running.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
 
 __all__ = ["AsgiApp"]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import Awaitable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable, Optional, Union, cast
 
 from . import _native
@@ -243,6 +245,9 @@ class Client:
         )
         self._native: Optional[_native.Client] = None
         self._tasks: set[asyncio.Future[Any]] = set()
+        #: The lifespan of an in-process server, run while this client is connected to it.
+        self._server_lifespan: Optional[Callable[[], AbstractAsyncContextManager[None]]] = None
+        self._running = contextlib.AsyncExitStack()
 
     @classmethod
     def stdio(
@@ -283,19 +288,30 @@ class Client:
     def memory(cls, server: Any, **options: Any) -> Client:
         """A client of a ``Server`` in this process, over an in-memory transport."""
         native_server = server._native
-        return cls(lambda o, h: _native.Client.connect_memory(native_server, o, h), **options)
+        client = cls(lambda o, h: _native.Client.connect_memory(native_server, o, h), **options)
+        client._server_lifespan = server._lifespan_running
+        return client
 
     async def connect(self) -> Client:
         """Connects and initializes the session; ``async with`` does it for you."""
         if self._native is None:
-            self._native = await self._connect(self._options, self._handlers)
+            if self._server_lifespan is not None:
+                await self._running.enter_async_context(self._server_lifespan())
+            try:
+                self._native = await self._connect(self._options, self._handlers)
+            except BaseException:
+                await self._running.aclose()
+                raise
         return self
 
     async def close(self) -> None:
         """Closes the session (over stdio this ends the server process)."""
         native, self._native = self._native, None
-        if native is not None:
-            await native.close()
+        try:
+            if native is not None:
+                await native.close()
+        finally:
+            await self._running.aclose()
 
     async def __aenter__(self) -> Client:
         return await self.connect()

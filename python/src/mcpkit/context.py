@@ -61,8 +61,14 @@ class Context:
     once; their result may be awaited or not.
     """
 
-    def __init__(self, native: _native.Context) -> None:
+    def __init__(self, native: _native.Context, lifespan_context: Any = None) -> None:
         self._native = native
+        self._lifespan_context = lifespan_context
+
+    @property
+    def lifespan_context(self) -> Any:
+        """What the server's ``lifespan`` context manager gave (``None`` without one)."""
+        return self._lifespan_context
 
     @property
     def request_id(self) -> Union[int, str, None]:

@@ -12,7 +12,8 @@ import contextlib
 import inspect
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable, Optional, TypeVar, Union, overload
 
 from . import _convert, _native
@@ -60,8 +61,8 @@ def _adapt(fn: Callable[..., Any], is_async: bool, finish: Callable[[Any], Any])
     return run_sync
 
 
-def _context_kwargs(sig: Signature, ctx: _native.Context) -> dict[str, Context]:
-    return {p.name: Context(ctx) for p in sig.params if p.is_context}
+def _context_kwargs(sig: Signature, ctx: _native.Context, server: Server) -> dict[str, Context]:
+    return {p.name: Context(ctx, server._lifespan_state) for p in sig.params if p.is_context}
 
 
 def _http_options(
@@ -132,8 +133,9 @@ def _check_template(uri: str, sig: Signature, fn: Callable[..., Any]) -> None:
 class HttpServer:
     """A server running over Streamable HTTP; ``await close()`` stops it."""
 
-    def __init__(self, native: _native.HttpServer) -> None:
+    def __init__(self, native: _native.HttpServer, running: contextlib.AsyncExitStack) -> None:
         self._native = native
+        self._running = running
 
     @property
     def url(self) -> str:
@@ -141,8 +143,11 @@ class HttpServer:
         return self._native.url
 
     async def close(self) -> None:
-        """Stops accepting connections and ends every session."""
-        await self._native.close()
+        """Stops accepting connections and ends every session, then the server's lifespan."""
+        try:
+            await self._native.close()
+        finally:
+            await self._running.aclose()
 
     async def wait(self) -> None:
         """Waits until the server is closed."""
@@ -167,6 +172,11 @@ class Server:
     registrations imply, and the limits ``max_uri_length`` (bytes), ``max_in_flight_requests``
     (per session), ``max_queued_messages`` (per stdio session) and ``max_subscriptions`` (per
     session).
+
+    ``lifespan``, as in FastMCP, is ``lifespan(server)`` returning an async context manager
+    (an ``@asynccontextmanager`` function): it is entered when serving starts (``run``,
+    ``serve_stdio``, ``serve_http``, an ASGI server's start-up) and exited when serving ends; the
+    value it gives is ``ctx.lifespan_context`` in handlers.
     """
 
     def __init__(
@@ -189,8 +199,13 @@ class Server:
         max_in_flight_requests: Optional[int] = None,
         max_queued_messages: Optional[int] = None,
         max_subscriptions: Optional[int] = None,
+        lifespan: Optional[Callable[[Server], AbstractAsyncContextManager[Any]]] = None,
     ) -> None:
         self.name = name
+        self._lifespan = lifespan
+        #: What the lifespan's context manager gave while it runs, and how many serve calls use it.
+        self._lifespan_state: Any = None
+        self._lifespan_users = 0
         self._tasks = tasks is not None and tasks is not False
         #: The names (tools, prompts) and URIs (resources, templates) registered, to refuse a
         #: second registration under one of them unless it asks to replace.
@@ -329,13 +344,13 @@ class Server:
         if sig.is_async:
 
             async def run_async(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
-                return tool_value(await fn(**sig.bind(arguments, Context(ctx))))
+                return tool_value(await fn(**sig.bind(arguments, Context(ctx, self._lifespan_state))))
 
             self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_async, True))
         else:
 
             def run_sync(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
-                return tool_value(fn(**sig.bind(arguments, Context(ctx))))
+                return tool_value(fn(**sig.bind(arguments, Context(ctx, self._lifespan_state))))
 
             self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_sync, False))
 
@@ -377,7 +392,7 @@ class Server:
             )
 
             def call(payload: Mapping[str, Any], ctx: _native.Context) -> Any:
-                return fn(**sig.bind(payload["variables"], Context(ctx)))
+                return fn(**sig.bind(payload["variables"], Context(ctx, self._lifespan_state)))
 
             handler = _adapt(call, sig.is_async, lambda value: _convert.resource_value(value, mime_type))
             if _TEMPLATE.search(uri):
@@ -442,7 +457,7 @@ class Server:
             }
 
             def call(arguments: Mapping[str, str], ctx: _native.Context) -> Any:
-                return fn(**sig.bind(arguments, Context(ctx)))
+                return fn(**sig.bind(arguments, Context(ctx, self._lifespan_state)))
 
             handler = _adapt(call, sig.is_async, _convert.prompt_value)
             self._register(
@@ -467,7 +482,7 @@ class Server:
             def call(params: Mapping[str, Any], ctx: _native.Context) -> Any:
                 resolved = (params.get("context") or {}).get("arguments") or {}
                 values = (params["ref"], params["argument"]["name"], params["argument"]["value"], resolved)
-                return fn(**dict(zip(names, values)), **_context_kwargs(sig, ctx))
+                return fn(**dict(zip(names, values)), **_context_kwargs(sig, ctx, self))
 
             self._native.set_completion(_adapt(call, sig.is_async, lambda value: value), sig.is_async)
             return fn
@@ -482,7 +497,7 @@ class Server:
             sig = Signature(fn, Context)
 
             def call(_payload: Any, ctx: _native.Context) -> Any:
-                return fn(**_context_kwargs(sig, ctx))
+                return fn(**_context_kwargs(sig, ctx, self))
 
             self._native.on_roots_changed(_adapt(call, sig.is_async, lambda value: None), sig.is_async)
             return fn
@@ -512,14 +527,32 @@ class Server:
         """Sends a log message to every connected client whose level lets it through."""
         self._native.log(level, data, logger)
 
+    @contextlib.asynccontextmanager
+    async def _lifespan_running(self) -> AsyncIterator[None]:
+        """Runs the lifespan while at least one serve call is under way."""
+        if self._lifespan is None or self._lifespan_users > 0:
+            self._lifespan_users += 1
+            try:
+                yield
+            finally:
+                self._lifespan_users -= 1
+            return
+        async with self._lifespan(self) as state:
+            self._lifespan_state, self._lifespan_users = state, 1
+            try:
+                yield
+            finally:
+                self._lifespan_state, self._lifespan_users = None, 0
+
     async def serve_stdio(self) -> None:
         """Serves one client over stdin and stdout until it leaves.
 
         Meanwhile ``print()`` and anything else written to ``sys.stdout`` goes to stderr: stdout
         carries the protocol only.
         """
-        with contextlib.redirect_stdout(sys.stderr):
-            await self._native.serve_stdio()
+        async with self._lifespan_running():
+            with contextlib.redirect_stdout(sys.stderr):
+                await self._native.serve_stdio()
 
     async def serve_http(
         self,
@@ -580,7 +613,13 @@ class Server:
                 require_negotiated_version=require_negotiated_version,
             )
         )
-        return HttpServer(await self._native.serve_http(options))
+        running = contextlib.AsyncExitStack()
+        await running.enter_async_context(self._lifespan_running())
+        try:
+            return HttpServer(await self._native.serve_http(options), running)
+        except BaseException:
+            await running.aclose()
+            raise
 
     def asgi_app(
         self,
@@ -618,7 +657,7 @@ class Server:
             max_queued_events=max_queued_events,
             require_negotiated_version=require_negotiated_version,
         )
-        return AsgiApp(self._native, path, options)
+        return AsgiApp(self._native, path, options, self._lifespan_running)
 
     def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
         """Serves until the client leaves (stdio) or the process is interrupted (``"http"``, also
