@@ -315,3 +315,19 @@ async def test_lifespan_runs_around_serving_and_reaches_handlers(free_port: int)
         assert (await client.call_tool("db"))["structuredContent"] == {"result": "connected"}
     await http.close()
     assert events == ["start with-lifespan", "stop", "start with-lifespan", "stop"]
+
+
+async def test_a_handler_reads_the_servers_own_resources() -> None:
+    server = Server("self-reader")
+
+    @server.resource("config://{key}")
+    def config(key: str) -> str:
+        return f"value of {key}"
+
+    @server.tool()
+    async def lookup(key: str, ctx: Context) -> str:
+        read = await ctx.read_resource(f"config://{key}")
+        return str(read["contents"][0]["text"])
+
+    async with Client.memory(server) as client:
+        assert (await client.call_tool("lookup", {"key": "color"}))["structuredContent"] == {"result": "value of color"}

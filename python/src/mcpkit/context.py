@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from typing import Any, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from . import _native
 from ._schema import SchemaBuilder, coerce, is_structured
+
+if TYPE_CHECKING:
+    from .server import Server
 from .types import (
     CreateMessageResult,
     ElicitResult,
     Implementation,
     JsonObject,
     LoggingLevel,
+    ReadResourceResult,
     Root,
     SamplingMessage,
     Tool,
@@ -61,14 +65,23 @@ class Context:
     once; their result may be awaited or not.
     """
 
-    def __init__(self, native: _native.Context, lifespan_context: Any = None) -> None:
+    def __init__(self, native: _native.Context, server: Optional[Server] = None) -> None:
         self._native = native
-        self._lifespan_context = lifespan_context
+        self._server = server
 
     @property
     def lifespan_context(self) -> Any:
         """What the server's ``lifespan`` context manager gave (``None`` without one)."""
-        return self._lifespan_context
+        return None if self._server is None else self._server._lifespan_state
+
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        """Reads one of this server's own resources (or templates), as a client would."""
+        if self._server is None:
+            raise RuntimeError("this context belongs to no server")
+        from .client import Client
+
+        async with Client.memory(self._server) as client:
+            return await client.read_resource(uri)
 
     @property
     def request_id(self) -> Union[int, str, None]:

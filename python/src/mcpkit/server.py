@@ -62,7 +62,7 @@ def _adapt(fn: Callable[..., Any], is_async: bool, finish: Callable[[Any], Any])
 
 
 def _context_kwargs(sig: Signature, ctx: _native.Context, server: Server) -> dict[str, Context]:
-    return {p.name: Context(ctx, server._lifespan_state) for p in sig.params if p.is_context}
+    return {p.name: Context(ctx, server) for p in sig.params if p.is_context}
 
 
 def _http_options(
@@ -344,13 +344,13 @@ class Server:
         if sig.is_async:
 
             async def run_async(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
-                return tool_value(await fn(**sig.bind(arguments, Context(ctx, self._lifespan_state))))
+                return tool_value(await fn(**sig.bind(arguments, Context(ctx, self))))
 
             self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_async, True))
         else:
 
             def run_sync(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
-                return tool_value(fn(**sig.bind(arguments, Context(ctx, self._lifespan_state))))
+                return tool_value(fn(**sig.bind(arguments, Context(ctx, self))))
 
             self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_sync, False))
 
@@ -392,7 +392,7 @@ class Server:
             )
 
             def call(payload: Mapping[str, Any], ctx: _native.Context) -> Any:
-                return fn(**sig.bind(payload["variables"], Context(ctx, self._lifespan_state)))
+                return fn(**sig.bind(payload["variables"], Context(ctx, self)))
 
             handler = _adapt(call, sig.is_async, lambda value: _convert.resource_value(value, mime_type))
             if _TEMPLATE.search(uri):
@@ -457,7 +457,7 @@ class Server:
             }
 
             def call(arguments: Mapping[str, str], ctx: _native.Context) -> Any:
-                return fn(**sig.bind(arguments, Context(ctx, self._lifespan_state)))
+                return fn(**sig.bind(arguments, Context(ctx, self)))
 
             handler = _adapt(call, sig.is_async, _convert.prompt_value)
             self._register(
