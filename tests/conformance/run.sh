@@ -22,11 +22,16 @@
 #   CONFORMANCE_STARTUP_TIMEOUT   seconds a server may take to accept connections (default 60)
 #   CONFORMANCE_SUITE_TIMEOUT     seconds the whole server suite may take (default 1200)
 #   CONFORMANCE_VERBOSE=1         also print the CLI's own output
+#   CONFORMANCE_NEXT=1            run suite 0.2.0-alpha.12 (revision 2026-07-28 and extensions,
+#                                 pinned as conformance-next) instead of 0.1.16
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 node="$here/node_modules/node/bin/node"
 cli="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+if [[ "${CONFORMANCE_NEXT:-0}" == 1 ]]; then
+  cli="$here/node_modules/conformance-next/dist/index.js"
+fi
 results="${CONFORMANCE_RESULTS:-$here/results}"
 client_timeout="${CONFORMANCE_CLIENT_TIMEOUT:-30}"
 startup_timeout="${CONFORMANCE_STARTUP_TIMEOUT:-60}"
