@@ -7,7 +7,6 @@ mod common;
 
 use std::{
     collections::HashMap,
-    net::SocketAddr,
     sync::{
         Arc, Mutex,
         atomic::{AtomicUsize, Ordering},
@@ -15,7 +14,7 @@ use std::{
 };
 
 use async_trait::async_trait;
-use auth_common::{SigningKey, jwks, now};
+use auth_common::{SigningKey, free_resource, jwks, now};
 use axum::{
     Form, Json, Router,
     extract::{Query, State},
@@ -25,13 +24,9 @@ use axum::{
 };
 use common::{first_text, within};
 use mcpkit::{
-    Client, ClientOptions, Error, RequestContext, Server,
-    auth::{
-        Authorizer, ClientCredentials, JwtVerifier, LoopbackRedirect, OAuthClient, OAuthClientOptions,
-        ResourceServerOptions,
-    },
-    http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
-    model::*,
+    Client, ClientOptions, Error,
+    auth::{Authorizer, ClientCredentials, JwtVerifier, LoopbackRedirect, OAuthClient, OAuthClientOptions},
+    http::BoundHttpServer,
     transport::http::{HttpClientOptions, StreamableHttpClientTransport},
 };
 use oauth2::{PkceCodeChallenge, PkceCodeVerifier};
@@ -183,30 +178,16 @@ impl Authorizer for AutoApprove {
     }
 }
 
-/// A protected mcpkit server trusting the mock issuer: `whoami` needs `mcp:read`, `write`
-/// needs `mcp:write` too.
+/// A protected mcpkit server trusting the mock issuer, publishing `resource_override` as its
+/// resource when given.
 async fn protected_server(issuer: &str, resource_override: Option<&str>) -> BoundHttpServer {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr: SocketAddr = listener.local_addr().unwrap();
-    drop(listener);
-    let resource = format!("http://{addr}/mcp");
+    let (addr, resource) = free_resource();
     let verifier = JwtVerifier::with_jwks(&jwks(&[&SigningKey::main("k1")]), issuer, resource.clone()).unwrap();
     let published = resource_override.unwrap_or(&resource).to_owned();
-    let auth = ResourceServerOptions::new(published, Arc::new(verifier))
-        .with_authorization_server(issuer)
-        .with_required_scopes(["mcp:read"])
-        .with_scopes_supported(["mcp:read"])
-        .with_tool_scopes("write", ["mcp:write"]);
-    let server = Server::builder(Implementation::new("protected", "1"))
-        .tool(Tool::without_arguments("whoami", "Who calls."), |_a: JsonObject, ctx: RequestContext| async move {
-            Ok(CallToolResult::text(ctx.auth().and_then(|a| a.subject.clone()).unwrap_or_default()))
-        })
-        .tool(Tool::without_arguments("write", "Writes."), |_a: JsonObject, _ctx: RequestContext| async move {
-            Ok(CallToolResult::text("written"))
-        })
-        .build()
-        .unwrap();
-    StreamableHttpServer::bind(server, addr, HttpServerOptions::new().with_auth(auth)).await.unwrap()
+    auth_common::protected_server(addr, &published, issuer, Arc::new(verifier), |auth| {
+        auth.with_scopes_supported(["mcp:read"])
+    })
+    .await
 }
 
 async fn connect(url: &str, oauth: OAuthClient) -> Result<Client, Error> {

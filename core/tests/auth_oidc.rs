@@ -7,10 +7,10 @@
 //! The tests need `tests/oidc`'s npm packages (`make test-oidc` installs them and runs these
 //! tests), so a plain `cargo test` skips them.
 
+mod auth_common;
 mod common;
 
 use std::{
-    net::SocketAddr,
     process::Stdio,
     sync::{
         Arc, Mutex,
@@ -20,12 +20,12 @@ use std::{
 };
 
 use async_trait::async_trait;
+use auth_common::free_resource;
 use common::{first_text, within};
 use mcpkit::{
-    Client, ClientOptions, Error, RequestContext, Server,
-    auth::{Authorizer, JwtVerifier, OAuthClient, OAuthClientOptions, ResourceServerOptions},
-    http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
-    model::*,
+    Client, ClientOptions, Error,
+    auth::{Authorizer, JwtVerifier, OAuthClient, OAuthClientOptions},
+    http::BoundHttpServer,
     transport::http::{HttpClientOptions, StreamableHttpClientTransport},
 };
 use reqwest::{StatusCode, header};
@@ -64,31 +64,16 @@ async fn provider() -> Provider {
     Provider { issuer, _process: process, _stdout: stdout }
 }
 
-/// A protected mcpkit server trusting the provider: `whoami` needs `mcp:read`, `write` needs
-/// `mcp:write` too. Tokens get no leeway on their expiry.
+/// A protected mcpkit server trusting the provider through its JWKS; tokens get no leeway on
+/// their expiry.
 async fn protected_server(issuer: &str) -> BoundHttpServer {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr: SocketAddr = listener.local_addr().unwrap();
-    drop(listener);
-    let resource = format!("http://{addr}/mcp");
+    let (addr, resource) = free_resource();
     let verifier =
         JwtVerifier::with_jwks_url(format!("{issuer}/jwks"), issuer, resource.clone()).with_leeway(Duration::ZERO);
-    let auth = ResourceServerOptions::new(resource, Arc::new(verifier))
-        .with_authorization_server(issuer)
-        .with_required_scopes(["mcp:read"])
-        .with_scopes_supported(["mcp:read", "mcp:write"])
-        .with_tool_scopes("write", ["mcp:write"])
-        .with_leeway(Duration::ZERO);
-    let server = Server::builder(Implementation::new("protected", "1"))
-        .tool(Tool::without_arguments("whoami", "Who calls."), |_a: JsonObject, ctx: RequestContext| async move {
-            Ok(CallToolResult::text(ctx.auth().and_then(|a| a.subject.clone()).unwrap_or_default()))
-        })
-        .tool(Tool::without_arguments("write", "Writes."), |_a: JsonObject, _ctx: RequestContext| async move {
-            Ok(CallToolResult::text("written"))
-        })
-        .build()
-        .unwrap();
-    StreamableHttpServer::bind(server, addr, HttpServerOptions::new().with_auth(auth)).await.unwrap()
+    auth_common::protected_server(addr, &resource, issuer, Arc::new(verifier), |auth| {
+        auth.with_scopes_supported(["mcp:read", "mcp:write"]).with_leeway(Duration::ZERO)
+    })
+    .await
 }
 
 /// The user in the browser: follows the provider's redirects, keeping its cookies, through the

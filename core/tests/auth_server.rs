@@ -416,8 +416,9 @@ async fn binding_beyond_loopback_without_authorization_needs_an_explicit_opt_in(
     assert!(matches!(refused, Err(Error::Config(_))), "{refused:?}");
     // Allowed, it still needs the host names clients use: the default ones are loopback names.
     let open = HttpServerOptions::new().with_allow_remote_without_auth(true);
-    let Err(Error::Config(message)) = StreamableHttpServer::bind(server.clone(), addr, open.clone()).await else {
-        panic!("binding 0.0.0.0 with only loopback host names was accepted");
+    let outcome = StreamableHttpServer::bind(server.clone(), addr, open.clone()).await;
+    let Err(Error::Config(message)) = outcome else {
+        panic!("binding 0.0.0.0 with only loopback host names gave {outcome:?}");
     };
     assert!(message.contains("allowed hosts"), "{message}");
     let named = open.with_allowed_hosts(["mcp.example.com"]);

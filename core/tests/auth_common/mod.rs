@@ -4,7 +4,15 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use std::sync::Arc;
+
 use jsonwebtoken::{Algorithm, EncodingKey, Header, jwk::Jwk};
+use mcpkit::{
+    RequestContext, Server,
+    auth::{ResourceServerOptions, TokenVerifier},
+    http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
+    model::*,
+};
 use serde_json::{Value, json};
 
 /// The issuer the test tokens name.
@@ -67,4 +75,38 @@ pub fn claims(audience: &str, subject: &str, scope: &str) -> Value {
         "iat": now(),
         "exp": now() + 3600,
     })
+}
+
+/// A free loopback address, and the resource URL of an MCP endpoint bound there.
+pub fn free_resource() -> (std::net::SocketAddr, String) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = listener.local_addr().expect("a bound address");
+    (addr, format!("http://{addr}/mcp"))
+}
+
+/// Binds the protected server of the authorization tests at `addr`, with `auth` built from the
+/// verifier: `whoami` answers the caller's subject and needs `mcp:read`, `write` needs
+/// `mcp:write` too.
+pub async fn protected_server(
+    addr: std::net::SocketAddr,
+    published: &str,
+    issuer: &str,
+    verifier: Arc<dyn TokenVerifier>,
+    configure: impl FnOnce(ResourceServerOptions) -> ResourceServerOptions,
+) -> BoundHttpServer {
+    let auth = ResourceServerOptions::new(published, verifier)
+        .with_authorization_server(issuer)
+        .with_required_scopes(["mcp:read"])
+        .with_tool_scopes("write", ["mcp:write"]);
+    let server = Server::builder(Implementation::new("protected", "1"))
+        .tool(Tool::without_arguments("whoami", "Who calls."), |_a: JsonObject, ctx: RequestContext| async move {
+            Ok(CallToolResult::text(ctx.auth().and_then(|a| a.subject.clone()).unwrap_or_default()))
+        })
+        .tool(Tool::without_arguments("write", "Writes."), |_a: JsonObject, _ctx: RequestContext| async move {
+            Ok(CallToolResult::text("written"))
+        })
+        .build()
+        .expect("a valid server");
+    let options = HttpServerOptions::new().with_auth(configure(auth));
+    StreamableHttpServer::bind(server, addr, options).await.expect("the server binds")
 }
