@@ -30,6 +30,13 @@ pub const RESOURCE_NOT_FOUND: i64 = -32002;
 pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 /// The error code this implementation uses when a request timed out before its response came.
 pub const REQUEST_TIMEOUT: i64 = -32001;
+/// Revision 2026-07-28: an HTTP header (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) does
+/// not match the request's body.
+pub const HEADER_MISMATCH: i64 = -32020;
+/// Revision 2026-07-28: the request needs a client capability the client did not declare.
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+/// Revision 2026-07-28: the server does not support the request's protocol version.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// The error code a client transport of this implementation gives a request it could not
 /// deliver because the server could not be reached (a refused or failed connection), as the
 /// official SDKs' "connection closed"; such an error is local, never sent by the peer.

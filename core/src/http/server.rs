@@ -24,13 +24,17 @@ use axum::{
     routing::any,
 };
 use futures::StreamExt;
+use serde_json::Value;
 use tokio::{sync::mpsc, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
     Error, Server,
-    jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
-    model::{SUPPORTED_PROTOCOL_VERSIONS, methods},
+    jsonrpc::{
+        ErrorData, HEADER_MISMATCH, JsonRpcMessage, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, RequestId,
+        UNSUPPORTED_PROTOCOL_VERSION, quoted,
+    },
+    model::{ALL_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION, meta_keys, methods},
     random::random_id,
     server::SessionHandle,
     session::{DirectInput, DirectWriter},
@@ -1056,11 +1060,12 @@ async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Respon
         state.log_refusal("Origin", header_str(headers, "origin"));
         return error_response(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Origin header");
     }
+    // A POST names its request's id in the answer, once its body is read.
     if let Some(version) = header_str(headers, PROTOCOL_VERSION_HEADER)
-        && !SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
+        && !ALL_PROTOCOL_VERSIONS.contains(&version)
+        && request.method() != Method::POST
     {
-        let message = format!("Bad Request: unsupported protocol version {version}");
-        return error_response(StatusCode::BAD_REQUEST, -32600, &message);
+        return unsupported_version_header(version, None);
     }
     let caller = match state.authenticate(headers).await {
         Ok(caller) => caller,
@@ -1136,6 +1141,18 @@ async fn post(state: Arc<HttpState>, request: Request, caller: Caller) -> Respon
         }
     };
     if let Err(response) = state.check_scopes(&caller, &message) {
+        return response;
+    }
+    if let Some(version) = header_str(&headers, PROTOCOL_VERSION_HEADER)
+        && !ALL_PROTOCOL_VERSIONS.contains(&version)
+    {
+        let id = match &message {
+            JsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        return unsupported_version_header(version, id);
+    }
+    if let Some(response) = stateless_revision(&state, &headers, &message, caller.clone()).await {
         return response;
     }
     let is_initialize = matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
@@ -1428,6 +1445,128 @@ async fn post_stateless(
         chunk
     });
     Response::from_parts(parts, Body::from_stream(body))
+}
+
+/// The answer to a request whose `MCP-Protocol-Version` header names a version this server does
+/// not speak: 400 with the versions it does.
+fn unsupported_version_header(version: &str, id: Option<RequestId>) -> Response {
+    let message = format!("Bad Request: unsupported protocol version {}", quoted(version));
+    let data = serde_json::json!({ "supported": ALL_PROTOCOL_VERSIONS, "requested": version });
+    let body = JsonRpcMessage::error(id, ErrorData::new(UNSUPPORTED_PROTOCOL_VERSION, message).with_data(data));
+    (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body.encode()).into_response()
+}
+
+/// Serves a request of revision 2026-07-28, which belongs to no session: its headers are
+/// checked against its body, then it runs on a session of its own. Returns `None` for a
+/// message of an older revision.
+async fn stateless_revision(
+    state: &Arc<HttpState>,
+    headers: &HeaderMap,
+    message: &JsonRpcMessage,
+    caller: Caller,
+) -> Option<Response> {
+    let header_version = header_str(headers, PROTOCOL_VERSION_HEADER);
+    let JsonRpcMessage::Request(request) = message else {
+        // Notifications and responses of 2026-07-28 clients belong to no session: accepted.
+        return (header_version == Some(STATELESS_PROTOCOL_VERSION)
+            && header_str(headers, SESSION_ID_HEADER).is_none())
+        .then(|| StatusCode::ACCEPTED.into_response());
+    };
+    let meta = request.params.as_ref().and_then(|p| p.get("_meta"));
+    let body_version = meta.and_then(|m| m.get(meta_keys::PROTOCOL_VERSION)).and_then(Value::as_str);
+    let stateless =
+        header_version == Some(STATELESS_PROTOCOL_VERSION) || body_version == Some(STATELESS_PROTOCOL_VERSION);
+    if !stateless
+        || header_str(headers, SESSION_ID_HEADER).is_some() && header_version != Some(STATELESS_PROTOCOL_VERSION)
+    {
+        return None;
+    }
+    let id = Some(request.id.clone());
+    let refuse = |code: i64, message: String| {
+        let body = JsonRpcMessage::error(id.clone(), ErrorData::new(code, message)).encode();
+        Some((StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response())
+    };
+    let Some(body_version) = body_version else {
+        return refuse(
+            crate::jsonrpc::INVALID_PARAMS,
+            format!(
+                "a {STATELESS_PROTOCOL_VERSION} request carries its protocol version in _meta ({})",
+                meta_keys::PROTOCOL_VERSION
+            ),
+        );
+    };
+    if header_version != Some(body_version) {
+        return refuse(
+            HEADER_MISMATCH,
+            format!(
+                "the MCP-Protocol-Version header ({}) does not match the request's protocol version ({body_version})",
+                header_version.unwrap_or("missing")
+            ),
+        );
+    }
+    let method_header = header_str(headers, "mcp-method").map(str::trim);
+    if method_header != Some(request.method.as_str()) {
+        return refuse(
+            HEADER_MISMATCH,
+            format!(
+                "the Mcp-Method header ({}) does not match the method {}",
+                method_header.unwrap_or("missing"),
+                quoted(&request.method)
+            ),
+        );
+    }
+    let name_key = match request.method.as_str() {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
+        methods::RESOURCES_READ => Some("uri"),
+        _ => None,
+    };
+    if let Some(key) = name_key {
+        let name = request.params.as_ref().and_then(|p| p.get(key)).and_then(Value::as_str);
+        let name_header = header_str(headers, "mcp-name").map(str::trim);
+        if name.is_some() && name_header != name {
+            return refuse(
+                HEADER_MISMATCH,
+                format!(
+                    "the Mcp-Name header ({}) does not match the request's {key}",
+                    name_header.unwrap_or("missing")
+                ),
+            );
+        }
+    }
+    let session = state.new_session(String::new(), caller);
+    let guard = EndOnDrop(session.clone());
+    let Some((stream, rx)) = session.open_stream(request.id.clone(), state.options.json_response) else {
+        return Some(id_in_use(request.id.clone()));
+    };
+    if session.deliver(message.clone()).await.is_err() {
+        return Some(error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended"));
+    }
+    let response = reply(state, &session, stream, rx).await;
+    let (mut parts, body) = response.into_parts();
+    let json = parts.headers.get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let body = if json {
+        // A JSON error answer gets the HTTP status 2026-07-28 gives its code.
+        let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+        let code = serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| v["error"]["code"].as_i64());
+        match code {
+            Some(METHOD_NOT_FOUND) => parts.status = StatusCode::NOT_FOUND,
+            Some(
+                crate::jsonrpc::INVALID_PARAMS
+                | HEADER_MISMATCH
+                | MISSING_REQUIRED_CLIENT_CAPABILITY
+                | UNSUPPORTED_PROTOCOL_VERSION,
+            ) => parts.status = StatusCode::BAD_REQUEST,
+            _ => {}
+        }
+        drop(guard);
+        Body::from(bytes)
+    } else {
+        Body::from_stream(body.into_data_stream().map(move |chunk| {
+            let _ = &guard;
+            chunk
+        }))
+    };
+    Some(Response::from_parts(parts, body))
 }
 
 struct EndOnDrop(Arc<HttpSession>);

@@ -11,6 +11,29 @@ pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 /// Every protocol revision this crate can negotiate, newest first.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
+/// Revision 2026-07-28, which has no `initialize`: every request carries its protocol version,
+/// client capabilities and client information in `_meta` (see [`meta_keys`]).
+pub const STATELESS_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Every revision a server of this crate answers, newest first: 2026-07-28 per request, the
+/// others through `initialize`.
+pub const ALL_PROTOCOL_VERSIONS: &[&str] =
+    &[STATELESS_PROTOCOL_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The `_meta` keys of revision 2026-07-28.
+pub mod meta_keys {
+    /// The protocol version of a request.
+    pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    /// The client's capabilities, on every request.
+    pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// The client's name and version, on requests.
+    pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    /// The lowest level of log messages the client wants for a request; none without it.
+    pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+    /// The server's name and version, on results.
+    pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+}
+
 /// Returns whether `version` is one of [`SUPPORTED_PROTOCOL_VERSIONS`].
 pub fn is_supported_protocol_version(version: &str) -> bool {
     SUPPORTED_PROTOCOL_VERSIONS.contains(&version)

@@ -2,6 +2,8 @@
 
 /// The `initialize` request (client → server).
 pub const INITIALIZE: &str = "initialize";
+/// The `server/discover` request of revision 2026-07-28 (client → server).
+pub const SERVER_DISCOVER: &str = "server/discover";
 /// The `ping` request (either direction).
 pub const PING: &str = "ping";
 /// The `completion/complete` request (client → server).

@@ -11,7 +11,8 @@ use crate::{
     jsonrpc::RequestId,
     model::{
         ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-        Implementation, ListRootsResult, LoggingLevel, Meta, ProgressToken, methods,
+        Implementation, ListRootsResult, LoggingLevel, Meta, ProgressToken, STATELESS_PROTOCOL_VERSION, meta_keys,
+        methods,
     },
     session::{IncomingRequest, Peer, RequestOptions},
 };
@@ -93,9 +94,35 @@ impl RequestContext {
         self.incoming.report_progress(progress, total, message)
     }
 
-    /// Sends a log message to the client, if its level passes the client's threshold.
+    /// Sends a log message to the client, if its level passes the client's threshold: the
+    /// session's level, or for a 2026-07-28 request the level its `_meta` names (none without
+    /// one).
     pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) -> Result<(), Error> {
+        if self.is_stateless() {
+            let wanted = self.envelope(meta_keys::LOG_LEVEL).and_then(|l| serde_json::from_value(l.clone()).ok());
+            return match wanted {
+                Some(threshold) if level >= threshold => {
+                    self.session.send_log(level, logger, data.into(), self.incoming.related())
+                }
+                _ => Ok(()),
+            };
+        }
         self.session.log(level, logger, data.into(), self.incoming.related())
+    }
+
+    /// Whether this request is one of revision 2026-07-28, which carries its client's
+    /// capabilities, information and log level in its `_meta` instead of a session.
+    pub fn is_stateless(&self) -> bool {
+        self.meta.as_ref().and_then(|m| m.get(meta_keys::PROTOCOL_VERSION)).and_then(Value::as_str)
+            == Some(STATELESS_PROTOCOL_VERSION)
+    }
+
+    /// The value of `key` in a 2026-07-28 request's `_meta`.
+    fn envelope(&self, key: &str) -> Option<&Value> {
+        if !self.is_stateless() {
+            return None;
+        }
+        self.meta.as_ref()?.get(key)
     }
 
     /// Ends the SSE stream of this request over Streamable HTTP; the client reconnects after
@@ -105,18 +132,28 @@ impl RequestContext {
         self.incoming.close_stream()
     }
 
-    /// Returns the client's name and version.
+    /// Returns the client's name and version, from the session or a 2026-07-28 request.
     pub fn client_info(&self) -> Option<Implementation> {
+        if self.is_stateless() {
+            return self.envelope(meta_keys::CLIENT_INFO).and_then(|v| serde_json::from_value(v.clone()).ok());
+        }
         self.session.client_params().map(|p| p.client_info)
     }
 
-    /// Returns the capabilities the client declared.
+    /// Returns the capabilities the client declared, in the session or a 2026-07-28 request.
     pub fn client_capabilities(&self) -> ClientCapabilities {
+        if self.is_stateless() {
+            let declared = self.envelope(meta_keys::CLIENT_CAPABILITIES);
+            return declared.and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default();
+        }
         self.session.client_params().map(|p| p.capabilities).unwrap_or_default()
     }
 
-    /// Returns the protocol version negotiated for this session.
+    /// Returns the protocol version of this request: the session's, or 2026-07-28.
     pub fn protocol_version(&self) -> Option<String> {
+        if self.is_stateless() {
+            return Some(STATELESS_PROTOCOL_VERSION.to_owned());
+        }
         self.session.protocol_version()
     }
 

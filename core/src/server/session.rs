@@ -12,14 +12,14 @@ use super::{RequestContext, ServerInner, ToolEntry, tasks::TaskStore};
 use crate::model::{JsonObject, ServerCapabilities};
 use crate::{
     Error,
-    jsonrpc::{ErrorData, METHOD_NOT_FOUND, Notification, Request, RequestId, quoted},
+    jsonrpc::{ErrorData, METHOD_NOT_FOUND, Notification, Request, RequestId, UNSUPPORTED_PROTOCOL_VERSION, quoted},
     model::{
-        CallToolRequestParams, CallToolResult, CompleteRequestParams, CreateTaskResult, EmptyResult,
-        GetPromptRequestParams, InitializeRequestParams, InitializeResult, ListPromptsResult,
+        ALL_PROTOCOL_VERSIONS, CallToolRequestParams, CallToolResult, CompleteRequestParams, CreateTaskResult,
+        EmptyResult, GetPromptRequestParams, InitializeRequestParams, InitializeResult, ListPromptsResult,
         ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
         LoggingMessageNotificationParams, Meta, PaginatedRequestParams, ResourceRequestParams,
-        ResourceUpdatedNotificationParams, SetLevelRequestParams, TaskIdRequestParams, TaskSupport, TaskWithMeta,
-        methods, negotiate_protocol_version,
+        ResourceUpdatedNotificationParams, STATELESS_PROTOCOL_VERSION, SetLevelRequestParams, TaskIdRequestParams,
+        TaskSupport, TaskWithMeta, meta_keys, methods, negotiate_protocol_version,
     },
     server::handler::ResourceRequest,
     session::{IncomingRequest, Peer, Reply, Service, request_params, to_result},
@@ -104,6 +104,17 @@ impl ServerSession {
         if level < *lock(&self.log_level) {
             return Ok(());
         }
+        self.send_log(level, logger, data, related)
+    }
+
+    /// Sends a log message whatever the session's level.
+    pub(crate) fn send_log(
+        &self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: Value,
+        related: Option<RequestId>,
+    ) -> Result<(), Error> {
         let peer = self.peer.get().ok_or(Error::TransportClosed)?;
         let params = LoggingMessageNotificationParams { level, logger: logger.map(str::to_owned), data, meta: None };
         peer.notify(methods::NOTIFICATIONS_MESSAGE, &params, related)
@@ -407,24 +418,16 @@ fn gated(declared: bool, method: &str, run: impl FnOnce() -> Reply) -> Reply {
     if declared { run() } else { Reply::Now(Err(ErrorData::method_not_found(method))) }
 }
 
-impl Service for Arc<ServerSession> {
-    fn request(&self, request: Request, incoming: IncomingRequest) -> Reply {
-        let Request { method, params, .. } = request;
-        match method.as_str() {
-            methods::INITIALIZE => return Reply::Now(self.initialize(params)),
-            methods::PING => return Reply::Now(to_result(&EmptyResult::default())),
-            _ => {}
-        }
-        if self.phase() == Phase::Uninitialized {
-            return Reply::Now(Err(ErrorData::invalid_request(format!(
-                "Received {} before initialize: the session is not initialized",
-                quoted(&method)
-            ))));
-        }
-        let Some(caps) = self.capabilities.get() else {
-            return Reply::Now(Err(ErrorData::internal_error("the session has no negotiated capabilities")));
-        };
-        let m = method.as_str();
+impl ServerSession {
+    /// Answers the methods both revisions share, gated by the server's capabilities `caps`.
+    fn dispatch(
+        self: &Arc<Self>,
+        caps: &ServerCapabilities,
+        method: &str,
+        params: Option<Value>,
+        incoming: IncomingRequest,
+    ) -> Reply {
+        let m = method;
         match m {
             methods::TOOLS_LIST => gated(caps.tools.is_some(), m, || Reply::Now(self.list_tools(params))),
             methods::TOOLS_CALL => gated(caps.tools.is_some(), m, || self.call_tool(params, incoming)),
@@ -455,6 +458,137 @@ impl Service for Arc<ServerSession> {
             }
             _ => Reply::Now(Err(ErrorData::method_not_found(m))),
         }
+    }
+
+    /// Answers a request of revision 2026-07-28, which needs no `initialize`: its `_meta`
+    /// carries the client's version and capabilities, and its result says it is complete and
+    /// which server made it.
+    fn stateless_request(self: &Arc<Self>, request: Request, incoming: IncomingRequest, version: &str) -> Reply {
+        if version != STATELESS_PROTOCOL_VERSION {
+            return Reply::Now(Err(unsupported_version(version)));
+        }
+        let declared =
+            request.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(meta_keys::CLIENT_CAPABILITIES));
+        if !declared.is_some_and(Value::is_object) {
+            return Reply::Now(Err(ErrorData::invalid_params(format!(
+                "a {STATELESS_PROTOCOL_VERSION} request carries the client's capabilities in _meta \
+                 ({})",
+                meta_keys::CLIENT_CAPABILITIES
+            ))));
+        }
+        let Request { method, params, .. } = request;
+        let m = method.as_str();
+        let cacheable = matches!(
+            m,
+            methods::TOOLS_LIST
+                | methods::PROMPTS_LIST
+                | methods::RESOURCES_LIST
+                | methods::RESOURCES_TEMPLATES_LIST
+                | methods::RESOURCES_READ
+                | methods::SERVER_DISCOVER
+        );
+        let reply = match m {
+            methods::SERVER_DISCOVER => Reply::Now(Ok(self.discover())),
+            // Removed in 2026-07-28, or replaced by other methods.
+            methods::INITIALIZE
+            | methods::PING
+            | methods::LOGGING_SET_LEVEL
+            | methods::RESOURCES_SUBSCRIBE
+            | methods::RESOURCES_UNSUBSCRIBE
+            | methods::TASKS_RESULT
+            | methods::TASKS_LIST => Reply::Now(Err(ErrorData::method_not_found(m))),
+            _ => self.dispatch(&self.server.capabilities(), m, params, incoming),
+        };
+        let info = serde_json::to_value(&self.server.info).unwrap_or(Value::Null);
+        let finish = move |outcome: Result<Value, ErrorData>| complete_stateless(outcome, &info, cacheable);
+        match reply {
+            Reply::Now(outcome) => Reply::Now(finish(outcome)),
+            Reply::Later(future) => Reply::Later(future.map(finish).boxed()),
+        }
+    }
+
+    /// The result of `server/discover`: the versions, capabilities and identity of the server.
+    fn discover(&self) -> Value {
+        let mut result = serde_json::json!({
+            "supportedVersions": ALL_PROTOCOL_VERSIONS,
+            "capabilities": self.server.capabilities(),
+            "serverInfo": self.server.info,
+        });
+        if let Some(instructions) = &self.server.options.instructions {
+            result["instructions"] = Value::String(instructions.clone());
+        }
+        result
+    }
+}
+
+/// The protocol version a request's `_meta` names, if any.
+fn requested_version(params: &Option<Value>) -> Option<String> {
+    let meta = params.as_ref()?.get("_meta")?;
+    Some(meta.get(meta_keys::PROTOCOL_VERSION)?.as_str()?.to_owned())
+}
+
+/// The error for a request of a version this server does not speak, listing those it does.
+fn unsupported_version(requested: &str) -> ErrorData {
+    ErrorData::new(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        format!(
+            "Unsupported protocol version {}: this server supports {}",
+            quoted(requested),
+            ALL_PROTOCOL_VERSIONS.join(", ")
+        ),
+    )
+    .with_data(serde_json::json!({ "supported": ALL_PROTOCOL_VERSIONS, "requested": requested }))
+}
+
+/// Finishes the answer to a 2026-07-28 request: a result gets `resultType`, the server's
+/// identity in `_meta` and, when cacheable, caching hints; a missing resource is -32602.
+fn complete_stateless(outcome: Result<Value, ErrorData>, info: &Value, cacheable: bool) -> Result<Value, ErrorData> {
+    let mut value = match outcome {
+        Ok(value) => value,
+        Err(mut error) => {
+            if error.code == crate::jsonrpc::RESOURCE_NOT_FOUND {
+                error.code = crate::jsonrpc::INVALID_PARAMS;
+            }
+            return Err(error);
+        }
+    };
+    if let Value::Object(result) = &mut value {
+        result.entry("resultType").or_insert_with(|| Value::String("complete".into()));
+        if cacheable {
+            result.entry("ttlMs").or_insert_with(|| Value::from(0));
+            result.entry("cacheScope").or_insert_with(|| Value::String("private".into()));
+        }
+        let meta = result.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(meta) = meta {
+            meta.entry(meta_keys::SERVER_INFO).or_insert_with(|| info.clone());
+        }
+    }
+    Ok(value)
+}
+
+impl Service for Arc<ServerSession> {
+    fn request(&self, request: Request, incoming: IncomingRequest) -> Reply {
+        if self.phase() == Phase::Uninitialized
+            && let Some(version) = requested_version(&request.params)
+        {
+            return self.stateless_request(request, incoming, &version);
+        }
+        let Request { method, params, .. } = request;
+        match method.as_str() {
+            methods::INITIALIZE => return Reply::Now(self.initialize(params)),
+            methods::PING => return Reply::Now(to_result(&EmptyResult::default())),
+            _ => {}
+        }
+        if self.phase() == Phase::Uninitialized {
+            return Reply::Now(Err(ErrorData::invalid_request(format!(
+                "Received {} before initialize: the session is not initialized",
+                quoted(&method)
+            ))));
+        }
+        let Some(caps) = self.capabilities.get() else {
+            return Reply::Now(Err(ErrorData::internal_error("the session has no negotiated capabilities")));
+        };
+        self.dispatch(caps, &method, params, incoming)
     }
 
     fn notification(

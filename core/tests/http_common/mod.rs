@@ -23,6 +23,7 @@ use mcpkit::{
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
+#[allow(unused_imports)] // Each test file uses some of them.
 pub use crate::common::{eventually, obj, within, within_for};
 
 /// The protocol version the tests negotiate.
