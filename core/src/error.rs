@@ -9,6 +9,11 @@ pub enum Error {
     /// The peer answered with a JSON-RPC error.
     #[error("{0}")]
     Rpc(#[from] ErrorData),
+    /// Revision 2026-07-28: the handler asked the client for input it does not have yet. The
+    /// server answers with an `input_required` result and the client retries the request with
+    /// the answers; a handler lets this error through (with `?`) and runs again on the retry.
+    #[error("input required: the client is asked for input and retries the request")]
+    InputRequired,
     /// The connection is closed, or closed while the request was in flight.
     #[error("transport closed")]
     TransportClosed,

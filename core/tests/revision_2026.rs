@@ -150,3 +150,75 @@ async fn a_stdio_session_answers_a_2026_request_before_any_initialize() {
         raw.request(json!(2), "resources/read", json!({ "uri": "nothing://here", "_meta": envelope(json!({})) })).await;
     assert_eq!(missing["error"]["code"], -32602, "a missing resource is -32602 in 2026-07-28: {missing}");
 }
+
+/// A server whose `book` tool elicits twice, keeping what it learned in its state.
+fn booking_server() -> Server {
+    Server::builder(Implementation::new("booking", "1"))
+        .tool(
+            Tool::without_arguments("book", "Asks for guests, then a date."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                let schema = json!({ "type": "object", "properties": { "v": { "type": "string" } } });
+                let form =
+                    |message: &str| json!({ "mode": "form", "message": message, "requestedSchema": schema.clone() });
+                let failed = |e: mcpkit::Error| mcpkit::ErrorData::internal_error(e.to_string());
+                let guests = ctx.ask("guests", "elicitation/create", form("guests")).await.map_err(failed)?;
+                ctx.set_state(json!({ "guests": guests["content"]["v"] }));
+                let date = ctx.ask("date", "elicitation/create", form("date")).await.map_err(failed)?;
+                Ok(CallToolResult::text(format!("{} guests on {}", guests["content"]["v"], date["content"]["v"])))
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_handler_that_asks_twice_takes_two_input_rounds_and_refuses_altered_state() {
+    let server = booking_server();
+    let (mut raw, _session, _task) = common::raw_server(&server, None);
+    let caps = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } } });
+    let call = |extra: Value| {
+        let mut params = json!({ "name": "book", "arguments": {}, "_meta": envelope(caps.clone()) });
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        params
+    };
+    let first = raw.request(json!(1), "tools/call", call(json!({}))).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert_eq!(first["result"]["inputRequests"]["guests"]["method"], "elicitation/create");
+    let state = first["result"]["requestState"].clone();
+
+    let answers = json!({ "guests": { "action": "accept", "content": { "v": "2" } } });
+    let second =
+        raw.request(json!(2), "tools/call", call(json!({ "inputResponses": answers, "requestState": state }))).await;
+    assert_eq!(second["result"]["resultType"], "input_required", "{second}");
+    assert!(
+        second["result"]["inputRequests"].get("date").is_some()
+            && second["result"]["inputRequests"].get("guests").is_none()
+    );
+    let state = second["result"]["requestState"].clone();
+
+    let answers = json!({ "guests": { "action": "accept", "content": { "v": "2" } },
+                          "date": { "action": "accept", "content": { "v": "May 1" } } });
+    let done = raw
+        .request(
+            json!(3),
+            "tools/call",
+            call(json!({ "inputResponses": answers.clone(), "requestState": state.clone() })),
+        )
+        .await;
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "\"2\" guests on \"May 1\"");
+
+    let mut altered = state.as_str().unwrap().to_owned();
+    altered.replace_range(5..6, if &altered[5..6] == "A" { "B" } else { "A" });
+    let refused =
+        raw.request(json!(4), "tools/call", call(json!({ "inputResponses": answers, "requestState": altered }))).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+
+    // Without the client capability the request fails with -32021, naming it.
+    let bare = json!({ "name": "book", "arguments": {}, "_meta": envelope(json!({})) });
+    let missing = raw.request(json!(5), "tools/call", bare).await;
+    assert_eq!(missing["error"]["code"], -32021, "{missing}");
+    assert_eq!(missing["error"]["data"]["requiredCapabilities"], json!({ "elicitation": {} }));
+}

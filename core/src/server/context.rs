@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use super::session::ServerSession;
+use super::{rounds::Round, session::ServerSession};
 use crate::{
     Error,
     jsonrpc::RequestId,
@@ -26,6 +26,8 @@ pub struct RequestContext {
     pub(crate) incoming: IncomingRequest,
     pub(crate) session: Arc<ServerSession>,
     pub(crate) meta: Option<Meta>,
+    /// For a 2026-07-28 request, what it knows about input across rounds.
+    pub(crate) round: Option<Arc<Round>>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -171,27 +173,110 @@ impl RequestContext {
     }
 
     /// Asks the client to sample from its language model (`sampling/createMessage`).
+    ///
+    /// For a 2026-07-28 request the client is asked through an `input_required` result
+    /// instead: without the answer yet this fails with [`Error::InputRequired`], which the
+    /// handler lets through, and the call runs again once the client answers.
     pub async fn create_message(&self, params: CreateMessageRequestParams) -> Result<CreateMessageResult, Error> {
         let caps = self.client_capabilities();
-        let sampling = caps.sampling.ok_or_else(|| Error::CapabilityMissing("sampling".into()))?;
+        let Some(sampling) = caps.sampling else {
+            return Err(self.missing("sampling", serde_json::json!({ "sampling": {} })));
+        };
         if (params.tools.is_some() || params.tool_choice.is_some()) && sampling.tools.is_none() {
-            return Err(Error::CapabilityMissing("sampling.tools".into()));
+            return Err(self.missing("sampling.tools", serde_json::json!({ "sampling": { "tools": {} } })));
+        }
+        if self.round.is_some() {
+            return self.ask_next(methods::SAMPLING_CREATE_MESSAGE, &params).await;
         }
         self.incoming.peer.request_typed(methods::SAMPLING_CREATE_MESSAGE, &params, self.options()).await
     }
 
+    /// A capability the client did not declare: an error, which a 2026-07-28 request also
+    /// answers with -32021 naming `declared` (the capability as the client would declare it).
+    fn missing(&self, name: &str, declared: Value) -> Error {
+        if let Some(round) = &self.round {
+            round.missing_capability(declared);
+        }
+        Error::CapabilityMissing(name.into())
+    }
+
+    /// Asks a 2026-07-28 client for input under a key made from the method.
+    async fn ask_next<P: serde::Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, Error> {
+        let key = self.round.as_ref().map(|r| r.next_key(method)).unwrap_or_default();
+        let params = serde_json::to_value(params)?;
+        Ok(serde_json::from_value(self.ask(&key, method, params).await?)?)
+    }
+
+    /// Asks the client for input with `method` (`elicitation/create`, `sampling/createMessage`
+    /// or `roots/list`) and `params`, and returns its raw answer.
+    ///
+    /// For a 2026-07-28 request `key` names the request for input in the `input_required`
+    /// result: without the client's answer under it yet, this fails with
+    /// [`Error::InputRequired`]; the handler lets that through and runs again, from the start,
+    /// when the client retries with the answer. Work done before asking is therefore repeated
+    /// on the retry; [`RequestContext::set_state`] carries what should not be. For older
+    /// revisions this sends the request to the client and waits for its answer, and `key` is
+    /// not used.
+    ///
+    /// The client must have declared the capability the method belongs to; otherwise this
+    /// fails with [`Error::CapabilityMissing`] (and a 2026-07-28 request is answered with
+    /// -32021).
+    pub async fn ask(&self, key: &str, method: &str, params: Value) -> Result<Value, Error> {
+        let caps = self.client_capabilities();
+        let declared = match method {
+            methods::ELICITATION_CREATE => caps.elicitation.is_some(),
+            methods::SAMPLING_CREATE_MESSAGE => caps.sampling.is_some(),
+            methods::ROOTS_LIST => caps.roots.is_some(),
+            _ => true,
+        };
+        if !declared {
+            let name = method.split('/').next().unwrap_or(method);
+            return Err(self.missing(name, serde_json::json!({ name: {} })));
+        }
+        match &self.round {
+            Some(round) => round.answer(key, method, params).ok_or(Error::InputRequired),
+            None => self.incoming.peer.request(method, Some(params), self.options()).await,
+        }
+    }
+
+    /// The state this handler set in the previous round of a 2026-07-28 request, if any.
+    pub fn state(&self) -> Option<&Value> {
+        self.round.as_ref()?.state()
+    }
+
+    /// Sets the state carried to the next round of a 2026-07-28 request, authenticated by the
+    /// server so that the client cannot change it (it can read it). Does nothing for older
+    /// revisions, whose requests have one round.
+    pub fn set_state(&self, state: Value) {
+        if let Some(round) = &self.round {
+            round.set_state(state);
+        }
+    }
+
     /// Asks the client to elicit information from its user (`elicitation/create`).
+    ///
+    /// For a 2026-07-28 request the client is asked through an `input_required` result, as
+    /// [`RequestContext::create_message`] describes.
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, Error> {
         let caps = self.client_capabilities();
-        let elicitation = caps.elicitation.ok_or_else(|| Error::CapabilityMissing("elicitation".into()))?;
+        let Some(elicitation) = caps.elicitation else {
+            return Err(self.missing("elicitation", serde_json::json!({ "elicitation": {} })));
+        };
         match &params {
             ElicitRequestParams::Form(_) if !elicitation.supports_form() => {
-                return Err(Error::CapabilityMissing("elicitation.form".into()));
+                return Err(self.missing("elicitation.form", serde_json::json!({ "elicitation": { "form": {} } })));
             }
             ElicitRequestParams::Url(_) if !elicitation.supports_url() => {
-                return Err(Error::CapabilityMissing("elicitation.url".into()));
+                return Err(self.missing("elicitation.url", serde_json::json!({ "elicitation": { "url": {} } })));
             }
             _ => {}
+        }
+        if self.round.is_some() {
+            return self.ask_next(methods::ELICITATION_CREATE, &params).await;
         }
         self.incoming.peer.request_typed(methods::ELICITATION_CREATE, &params, self.options()).await
     }
@@ -205,7 +290,10 @@ impl RequestContext {
     /// Asks the client for its roots (`roots/list`).
     pub async fn list_roots(&self) -> Result<ListRootsResult, Error> {
         if self.client_capabilities().roots.is_none() {
-            return Err(Error::CapabilityMissing("roots".into()));
+            return Err(self.missing("roots", serde_json::json!({ "roots": {} })));
+        }
+        if self.round.is_some() {
+            return self.ask_next(methods::ROOTS_LIST, &serde_json::json!({})).await;
         }
         self.incoming.peer.request_typed(methods::ROOTS_LIST, &serde_json::json!({}), self.options()).await
     }

@@ -27,6 +27,7 @@
 mod context;
 mod handler;
 mod registry;
+mod rounds;
 mod session;
 mod tasks;
 mod typed;
@@ -254,6 +255,8 @@ pub(crate) struct ServerInner {
     pub(crate) prompts: Mutex<Registry<PromptEntry>>,
     pub(crate) completion: Mutex<Option<Arc<dyn CompletionHandler>>>,
     sessions: Mutex<Vec<Weak<ServerSession>>>,
+    /// The key and bookkeeping of revision 2026-07-28's requests for input across rounds.
+    pub(crate) rounds: rounds::Rounds,
 }
 
 impl ServerInner {
@@ -380,6 +383,7 @@ impl Server {
                 prompts: Mutex::default(),
                 completion: Mutex::default(),
                 sessions: Mutex::default(),
+                rounds: rounds::Rounds::new(),
             }),
         }
     }

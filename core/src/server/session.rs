@@ -8,7 +8,7 @@ use std::{
 use futures::FutureExt;
 use serde_json::Value;
 
-use super::{RequestContext, ServerInner, ToolEntry, tasks::TaskStore};
+use super::{RequestContext, ServerInner, ToolEntry, rounds::Round, tasks::TaskStore};
 use crate::model::{JsonObject, ServerCapabilities};
 use crate::{
     Error,
@@ -25,6 +25,11 @@ use crate::{
     session::{IncomingRequest, Peer, Reply, Service, request_params, to_result},
     sync::lock,
 };
+
+tokio::task_local! {
+    /// The round of the 2026-07-28 request being dispatched, for the contexts made meanwhile.
+    static ROUND: Arc<Round>;
+}
 
 /// Where a session is in the MCP lifecycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,7 +159,8 @@ impl ServerSession {
     }
 
     fn context(self: &Arc<Self>, incoming: IncomingRequest, meta: Option<Meta>) -> RequestContext {
-        RequestContext { incoming, session: self.clone(), meta }
+        let round = ROUND.try_with(Arc::clone).ok();
+        RequestContext { incoming, session: self.clone(), meta, round }
     }
 
     fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorData> {
@@ -487,6 +493,11 @@ impl ServerSession {
                 | methods::RESOURCES_READ
                 | methods::SERVER_DISCOVER
         );
+        let round = match self.server.rounds.open(m, params.as_ref()) {
+            Ok(round) => Arc::new(round),
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let asked = (method.clone(), params.clone());
         let reply = match m {
             methods::SERVER_DISCOVER => Reply::Now(Ok(self.discover())),
             // Removed in 2026-07-28, or replaced by other methods.
@@ -497,10 +508,20 @@ impl ServerSession {
             | methods::RESOURCES_UNSUBSCRIBE
             | methods::TASKS_RESULT
             | methods::TASKS_LIST => Reply::Now(Err(ErrorData::method_not_found(m))),
-            _ => self.dispatch(&self.server.capabilities(), m, params, incoming),
+            _ => {
+                let caps = self.server.capabilities();
+                ROUND.sync_scope(round.clone(), || self.dispatch(&caps, m, params, incoming))
+            }
         };
         let info = serde_json::to_value(&self.server.info).unwrap_or(Value::Null);
-        let finish = move |outcome: Result<Value, ErrorData>| complete_stateless(outcome, &info, cacheable);
+        let server = self.server.clone();
+        let finish = move |outcome: Result<Value, ErrorData>| {
+            // A handler that asked for input it does not have yet ends its round here,
+            // whatever it returned.
+            let (method, params) = &asked;
+            let outcome = server.rounds.close(&round, method, params.as_ref()).unwrap_or(outcome);
+            complete_stateless(outcome, &info, cacheable)
+        };
         match reply {
             Reply::Now(outcome) => Reply::Now(finish(outcome)),
             Reply::Later(future) => Reply::Later(future.map(finish).boxed()),

@@ -1,0 +1,226 @@
+//! Requests for input across rounds (revision 2026-07-28, "multi round-trip requests").
+//!
+//! A 2026-07-28 client gets no server-to-client requests. When a handler asks for input
+//! (elicitation, sampling, roots) that the request does not carry yet, the server answers
+//! with an `input_required` result listing what it needs and a `requestState`; the client
+//! retries the request with `inputResponses` and that state, and the handler runs again from the
+//! start, now finding its answers. The state is authenticated with a key of the server, and bound
+//! to the request it was made for, so it cannot be forged or replayed for another request.
+
+use std::sync::Mutex;
+
+use base64::Engine;
+use hmac::{Hmac, Mac};
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::{jsonrpc::ErrorData, sync::lock};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// What one run of a 2026-07-28 request knows about input: the answers the client sent, and
+/// what the handler asked for that is not among them.
+#[derive(Debug, Default)]
+pub(crate) struct Round {
+    /// `inputResponses` of the request, by key.
+    responses: Map<String, Value>,
+    /// The handler's own state carried across rounds, as the client sent it back.
+    state: Option<Value>,
+    /// How many rounds came before this one.
+    number: u64,
+    /// Requests for input the client has not answered yet, by key.
+    pending: Mutex<IndexMap<String, Value>>,
+    /// The state the handler wants carried to the next round.
+    next_state: Mutex<Option<Value>>,
+    /// A client capability the handler needed that the client did not declare.
+    missing: Mutex<Option<Value>>,
+    /// How many requests for input the handler made, for the keys it does not name.
+    asked: Mutex<usize>,
+}
+
+impl Round {
+    /// Returns the answer to the request for input under `key`, or records the request
+    /// (`method` with `params`) as pending and returns `None`.
+    pub(crate) fn answer(&self, key: &str, method: &str, params: Value) -> Option<Value> {
+        if let Some(answer) = self.responses.get(key) {
+            return Some(answer.clone());
+        }
+        lock(&self.pending).insert(key.to_owned(), json!({ "method": method, "params": params }));
+        None
+    }
+
+    /// The key of the handler's next request for input that it does not name itself.
+    pub(crate) fn next_key(&self, method: &str) -> String {
+        let mut asked = lock(&self.asked);
+        *asked += 1;
+        format!("{}-{}", method.replace('/', "-"), *asked)
+    }
+
+    /// Records that the handler needed the client capability `capability` (such as
+    /// `{"sampling": {}}`), which the client did not declare.
+    pub(crate) fn missing_capability(&self, capability: Value) {
+        *lock(&self.missing) = Some(capability);
+    }
+
+    /// The state a previous round left for the handler.
+    pub(crate) fn state(&self) -> Option<&Value> {
+        self.state.as_ref()
+    }
+
+    /// Sets the state to carry to the next round.
+    pub(crate) fn set_state(&self, state: Value) {
+        *lock(&self.next_state) = Some(state);
+    }
+}
+
+/// The server's key for `requestState`, and the reading and writing of rounds.
+pub(crate) struct Rounds {
+    /// A random key of this server; `None` when the operating system's random source failed,
+    /// and then no state is issued or accepted.
+    key: Option<[u8; 32]>,
+}
+
+impl Rounds {
+    /// Creates the rounds of a server with a fresh random key.
+    pub(crate) fn new() -> Self {
+        let mut key = [0u8; 32];
+        match getrandom::fill(&mut key) {
+            Ok(()) => Rounds { key: Some(key) },
+            Err(e) => {
+                tracing::error!(error = %e, "no random key for requestState: requests for input across rounds fail");
+                Rounds { key: None }
+            }
+        }
+    }
+
+    /// Reads the round of a request from its `inputResponses` and `requestState`, checking that
+    /// the state was made by this server for this request.
+    pub(crate) fn open(&self, method: &str, params: Option<&Value>) -> Result<Round, ErrorData> {
+        let responses = match params.and_then(|p| p.get("inputResponses")) {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(map)) => map.clone(),
+            Some(_) => return Err(ErrorData::invalid_params("inputResponses must be an object")),
+        };
+        let mut round = Round { responses, ..Round::default() };
+        let Some(state) = params.and_then(|p| p.get("requestState")) else { return Ok(round) };
+        let Some(text) = state.as_str() else {
+            return Err(ErrorData::invalid_params("requestState must be a string"));
+        };
+        let payload = self.verify(text).ok_or_else(|| {
+            ErrorData::invalid_params("requestState was not issued by this server for this request, or was altered")
+        })?;
+        if payload["request"].as_str() != Some(request_digest(method, params).as_str()) {
+            return Err(ErrorData::invalid_params("requestState belongs to another request"));
+        }
+        round.number = payload["round"].as_u64().unwrap_or(0);
+        round.state = payload.get("state").cloned().filter(|s| !s.is_null());
+        Ok(round)
+    }
+
+    /// The answer to a round that ended asking for input: an `input_required` result, or the
+    /// error for a missing client capability; `None` when the round needs nothing more.
+    pub(crate) fn close(
+        &self,
+        round: &Round,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Option<Result<Value, ErrorData>> {
+        if let Some(capability) = lock(&round.missing).take() {
+            let error = ErrorData::new(
+                crate::jsonrpc::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                "the request needs a client capability the client did not declare",
+            )
+            .with_data(json!({ "requiredCapabilities": capability }));
+            return Some(Err(error));
+        }
+        let pending = std::mem::take(&mut *lock(&round.pending));
+        if pending.is_empty() {
+            return None;
+        }
+        let state = lock(&round.next_state).take().or_else(|| round.state.clone());
+        let payload = json!({
+            "request": request_digest(method, params),
+            "round": round.number + 1,
+            "state": state,
+        });
+        Some(Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": pending,
+            "requestState": match self.sign(&payload) {
+                Some(state) => state,
+                None => return Some(Err(ErrorData::internal_error("this server cannot sign requestState"))),
+            },
+        })))
+    }
+
+    fn mac(&self) -> Option<HmacSha256> {
+        HmacSha256::new_from_slice(self.key.as_ref()?).ok()
+    }
+
+    fn sign(&self, payload: &Value) -> Option<String> {
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let body = engine.encode(payload.to_string());
+        let mut mac = self.mac()?;
+        mac.update(body.as_bytes());
+        Some(format!("{body}.{}", engine.encode(mac.finalize().into_bytes())))
+    }
+
+    fn verify(&self, text: &str) -> Option<Value> {
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let (body, tag) = text.split_once('.')?;
+        let mut mac = self.mac()?;
+        mac.update(body.as_bytes());
+        mac.verify_slice(&engine.decode(tag).ok()?).ok()?;
+        serde_json::from_slice(&engine.decode(body).ok()?).ok()
+    }
+}
+
+/// A digest of what identifies a request across its rounds: its method and params, without the
+/// keys that change from round to round.
+fn request_digest(method: &str, params: Option<&Value>) -> String {
+    let mut stable = params.cloned().unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut stable {
+        for key in ["inputResponses", "requestState", "_meta"] {
+            map.remove(key);
+        }
+    }
+    let mut hash = Sha256::new();
+    hash.update(method.as_bytes());
+    hash.update([0]);
+    hash.update(stable.to_string().as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(hash.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_opens_only_for_its_request_and_untouched() {
+        let rounds = Rounds::new();
+        let params = json!({ "name": "book", "arguments": { "n": 1 } });
+        let round = rounds.open("tools/call", Some(&params)).unwrap();
+        assert!(round.answer("guests", "elicitation/create", json!({ "message": "How many?" })).is_none());
+        round.set_state(json!({ "step": 1 }));
+        let answer = rounds.close(&round, "tools/call", Some(&params)).unwrap().unwrap();
+        assert_eq!(answer["resultType"], "input_required");
+        assert_eq!(answer["inputRequests"]["guests"]["method"], "elicitation/create");
+        let state = answer["requestState"].as_str().unwrap().to_owned();
+
+        let retry = json!({ "name": "book", "arguments": { "n": 1 }, "requestState": state,
+            "inputResponses": { "guests": { "action": "accept", "content": { "n": 2 } } } });
+        let round = rounds.open("tools/call", Some(&retry)).unwrap();
+        assert_eq!(round.state(), Some(&json!({ "step": 1 })));
+        assert!(round.answer("guests", "elicitation/create", json!({})).is_some());
+        assert!(rounds.close(&round, "tools/call", Some(&retry)).is_none());
+
+        let other = json!({ "name": "book", "arguments": { "n": 2 }, "requestState": state });
+        assert!(rounds.open("tools/call", Some(&other)).is_err(), "replayed for another request");
+        let mut forged = state.clone();
+        forged.insert(3, 'x');
+        let forged = json!({ "name": "book", "arguments": { "n": 1 }, "requestState": forged });
+        assert!(rounds.open("tools/call", Some(&forged)).is_err(), "altered");
+        assert!(Rounds::new().open("tools/call", Some(&retry)).is_err(), "made by another server");
+    }
+}
