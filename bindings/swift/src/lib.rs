@@ -19,6 +19,6 @@ pub use client::{NativeCallOptions, NativeClient, NativeClientHandlers, native_c
 pub use context::NativeContext;
 pub use error::{NativeError, native_error_codes};
 pub use runtime::NativeCancelHandle;
-pub use server::{NativeHandler, NativeHttpServer, NativeListener, NativeServer};
+pub use server::{NativeCall, NativeHandler, NativeHttpServer, NativeListener, NativeReply, NativeServer};
 
 uniffi::setup_scaffolding!();
