@@ -750,9 +750,17 @@ async fn run_writer(
             let Some(first) = first else { break };
             taken.one();
             execute(&mut writer, first).await?;
-            while let Ok(next) = rx.try_recv() {
-                taken.one();
-                execute(&mut writer, next).await?;
+            loop {
+                while let Ok(next) = rx.try_recv() {
+                    taken.one();
+                    execute(&mut writer, next).await?;
+                }
+                // Yielding once lets the tasks that are ready (on a multi-thread runtime, those
+                // answering beside this one) queue their messages, which then share this flush.
+                tokio::task::yield_now().await;
+                if rx.is_empty() {
+                    break;
+                }
             }
             writer.flush().await?;
         }

@@ -114,6 +114,9 @@ pub fn tool_result(value: Value, output_schema: Option<&JsonObject>) -> Result<C
         return Ok(result);
     }
     let (content, structured) = match value {
+        // A scalar is one text block, built directly rather than decoded from its JSON.
+        Value::String(text) => return Ok(CallToolResult::text(text)),
+        scalar @ (Value::Bool(_) | Value::Number(_)) => return Ok(CallToolResult::text(scalar.to_string())),
         Value::Null => (Vec::new(), None),
         Value::Array(items) => (items.into_iter().map(to_block).collect(), None),
         Value::Object(object) if !is_block(&Value::Object(object.clone())) => {
@@ -208,6 +211,7 @@ mod tests {
         assert_eq!(tool(Value::Null, None), json!({ "content": [] }));
         assert_eq!(tool(json!("hi"), None), json!({ "content": [{ "type": "text", "text": "hi" }] }));
         assert_eq!(tool(json!(3), None), json!({ "content": [{ "type": "text", "text": "3" }] }));
+        assert_eq!(tool(json!(true), None), json!({ "content": [{ "type": "text", "text": "true" }] }));
         assert_eq!(
             tool(json!(["a", { "type": "image", "data": "AA==", "mimeType": "image/png" }, 1]), None),
             json!({ "content": [

@@ -51,12 +51,6 @@ impl From<NativeError> for Error {
     }
 }
 
-impl From<uniffi::UnexpectedUniFFICallbackError> for NativeError {
-    fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
-        Error::internal(format!("a Swift handler failed unexpectedly: {}", e.reason)).into()
-    }
-}
-
 /// Returns the JSON-RPC error codes MCP uses by name (`"InvalidParams"` and so on), from the
 /// bridge's table, so that the Swift layer can test its constants against it.
 #[uniffi::export]

@@ -19,6 +19,12 @@ pub use client::{NativeCallOptions, NativeClient, NativeClientHandlers, native_c
 pub use context::NativeContext;
 pub use error::{NativeError, native_error_codes};
 pub use runtime::NativeCancelHandle;
-pub use server::{NativeHandler, NativeHttpServer, NativeListener, NativeServer};
+pub use server::{NativeCall, NativeHandler, NativeHttpServer, NativeListener, NativeReply, NativeServer};
+
+/// The allocator of the library's Rust side. The core's tasks move between the runtime's
+/// worker threads, so memory is often freed on another thread than the one that allocated it,
+/// which mimalloc does without the arena lock contention of the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 uniffi::setup_scaffolding!();

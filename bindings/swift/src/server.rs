@@ -1,27 +1,68 @@
 //! The server handle, the foreign handler traits Swift implements, and the HTTP server handle.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use mcpkit_bridge::{Callback, Context, Error, HttpServer, Server};
 use serde_json::Value;
+use tokio::sync::oneshot;
 
 use crate::{
-    NativeCancelHandle, NativeContext,
+    NativeCancelHandle, NativeContext, NativeError,
     error::{Result, parse},
     runtime::cancellable,
 };
 
-/// A handler written in Swift: the JSON text of the payload and the request's context in, the
-/// JSON text of the handler's value out.
+/// A handler written in Swift: it starts one call from the JSON text of the payload and the
+/// request's context, and answers through `reply` with the JSON text of the handler's value.
 ///
-/// The bridge's result rules and error policy turn the value into the MCP result; dropping
-/// the call (the request was cancelled) cancels the Swift task that runs it.
+/// The bridge's result rules and error policy turn the value into the MCP result. `start`
+/// returns the running call, or `None` when it has answered already; dropping the call on the
+/// Rust side (the request was cancelled) cancels it.
 #[uniffi::export(with_foreign)]
-#[async_trait]
 pub trait NativeHandler: Send + Sync {
-    /// Calls the handler.
-    async fn call(&self, payload: String, context: Arc<NativeContext>) -> Result<String>;
+    /// Starts a call.
+    fn start(
+        &self,
+        payload: String,
+        context: Arc<NativeContext>,
+        reply: Arc<NativeReply>,
+    ) -> Option<Arc<dyn NativeCall>>;
+}
+
+/// A call of a Swift handler that has not answered yet.
+#[uniffi::export(with_foreign)]
+pub trait NativeCall: Send + Sync {
+    /// Cancels the call (the Swift task running it), which still answers through its reply.
+    fn cancel(&self);
+}
+
+/// Where a call of a Swift handler answers; the first answer counts.
+#[derive(uniffi::Object)]
+pub struct NativeReply {
+    sender: Mutex<Option<oneshot::Sender<Result<String>>>>,
+}
+
+impl NativeReply {
+    fn send(&self, outcome: Result<String>) {
+        let sender = self.sender.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(sender) = sender {
+            let _ = sender.send(outcome);
+        }
+    }
+}
+
+#[uniffi::export]
+impl NativeReply {
+    /// Answers with the JSON text of the handler's value.
+    pub fn resolve(&self, value: String) {
+        self.send(Ok(value));
+    }
+
+    /// Answers with an error.
+    pub fn reject(&self, error: NativeError) {
+        self.send(Err(error));
+    }
 }
 
 /// A listener written in Swift that hears JSON payloads, such as progress notifications.
@@ -29,6 +70,17 @@ pub trait NativeHandler: Send + Sync {
 pub trait NativeListener: Send + Sync {
     /// Hears one payload.
     fn hear(&self, payload: String);
+}
+
+/// A call of a Swift handler that is cancelled when dropped before it answered.
+struct Running(Option<Arc<dyn NativeCall>>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(call) = self.0.take() {
+            call.cancel();
+        }
+    }
 }
 
 /// Adapts a Swift handler to the bridge's one callback shape.
@@ -43,8 +95,13 @@ impl Foreign {
 #[async_trait]
 impl Callback for Foreign {
     async fn call(&self, payload: Value, context: Context) -> std::result::Result<Value, Error> {
+        let (sender, receiver) = oneshot::channel();
+        let reply = Arc::new(NativeReply { sender: Mutex::new(Some(sender)) });
         let context = Arc::new(NativeContext::new(context));
-        let out = self.0.call(payload.to_string(), context).await?;
+        let mut running = Running(self.0.start(payload.to_string(), context, reply));
+        let outcome = receiver.await;
+        running.0 = None;
+        let out = outcome.map_err(|_| Error::internal("a Swift handler ended without answering"))??;
         Ok(parse(&out, "a handler's result")?)
     }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import McpKitNative
 
 /// The shape every Swift handler takes once registered: a JSON payload and a context in, a
@@ -6,8 +8,10 @@ typealias HandlerBody = @Sendable (JSONValue, Context) async throws -> JSONValue
 
 /// A Swift closure as the Rust core's handler: JSON text in and out, errors mapped once.
 ///
-/// The core drops a cancelled request's handler call, which cancels the Swift task that runs
-/// the closure (uniffi cancels it when the call is dropped).
+/// Each call runs in its own Swift task, which starts on the calling thread and runs there
+/// until its first suspension; a handler that does not suspend thus answers without a thread
+/// hop. After a suspension the task resumes on Dispatch's global queue. The core drops a
+/// cancelled request's call, which cancels the task.
 final class HandlerBox: NativeHandler {
     let body: HandlerBody
 
@@ -15,11 +19,70 @@ final class HandlerBox: NativeHandler {
         self.body = body
     }
 
-    func call(payload: String, context: NativeContext) async throws -> String {
-        do {
-            return try await body(JSONValue(parsing: payload), Context(context)).jsonText
-        } catch {
-            throw MCPError.native(from: error)
+    func start(payload: String, context: NativeContext, reply: NativeReply) -> NativeCall? {
+        let body = body
+        let outcome = Outcome()
+        let operation: @Sendable () async -> Void = {
+            do {
+                let value = try await body(JSONValue(parsing: payload), Context(context))
+                reply.resolve(value: value.jsonText)
+            } catch {
+                reply.reject(error: MCPError.native(from: error))
+            }
+            outcome.finish()
+        }
+        let task: Task<Void, Never>
+        if #available(macOS 15.0, iOS 18.0, *) {
+            task = Task(executorPreference: StartHereExecutor(), operation: operation)
+        } else {
+            task = Task(operation: operation)
+        }
+        return outcome.isFinished ? nil : RunningCall(task)
+    }
+}
+
+/// Whether a handler's task has answered, set by the task and read by the thread that
+/// started it.
+private final class Outcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var finished = false
+
+    func finish() {
+        lock.withLock { finished = true }
+    }
+
+    var isFinished: Bool { lock.withLock { finished } }
+}
+
+/// The task of a handler's call that has not answered yet, as the core cancels it.
+private final class RunningCall: NativeCall {
+    let task: Task<Void, Never>
+
+    init(_ task: Task<Void, Never>) {
+        self.task = task
+    }
+
+    func cancel() {
+        task.cancel()
+    }
+}
+
+/// The executor preferred by one handler task: it runs the task's first job on the thread that
+/// creates the task, and every later job on Dispatch's global queue.
+@available(macOS 15.0, iOS 18.0, *)
+private final class StartHereExecutor: TaskExecutor, @unchecked Sendable {
+    /// Set by the first job, before any later job can be enqueued.
+    private var started = false
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        if !started {
+            started = true
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        } else {
+            let job = UnownedJob(job)
+            DispatchQueue.global().async {
+                job.runSynchronously(on: self.asUnownedTaskExecutor())
+            }
         }
     }
 }

@@ -49,6 +49,42 @@ final class ConcurrencyTests: XCTestCase {
         await client.close()
     }
 
+    /// A handler starts on the core's thread; after it suspends (a yield, child tasks, an
+    /// actor) it goes on elsewhere, and its value or error still answers the call.
+    func testHandlersThatSuspendGoOnAndAnswer() async throws {
+        let server = try Server(name: "s", version: "1")
+        let seen = Recorder<Int>()
+        try server.addTool("sum") { (args: JSONValue, _: Context) -> JSONValue in
+            await Task.yield()
+            let n = args["n"]?.intValue ?? 0
+            async let low = (0..<n).reduce(0, +)
+            async let high = (n..<(2 * n)).reduce(0, +)
+            let total = await low + high
+            await seen.add(total)
+            if total < 0 { throw MCPError.invalidParams("n must not be negative") }
+            return .int(total)
+        }
+        try server.addTool("fail") { (_: JSONValue, _: Context) -> JSONValue in
+            await Task.yield()
+            throw MCPError.invalidParams("failed after a suspension")
+        }
+        let client = try await Client.inMemory(server: server)
+        for n in [0, 1, 10, 100] {
+            let result = try await client.callTool(name: "sum", arguments: ["n": .int(n)])
+            XCTAssertEqual(result.text, String((0..<(2 * n)).reduce(0, +)))
+        }
+        let totals = await seen.items
+        XCTAssertEqual(totals, [0, 1, 190, 19900])
+        do {
+            _ = try await client.callTool(name: "fail", arguments: [:])
+            XCTFail("the call succeeded")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.code, MCPError.Code.invalidParams)
+            XCTAssertEqual(error.message, "failed after a suspension")
+        }
+        await client.close()
+    }
+
     func testCancellingTheSwiftTaskCancelsTheRequest() async throws {
         let cancelled = Recorder<String>()
         let client = try await Client.inMemory(server: sleepyServer(cancelled))
