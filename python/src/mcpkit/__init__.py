@@ -1,6 +1,7 @@
 """Model Context Protocol (2025-11-25) servers and clients, on the mcpkit Rust core."""
 
 from ._native import __version__, set_sync_handler_limit, sync_handler_limit
+from .auth import AuthInfo, ClientAuth, ClientCredentials, JwtSettings, ServerAuth, StoredTokens, TokenStore
 from .client import Client
 from .context import Context
 from .errors import (
@@ -24,14 +25,18 @@ from .types import Audio, Image
 __all__ = [
     "__version__",
     "Audio",
+    "AuthInfo",
     "CapabilityMissing",
     "Client",
+    "ClientAuth",
+    "ClientCredentials",
     "Context",
     "HttpServer",
     "Image",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
+    "JwtSettings",
     "McpError",
     "MethodNotFound",
     "ParseError",
@@ -40,6 +45,9 @@ __all__ = [
     "RequestTimeout",
     "ResourceNotFound",
     "Server",
+    "ServerAuth",
+    "StoredTokens",
+    "TokenStore",
     "TransportClosed",
     "UrlElicitationRequired",
     "set_sync_handler_limit",

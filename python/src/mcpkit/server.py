@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from . import _convert, _native
 from ._schema import Signature
+from .auth import ServerAuth, Verifier, _verifier
 from .context import Context
 from .types import Icon, JsonObject, LoggingLevel, TaskSupport, optional
 
@@ -387,6 +388,9 @@ class Server:
         max_connections: Optional[int] = None,
         max_queued_events: Optional[int] = None,
         require_negotiated_version: Optional[bool] = None,
+        auth: Optional[ServerAuth] = None,
+        verifier: Optional[Verifier] = None,
+        allow_remote_without_auth: Optional[bool] = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one).
 
@@ -399,6 +403,12 @@ class Server:
         ``max_connections`` caps open connections, ``max_queued_events`` bounds each SSE
         stream's queue, and ``require_negotiated_version=False`` accepts a stale
         ``MCP-Protocol-Version`` header.
+
+        ``auth`` protects the server with OAuth 2.1 (see ``ServerAuth``): every request needs a
+        bearer token, checked by ``auth.jwt`` or by ``verifier(token)``, a plain or ``async``
+        function that returns the caller's ``AuthInfo``, or ``None`` (or raises) to refuse the
+        token. Handlers read the identity as ``ctx.auth``. An unprotected server binds beyond
+        loopback only with ``allow_remote_without_auth=True``.
         """
         options = {"host": host, "port": port, "path": path} | optional(
             allowedHosts=allowed_hosts,
@@ -415,8 +425,11 @@ class Server:
             maxConnections=max_connections,
             maxQueuedEvents=max_queued_events,
             requireNegotiatedVersion=require_negotiated_version,
+            auth=None if auth is None else auth._to_json(),
+            allowRemoteWithoutAuth=allow_remote_without_auth,
         )
-        return HttpServer(await self._native.serve_http(options))
+        checker = None if verifier is None else _verifier(verifier)
+        return HttpServer(await self._native.serve_http(options, checker))
 
     def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
         """Serves until the client leaves (stdio) or the process is interrupted (``"http"``,
