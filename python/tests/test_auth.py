@@ -8,6 +8,7 @@ import hashlib
 import http.client
 import json
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional
@@ -15,7 +16,19 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from mcpkit import AuthInfo, Client, ClientAuth, Context, HttpServer, McpError, Server, ServerAuth, StoredTokens
+from mcpkit import (
+    AuthInfo,
+    Client,
+    ClientAuth,
+    ClientCredentials,
+    Context,
+    HttpServer,
+    JwtSettings,
+    McpError,
+    Server,
+    ServerAuth,
+    StoredTokens,
+)
 
 
 def protected_server() -> Server:
@@ -78,6 +91,57 @@ async def test_auth_settings_and_callbacks_are_checked(free_port: int) -> None:
     login = ClientAuth(redirect_uri="http://127.0.0.1:1/callback")
     with pytest.raises(ValueError, match="authorizer"):
         await Client.http(f"http://127.0.0.1:{free_port}/mcp", auth=login).connect()
+
+
+async def test_the_built_in_jwt_verifier_checks_tokens_against_an_inline_jwks(free_port: int) -> None:
+    jwt = pytest.importorskip("jwt")
+    ec = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.ec")
+    key = ec.generate_private_key(ec.SECP256R1())
+    jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key())) | {"kid": "k1", "alg": "ES256"}
+    resource, issuer, now = f"http://127.0.0.1:{free_port}/mcp", "http://127.0.0.1:1/issuer", int(time.time())
+
+    def token(scope: str, audience: str = resource) -> str:
+        claims = {"iss": issuer, "sub": "bob", "aud": audience, "scope": scope, "iat": now, "exp": now + 600}
+        return str(jwt.encode(claims, key, algorithm="ES256", headers={"kid": "k1"}))
+
+    auth = ServerAuth(
+        resource=resource,
+        authorization_servers=[issuer],
+        required_scopes=["mcp:read"],
+        scopes_supported=["mcp:read", "mcp:whoami"],
+        method_scopes={"tools/list": ["mcp:read"]},
+        tool_scopes={"whoami": ["mcp:whoami"]},
+        resource_name="JWT test",
+        leeway=30,
+        jwt=JwtSettings(
+            issuer=issuer, jwks={"keys": [jwk]}, audience=resource, required_scopes=["mcp:read"], refresh_interval=60
+        ),
+    )
+    async with await protected_server().serve_http(port=free_port, auth=auth) as http:
+        async with Client.http(http.url, bearer_token=token("mcp:read mcp:whoami")) as client:
+            result = await client.call_tool("whoami")
+            assert result["content"][0]["text"] == "bob mcp:read mcp:whoami"
+        async with Client.http(http.url, bearer_token=token("mcp:read")) as client:
+            with pytest.raises(McpError, match="insufficient_scope"):
+                await client.call_tool("whoami")
+        with pytest.raises(McpError, match="invalid_token"):
+            await Client.http(http.url, bearer_token=token("mcp:read", "http://elsewhere/mcp")).connect()
+
+
+async def test_every_login_setting_reaches_the_core(protected: HttpServer) -> None:
+    login = ClientAuth(
+        redirect_uri="http://127.0.0.1:1/callback",
+        client_name="settings",
+        client_id="pre-registered",
+        client_secret="secret",
+        client_metadata_url="https://client.example.com/metadata.json",
+        scopes=["mcp:read"],
+        max_step_ups=1,
+        client_credentials=ClientCredentials(client_id="machine", client_secret="machine-secret"),
+    )
+    # The settings parse, and the machine login fails at the unreachable authorization server.
+    with pytest.raises(McpError, match="the token request failed"):
+        await Client.http(protected.url, auth=login).connect()
 
 
 class AuthorizationServer(BaseHTTPRequestHandler):
