@@ -61,6 +61,40 @@ test('auth settings and callbacks are checked', async () => {
   assert.throws(() => server.httpHandler({ auth: { resource: 'http://127.0.0.1/mcp' }, verifier: 'nope' }), TypeError);
 });
 
+test('every auth setting reaches the core', async () => {
+  const port = await freePort();
+  const resource = `http://127.0.0.1:${port}/mcp`;
+  const jwt = { issuer: 'http://127.0.0.1:1/issuer', jwks: { keys: [] }, audience: resource, requiredScopes: ['mcp:read'], leewayMs: 1000, refreshIntervalMs: 1000 };
+  const auth = {
+    resource,
+    authorizationServers: ['http://127.0.0.1:1'],
+    requiredScopes: ['mcp:read'],
+    scopesSupported: ['mcp:read'],
+    methodScopes: { 'tools/list': ['mcp:read'] },
+    toolScopes: { whoami: ['mcp:whoami'] },
+    resourceName: 'settings',
+    leewayMs: 1000,
+    jwt,
+  };
+  const http = await protectedServer().serveHttp({ port, auth });
+  const login = {
+    redirectUri: 'http://127.0.0.1:1/callback',
+    clientName: 'settings',
+    clientId: 'pre-registered',
+    clientSecret: 'secret',
+    clientMetadataUrl: 'https://client.example.com/metadata.json',
+    scopes: ['mcp:read'],
+    maxStepUps: 1,
+    clientCredentials: { clientId: 'machine', clientSecret: 'machine-secret' },
+  };
+  try {
+    // The settings parse, and the machine login fails at the unreachable authorization server.
+    await assert.rejects(Client.connectHttp(http.url, { auth: login }), { message: /the token request failed/ });
+  } finally {
+    await http.close();
+  }
+});
+
 /** Starts a small OAuth authorization server: metadata, registration, an authorization endpoint that approves at once, and a token endpoint that checks PKCE. */
 async function authorizationServer() {
   const state = { issuer: '', codes: new Map(), tokens: new Set(), registrations: 0 };

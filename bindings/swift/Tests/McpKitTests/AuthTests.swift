@@ -160,6 +160,30 @@ final class AuthTests: XCTestCase {
         }
     }
 
+    func testEverySettingReachesTheCore() async throws {
+        let port = freePort()
+        let resource = "http://127.0.0.1:\(port)/mcp"
+        let jwt = JWTSettings(
+            issuer: "http://127.0.0.1:1/issuer", jwks: ["keys": []], audience: resource,
+            requiredScopes: ["mcp:read"], leewayMs: 1000, refreshIntervalMs: 1000)
+        let auth = ServerAuth(
+            resource: resource, authorizationServers: ["http://127.0.0.1:1"], requiredScopes: ["mcp:read"],
+            scopesSupported: ["mcp:read"], methodScopes: ["tools/list": ["mcp:read"]],
+            toolScopes: ["whoami": ["mcp:whoami"]], resourceName: "settings", leewayMs: 1000, jwt: jwt)
+        let http = try await protectedServer().serveHTTP(port: port, auth: auth)
+        let login = ClientAuth(
+            redirectUri: "http://127.0.0.1:1/callback", clientName: "settings", clientId: "pre-registered",
+            clientSecret: "secret", clientMetadataUrl: "https://client.example.com/metadata.json", scopes: ["mcp:read"],
+            maxStepUps: 1, clientCredentials: ClientCredentials(clientId: "machine", clientSecret: "machine-secret"))
+        do {
+            _ = try await Client.http(url: http.url, auth: login)
+            XCTFail("a machine client logged in without an authorization server")
+        } catch let error as MCPError {
+            XCTAssertTrue(error.message.contains("the token request failed"), error.message)
+        }
+        try await http.close()
+    }
+
     func testAClientLogsInThroughItsAuthorizer() async throws {
         let issuer = TinyHTTPServer { port, method, path, _ in
             let base = "http://127.0.0.1:\(port)"
