@@ -17,7 +17,7 @@
 #   CONFORMANCE_SERVER_SCENARIOS  space-separated server scenarios to run instead of `--suite all`
 #   CONFORMANCE_CLIENT_SCENARIOS  space-separated client scenarios (default: the basic four, and the
 #                                 authorization scenarios for the fixtures in CONFORMANCE_AUTH_FIXTURES)
-#   CONFORMANCE_AUTH_FIXTURES     fixtures whose client logs in with OAuth (default: rust python node)
+#   CONFORMANCE_AUTH_FIXTURES     fixtures whose client logs in with OAuth (default: rust python node swift)
 #   CONFORMANCE_CLIENT_TIMEOUT    seconds a client may run per scenario (default 30)
 #   CONFORMANCE_STARTUP_TIMEOUT   seconds a server may take to accept connections (default 60)
 #   CONFORMANCE_SUITE_TIMEOUT     seconds the whole server suite may take (default 1200)
@@ -40,7 +40,7 @@ auth_client_scenarios="auth/metadata-default auth/metadata-var1 auth/metadata-va
   auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
   auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
   auth/client-credentials-jwt auth/client-credentials-basic"
-auth_fixtures=" ${CONFORMANCE_AUTH_FIXTURES:-rust python node} "
+auth_fixtures=" ${CONFORMANCE_AUTH_FIXTURES:-rust python node swift} "
 # How long past the CLI's own client time-out a client may live before we kill it.
 kill_grace=5
 
