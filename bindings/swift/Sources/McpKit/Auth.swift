@@ -1,5 +1,3 @@
-import McpKitNative
-
 /// Who a request came from on a protected server, as the token verifier saw them.
 ///
 /// A verifier returns one to accept a token, and a handler reads it as `Context.auth`. A
