@@ -469,6 +469,8 @@ export declare class Context {
   readonly requestId: RequestId | undefined;
   /** The session's id over Streamable HTTP (its `Mcp-Session-Id`); other transports have none. */
   readonly sessionId: string | undefined;
+  /** Who the request came from on a protected HTTP server, as the token verifier saw them. */
+  readonly auth: AuthInfo | undefined;
   /** The request's `_meta`, if it had one. */
   readonly meta: Meta | undefined;
   /** The progress token the client asked for, if any. */
@@ -598,6 +600,57 @@ export interface PromptConfig<Args extends ZodRawShape | undefined = undefined> 
 /** What a prompt handler returns: text, messages, or a whole `GetPromptResult`. */
 export type PromptReturn = unknown;
 
+/**
+ * Who a request came from on a protected server. A verifier returns one (any of its keys) to
+ * accept a token; a non-empty `audience` must hold the server's own resource URL, and a passed
+ * `expiresAt` (seconds since the Unix epoch) refuses the token.
+ */
+export interface AuthInfo {
+  subject?: string;
+  clientId?: string;
+  issuer?: string;
+  audience?: string[];
+  scopes?: string[];
+  expiresAt?: number;
+  claims?: { [claim: string]: unknown };
+}
+
+/** Checks a bearer token: returns the caller's identity, or `null` (or throws) to refuse it. */
+export type TokenVerifier = (token: string) => MaybePromise<AuthInfo | null | undefined>;
+
+/** The built-in JWT verifier's settings. */
+export interface JwtSettings {
+  issuer: string;
+  /** The JWKS URL, fetched and cached; give this or `jwks`. */
+  jwksUrl?: string;
+  /** The JWKS document itself. */
+  jwks?: { keys: unknown[] };
+  /** Default: the server's `resource`. */
+  audience?: string;
+  requiredScopes?: string[];
+  leewayMs?: number;
+  refreshIntervalMs?: number;
+}
+
+/** How a Streamable HTTP server is protected with OAuth 2.1. */
+export interface ServerAuth {
+  /** The server's canonical URL, such as `https://mcp.example.com/mcp`. */
+  resource: string;
+  /** The issuers the Protected Resource Metadata names. */
+  authorizationServers?: string[];
+  /** The scopes every request needs. */
+  requiredScopes?: string[];
+  scopesSupported?: string[];
+  /** The scopes each method needs, by method name. */
+  methodScopes?: { [method: string]: string[] };
+  /** The scopes each tool needs, by tool name. */
+  toolScopes?: { [tool: string]: string[] };
+  resourceName?: string;
+  leewayMs?: number;
+  /** The built-in JWT verifier; without it, the options' `verifier` checks the tokens. */
+  jwt?: JwtSettings;
+}
+
 /** The options of a Streamable HTTP endpoint. */
 export interface HttpEndpointOptions {
   /** The path of the MCP endpoint (default `/mcp`). */
@@ -618,6 +671,12 @@ export interface HttpEndpointOptions {
   maxQueuedEvents?: number;
   /** Refuse requests whose `MCP-Protocol-Version` header differs from the session's (default true). */
   requireNegotiatedVersion?: boolean;
+  /** Protects the server with OAuth 2.1. */
+  auth?: ServerAuth;
+  /** Checks the bearer tokens of a server protected by `auth` without `auth.jwt`. */
+  verifier?: TokenVerifier;
+  /** Lets an unprotected server bind beyond loopback. */
+  allowRemoteWithoutAuth?: boolean;
 }
 
 /** The options of a Streamable HTTP server on its own port. */
@@ -718,6 +777,49 @@ export interface ClientOptions {
     | { handler: (params: ElicitRequestParams, ctx: Context) => MaybePromise<ElicitResult>; form?: boolean; url?: boolean };
   /** Answers `roots/list`: the roots, or a function of them. */
   roots?: Root[] | ((ctx: Context) => MaybePromise<Root[] | ListRootsResult>);
+  /**
+   * Logs the user in to a protected HTTP server (a transport with `auth`): shows the
+   * authorization URL and returns the URL the authorization server redirected to.
+   */
+  authorizer?: (authorizationUrl: string) => MaybePromise<string>;
+  /** Keeps the tokens of protected HTTP servers between runs (in memory by default). */
+  tokenStore?: TokenStore;
+}
+
+/** The tokens and client registration a client keeps for one server. */
+export interface StoredTokens {
+  accessToken?: string;
+  refreshToken?: string;
+  expiresAt?: number;
+  scopes?: string[];
+  clientId?: string;
+  clientSecret?: string;
+}
+
+/** Keeps a client's tokens between runs, by the server's resource URL. */
+export interface TokenStore {
+  load(resource: string): MaybePromise<StoredTokens | null | undefined>;
+  save(resource: string, tokens: StoredTokens): MaybePromise<void>;
+}
+
+/**
+ * How a client logs in to a protected server with OAuth 2.1. A user logs in through the
+ * client options' `authorizer`, redirected to `redirectUri`; the client registers itself
+ * dynamically as `clientName` unless `clientId` (and `clientSecret`) name a pre-registered
+ * client or `clientMetadataUrl` a client ID metadata document. A machine client gives
+ * `clientCredentials` and needs no authorizer.
+ */
+export interface ClientAuth {
+  redirectUri?: string;
+  clientName?: string;
+  clientId?: string;
+  clientSecret?: string;
+  clientMetadataUrl?: string;
+  /** Replaces the scopes the server asks for. */
+  scopes?: string[];
+  /** Logins for more scopes at most (default 2). */
+  maxStepUps?: number;
+  clientCredentials?: { clientId: string; clientSecret?: string; privateKeyPem?: string; algorithm?: string };
 }
 
 export interface StdioTransport {
@@ -736,6 +838,8 @@ export interface HttpTransport {
   openGetStream?: boolean;
   /** Whether to fall back to the old HTTP+SSE transport. */
   legacyFallback?: boolean;
+  /** Logs in to a protected server, through the client options' `authorizer`. */
+  auth?: ClientAuth;
 }
 
 export type Transport = ({ type: 'stdio' } & StdioTransport) | ({ type: 'http'; url: string } & HttpTransport);

@@ -16,6 +16,18 @@ export declare class NativeCallbacks {
   roots(handler: (payload: string, context: NativeContext) => void): void
   /** Hears every notification from the server. */
   notification(handler: (payload: string, context: NativeContext) => void): void
+  /**
+   * Lets the user log in to a protected HTTP server: the payload is
+   * `{"authorizationUrl"}`, and the handler answers the URL the authorization server
+   * redirected to.
+   */
+  authorizer(handler: (payload: string, context: NativeContext) => void): void
+  /**
+   * Keeps the tokens of protected HTTP servers: the payload is `{"op": "load",
+   * "resource"}` (answer the stored tokens or `null`) or `{"op": "save", "resource",
+   * "tokens"}`.
+   */
+  tokenStore(handler: (payload: string, context: NativeContext) => void): void
 }
 
 /** A connected MCP client. */
@@ -64,6 +76,12 @@ export declare class NativeContext {
   requestId(): string | null
   /** Returns the session's id over Streamable HTTP; other transports have none. */
   sessionId(): string | null
+  /**
+   * Returns the JSON text of who the request came from on a protected HTTP server
+   * (`subject`, `clientId`, `issuer`, `audience`, `scopes`, `expiresAt`, `claims`), or
+   * `null` elsewhere.
+   */
+  auth(): string | null
   /** Returns the JSON text of the request's `_meta`, if it had one. */
   meta(): string | null
   /** Returns the JSON text of the progress token the peer asked for, if any. */
@@ -170,6 +188,17 @@ export declare class NativeServer {
   serveHttp(options: string, done: (error: string | null, value: NativeHttpServer | null) => void): Pending
   /** Returns an endpoint that answers the exchanges of a host application's HTTP server. */
   httpEndpoint(options: string): NativeHttpEndpoint
+  /**
+   * Serves Streamable HTTP like `serve_http`, protected by the options' `auth`, with bearer
+   * tokens checked by `verifier`: its payload is `{"token"}`, and it answers the caller's
+   * identity, or `null` or an error to refuse the token.
+   */
+  serveHttpWithVerifier(options: string, verifier: (payload: string, context: NativeContext) => void, done: (error: string | null, value: NativeHttpServer | null) => void): Pending
+  /**
+   * Returns an endpoint like `http_endpoint`, protected by the options' `auth`, with bearer
+   * tokens checked by `verifier` as in `serve_http_with_verifier`.
+   */
+  httpEndpointWithVerifier(options: string, verifier: (payload: string, context: NativeContext) => void): NativeHttpEndpoint
 }
 
 /** A bridge call in flight. */

@@ -5,7 +5,12 @@
 // (tests/conformance/rust/src/client.rs). Exits 0 when the scenario's job is done; otherwise
 // prints why on stderr and exits 1 (2 for a usage error). Gives up after
 // MCP_CONFORMANCE_CLIENT_TIMEOUT seconds (default 20), before the suite's own time-out.
+//
+// An `auth/...` scenario logs in to the protected mock server with the settings of its context
+// (MCP_CONFORMANCE_CONTEXT): client credentials for machine clients, a pre-registered client
+// when the context names one, and otherwise a user who approves at once.
 
+import { request } from 'node:http';
 import { Client, McpkitError } from '../index.mjs';
 
 const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
@@ -64,13 +69,56 @@ async function steps(scenario, client) {
   }
 }
 
-async function run(scenario, url) {
-  if (!SCENARIOS.includes(scenario)) {
-    throw new ScenarioFailed(`unsupported scenario \`${scenario}\` (supported: ${SCENARIOS.join(', ')})`);
+/**
+ * Approves at once, as the suite's authorization server does: follows the authorization URL
+ * without its redirect and resolves with where it points.
+ */
+function approve(authorizationUrl) {
+  return new Promise((resolve, reject) => {
+    request(authorizationUrl, (res) => {
+      res.resume();
+      if (res.headers.location !== undefined) resolve(res.headers.location);
+      else reject(new ScenarioFailed(`the authorization endpoint answered ${res.statusCode} without a redirect`));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** The login settings of an `auth/...` scenario, from its context. */
+function login(scenario, context) {
+  if (scenario.startsWith('auth/client-credentials')) {
+    const { client_id: clientId, client_secret: clientSecret, private_key_pem: privateKeyPem, signing_algorithm: algorithm } = context;
+    return { clientCredentials: { clientId, clientSecret, privateKeyPem, algorithm } };
   }
-  const client = await Client.connectHttp(url, {}, { name: 'mcpkit-conformance-client', elicitation: acceptDefaults });
+  return {
+    clientName: 'mcpkit-conformance-client',
+    redirectUri: 'http://localhost:3000/callback',
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    clientId: context.client_id,
+    clientSecret: context.client_secret,
+  };
+}
+
+/** Lists the protected server's tools and calls one. */
+async function loggedIn(client) {
+  const names = (await client.listAll('tools')).map((t) => t.name);
+  let summary = `logged in; the server lists ${names.length} tool(s)`;
+  const name = names.includes('test-tool') ? 'test-tool' : names[0];
+  if (name !== undefined) summary += `; ${await call(client, name, {})}`;
+  return summary;
+}
+
+async function run(scenario, url) {
+  const auth = scenario.startsWith('auth/');
+  if (!auth && !SCENARIOS.includes(scenario)) {
+    throw new ScenarioFailed(`unsupported scenario \`${scenario}\` (supported: ${SCENARIOS.join(', ')}, auth/...)`);
+  }
+  const transport = auth ? { auth: login(scenario, JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}')) } : {};
+  const options = { name: 'mcpkit-conformance-client', elicitation: acceptDefaults, authorizer: approve };
+  const client = await Client.connectHttp(url, transport, options);
   try {
-    return await steps(scenario, client);
+    return await (auth ? loggedIn(client) : steps(scenario, client));
   } finally {
     await client.close();
   }

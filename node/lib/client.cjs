@@ -49,6 +49,16 @@ function callbacksOf(options, emit) {
     callbacks.roots(handlerOf((_params, ctx) => list(ctx)));
   }
   callbacks.notification(trampoline((notification) => emit(notification)));
+  const { authorizer, tokenStore } = options;
+  if (authorizer !== undefined) {
+    if (typeof authorizer !== 'function') throw new TypeError('authorizer must be a function (authorizationUrl) => redirectUrl');
+    callbacks.authorizer(trampoline(({ authorizationUrl }) => authorizer(authorizationUrl)));
+  }
+  if (tokenStore !== undefined) {
+    callbacks.tokenStore(
+      trampoline(({ op, resource, tokens }) => (op === 'load' ? tokenStore.load(resource) : tokenStore.save(resource, tokens))),
+    );
+  }
   return callbacks;
 }
 
@@ -77,7 +87,9 @@ class Client extends EventEmitter {
 
   /**
    * Connects to the server that `transport` names: `{ type: 'stdio', command, args, env, cwd }`
-   * or `{ type: 'http', url, headers, bearerToken, timeoutMs, openGetStream, legacyFallback }`.
+   * or `{ type: 'http', url, headers, bearerToken, timeoutMs, openGetStream, legacyFallback,
+   * auth }`, where `auth` logs in to a protected server through the options' `authorizer`
+   * (and keeps tokens in their `tokenStore`).
    */
   static connect(transport, options = {}) {
     return Client.#open((spec, callbacks, done) => native.NativeClient.connect(JSON.stringify(transport), spec, callbacks, done), options);

@@ -38,6 +38,14 @@ class Context {
     return this.#native.sessionId() ?? undefined;
   }
 
+  /**
+   * Who the request came from on a protected HTTP server (`subject`, `clientId`, `issuer`,
+   * `audience`, `scopes`, `expiresAt`, `claims`), as the token verifier saw them.
+   */
+  get auth() {
+    return parse(this.#native.auth());
+  }
+
   /** The request's `_meta`, if it had one. */
   get meta() {
     return parse(this.#native.meta());
@@ -393,10 +401,19 @@ class Server {
    * Serves Streamable HTTP on its own port: `host` (127.0.0.1), `port` (8000; 0 picks one),
    * `path` (/mcp), `allowedHosts`, `allowedOrigins`, `jsonResponse`, `stateful`,
    * `sessionIdleTimeoutMs`, `maxBodySize`, `sseRetryMs`, `keepAliveMs`,
-   * `eventStoreCapacity`. The process stays alive until the handle is closed.
+   * `eventStoreCapacity`. `auth` protects the server with OAuth 2.1, its tokens checked by
+   * `auth.jwt` or by `verifier(token)`, which returns the caller's identity (or a promise of
+   * it), or `null` or throws to refuse the token. The process stays alive until the handle is
+   * closed.
    */
   async serveHttp(options = {}) {
-    const nativeServer = await settle((done) => this.#native.serveHttp(JSON.stringify(defined(options)), done));
+    const { verifier, ...rest } = options;
+    const json = JSON.stringify(defined(rest));
+    const nativeServer = await settle((done) =>
+      verifier === undefined
+        ? this.#native.serveHttp(json, done)
+        : this.#native.serveHttpWithVerifier(json, verifierOf(verifier), done),
+    );
     const closed = settle((done) => nativeServer.wait(done));
     const handle = new HttpServerHandle(nativeServer, closed);
     this.#running.add(handle);
@@ -410,7 +427,11 @@ class Server {
    * `port`.
    */
   httpHandler(options = {}) {
-    const endpoint = sync(() => this.#native.httpEndpoint(JSON.stringify(defined(options))));
+    const { verifier, ...rest } = options;
+    const json = JSON.stringify(defined(rest));
+    const endpoint = sync(() =>
+      verifier === undefined ? this.#native.httpEndpoint(json) : this.#native.httpEndpointWithVerifier(json, verifierOf(verifier)),
+    );
     return (req, res) => {
       const answer = async () => {
         const body = await requestBody(req);
@@ -431,6 +452,12 @@ class Server {
     this.#running.clear();
     await Promise.all(running.map((entry) => entry.close()));
   }
+}
+
+/** Wraps a token verifier `(token) => identity | null` as a trampoline. */
+function verifierOf(verifier) {
+  if (typeof verifier !== 'function') throw new TypeError('verifier must be a function (token) => identity | null');
+  return trampoline(({ token }) => verifier(token));
 }
 
 /** Applies `map` to a value or to the value of a promise. */

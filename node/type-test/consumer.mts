@@ -9,9 +9,13 @@ import {
   McpkitError,
   ResourceTemplate,
   Server,
+  type AuthInfo,
   type CallToolResult,
   type Context,
   type ListToolsResult,
+  type ServerAuth,
+  type StoredTokens,
+  type TokenStore,
   type Tool,
 } from 'mcpkit';
 import mcpkit from 'mcpkit';
@@ -107,6 +111,21 @@ try {
   else if (error instanceof CancelledError || error instanceof McpkitError) console.error(error.kind);
 }
 await client.close();
+const guarded = await server.serveHttp({
+  port: 0,
+  auth: { resource: 'http://127.0.0.1:8080/mcp', authorizationServers: ['https://auth.example.com'], toolScopes: { add: ['mcp:write'] } },
+  verifier: async (token): Promise<AuthInfo | null> => (token === 'secret' ? { subject: 'alice', scopes: ['mcp:read'] } : null),
+});
+server.registerTool('whoami', {}, (_args, ctx) => ctx.auth?.subject ?? 'nobody');
+const jwt: ServerAuth = { resource: 'https://mcp.example.com/mcp', jwt: { issuer: 'https://auth.example.com', jwksUrl: 'https://auth.example.com/jwks' } };
+createServer(server.httpHandler({ auth: jwt })).listen(0, '127.0.0.1');
+const store: TokenStore = { load: () => null, save: async (resource: string, tokens: StoredTokens) => void console.error(resource, tokens.accessToken) };
+const login = await Client.connectHttp(guarded.url, { auth: { redirectUri: 'http://127.0.0.1:8765/callback', scopes: ['mcp:read'] } }, {
+  authorizer: async (authorizationUrl: string) => authorizationUrl,
+  tokenStore: store,
+});
+await login.close();
+await guarded.close();
 const stdio = await Client.connectStdio({ command: 'node', args: ['server.mjs'], env: { X: '1' }, cwd: '/tmp' });
 await stdio.close();
 const local = await Client.connectInProcess(server);

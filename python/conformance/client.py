@@ -5,20 +5,29 @@ suite's mock server at ``URL`` over Streamable HTTP, like the Rust fixture clien
 (``tests/conformance/rust/src/client.rs``). Exits 0 when the scenario's job is done; otherwise
 prints why on stderr and exits 1 (2 for a usage error). Gives up after
 ``MCP_CONFORMANCE_CLIENT_TIMEOUT`` seconds (default 20), before the suite's own time-out.
+
+An ``auth/...`` scenario logs in to the protected mock server with the settings of its context
+(``MCP_CONFORMANCE_CONTEXT``): client credentials for machine clients, a pre-registered client
+when the context names one, and otherwise a user who approves at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import http.client
+import json
 import os
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
-from mcpkit import Client, McpError
+from mcpkit import Client, ClientAuth, ClientCredentials, McpError
 from mcpkit.types import ElicitResult, JsonObject
 
 SCENARIO_VARIABLE = "MCP_CONFORMANCE_SCENARIO"
+CONTEXT_VARIABLE = "MCP_CONFORMANCE_CONTEXT"
 TIMEOUT_VARIABLE = "MCP_CONFORMANCE_CLIENT_TIMEOUT"
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 DEFAULT_TIMEOUT = 20.0
 USAGE = "usage: MCP_CONFORMANCE_SCENARIO=NAME client.py URL"
 SCENARIOS = ("initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry")
@@ -91,10 +100,61 @@ async def steps(scenario: str, client: Client) -> str:
     raise ScenarioFailed(f"unsupported scenario `{scenario}` (supported: {', '.join(SCENARIOS)})")
 
 
+def approve(authorization_url: str) -> str:
+    """Approves at once, as the suite's authorization server does: follows the authorization URL
+    without its redirect and returns where it points."""
+    url = urlsplit(authorization_url)
+    connection = http.client.HTTPConnection(url.hostname or "", url.port, timeout=10)
+    try:
+        connection.request("GET", f"{url.path}?{url.query}")
+        response = connection.getresponse()
+        response.read()
+        location = response.getheader("Location")
+        if location is None:
+            raise ScenarioFailed(f"the authorization endpoint answered {response.status} without a redirect")
+        return location
+    finally:
+        connection.close()
+
+
+def login(scenario: str, context: JsonObject) -> ClientAuth:
+    """The login settings of an ``auth/...`` scenario, from its context."""
+    if scenario.startswith("auth/client-credentials"):
+        credentials = ClientCredentials(
+            client_id=context["client_id"],
+            client_secret=context.get("client_secret"),
+            private_key_pem=context.get("private_key_pem"),
+            algorithm=context.get("signing_algorithm"),
+        )
+        return ClientAuth(client_credentials=credentials)
+    return ClientAuth(
+        client_name="mcpkit-conformance-client",
+        redirect_uri="http://localhost:3000/callback",
+        client_metadata_url=CLIENT_METADATA_URL,
+        client_id=context.get("client_id"),
+        client_secret=context.get("client_secret"),
+    )
+
+
+async def logged_in(client: Client) -> str:
+    """Lists the protected server's tools and calls one."""
+    tools = await client.list_tools()
+    summary = f"logged in; the server lists {len(tools)} tool(s)"
+    names = [tool["name"] for tool in tools]
+    name = "test-tool" if "test-tool" in names else (names[0] if names else None)
+    if name is not None:
+        summary += "; " + await call(client, name, {})
+    return summary
+
+
 async def run(scenario: str, url: str) -> str:
     """Connects, does the scenario's job and closes the connection; returns a summary."""
+    if scenario.startswith("auth/"):
+        context = json.loads(os.environ.get(CONTEXT_VARIABLE, "{}"))
+        async with Client.http(url, auth=login(scenario, context), authorizer=approve) as client:
+            return await logged_in(client)
     if scenario not in SCENARIOS:
-        raise ScenarioFailed(f"unsupported scenario `{scenario}` (supported: {', '.join(SCENARIOS)})")
+        raise ScenarioFailed(f"unsupported scenario `{scenario}` (supported: {', '.join(SCENARIOS)}, auth/...)")
     async with Client.http(url, elicitation_handler=accept_defaults) as client:
         return await steps(scenario, client)
 

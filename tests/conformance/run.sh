@@ -17,7 +17,7 @@
 #   CONFORMANCE_SERVER_SCENARIOS  space-separated server scenarios to run instead of `--suite all`
 #   CONFORMANCE_CLIENT_SCENARIOS  space-separated client scenarios (default: the basic four, and the
 #                                 authorization scenarios for the fixtures in CONFORMANCE_AUTH_FIXTURES)
-#   CONFORMANCE_AUTH_FIXTURES     fixtures whose client logs in with OAuth (default: rust)
+#   CONFORMANCE_AUTH_FIXTURES     fixtures whose client logs in with OAuth (default: rust python node swift)
 #   CONFORMANCE_CLIENT_TIMEOUT    seconds a client may run per scenario (default 30)
 #   CONFORMANCE_STARTUP_TIMEOUT   seconds a server may take to accept connections (default 60)
 #   CONFORMANCE_SUITE_TIMEOUT     seconds the whole server suite may take (default 1200)
@@ -44,8 +44,10 @@ auth_client_scenarios="auth/metadata-default auth/metadata-var1 auth/metadata-va
   auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
   auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
   auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
-  auth/client-credentials-jwt auth/client-credentials-basic auth/cross-app-access-complete-flow"
-auth_fixtures=" ${CONFORMANCE_AUTH_FIXTURES:-rust} "
+  auth/client-credentials-jwt auth/client-credentials-basic"
+auth_fixtures=" ${CONFORMANCE_AUTH_FIXTURES:-rust python node swift} "
+# Enterprise-managed authorization (SEP-990), which the Rust client fixture implements.
+rust_auth_scenarios="auth/cross-app-access-complete-flow"
 # How long past the CLI's own client time-out a client may live before we kill it.
 kill_grace=5
 
@@ -325,7 +327,9 @@ run_client_side() {
   if [[ -n "${CONFORMANCE_CLIENT_SCENARIOS:-}" ]]; then
     read -r -a client_scenarios <<<"$CONFORMANCE_CLIENT_SCENARIOS"
   elif [[ "$auth_fixtures" == *" $fixture "* ]]; then
-    read -r -d '' -a client_scenarios <<<"$basic_client_scenarios $auth_client_scenarios"
+    local extra=""
+    [[ "$fixture" == rust ]] && extra="$rust_auth_scenarios"
+    read -r -d '' -a client_scenarios <<<"$basic_client_scenarios $auth_client_scenarios $extra"
   else
     read -r -a client_scenarios <<<"$basic_client_scenarios"
   fi

@@ -63,6 +63,24 @@ impl NativeCallbacks {
         self.inner = std::mem::take(&mut self.inner).with_notification(callback(handler)?);
         Ok(())
     }
+
+    /// Lets the user log in to a protected HTTP server: the payload is
+    /// `{"authorizationUrl"}`, and the handler answers the URL the authorization server
+    /// redirected to.
+    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    pub fn authorizer(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
+        self.inner = std::mem::take(&mut self.inner).with_authorizer(callback(handler)?);
+        Ok(())
+    }
+
+    /// Keeps the tokens of protected HTTP servers: the payload is `{"op": "load",
+    /// "resource"}` (answer the stored tokens or `null`) or `{"op": "save", "resource",
+    /// "tokens"}`.
+    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    pub fn token_store(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
+        self.inner = std::mem::take(&mut self.inner).with_token_store(callback(handler)?);
+        Ok(())
+    }
 }
 
 /// The settings of one request.

@@ -80,6 +80,14 @@ impl NativeContext {
         self.inner.session_id()
     }
 
+    /// Returns the JSON text of who the request came from on a protected HTTP server
+    /// (`subject`, `clientId`, `issuer`, `audience`, `scopes`, `expiresAt`, `claims`), or
+    /// `null` elsewhere.
+    #[napi(catch_unwind)]
+    pub fn auth(&self) -> Option<String> {
+        json(self.inner.auth())
+    }
+
     /// Returns the JSON text of the request's `_meta`, if it had one.
     #[napi(catch_unwind)]
     pub fn meta(&self) -> Option<String> {

@@ -147,4 +147,33 @@ impl NativeServer {
         let options = parse_or_throw(&options, "HTTP options")?;
         self.inner.http_endpoint(options).map(NativeHttpEndpoint::new).map_err(throw)
     }
+
+    /// Serves Streamable HTTP like `serve_http`, protected by the options' `auth`, with bearer
+    /// tokens checked by `verifier`: its payload is `{"token"}`, and it answers the caller's
+    /// identity, or `null` or an error to refuse the token.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "options: string, verifier: (payload: string, context: NativeContext) => void, done: (error: string | null, value: NativeHttpServer | null) => void"
+    )]
+    pub fn serve_http_with_verifier(
+        &self,
+        options: String,
+        verifier: Handler<'_>,
+        done: Done<'_>,
+    ) -> napi::Result<Pending> {
+        let options = parse_or_throw(&options, "HTTP options")?;
+        settle(done, self.inner.serve_http_with_verifier(options, callback(verifier)?), NativeHttpServer::new)
+    }
+
+    /// Returns an endpoint like `http_endpoint`, protected by the options' `auth`, with bearer
+    /// tokens checked by `verifier` as in `serve_http_with_verifier`.
+    #[napi(catch_unwind, ts_args_type = "options: string, verifier: (payload: string, context: NativeContext) => void")]
+    pub fn http_endpoint_with_verifier(
+        &self,
+        options: String,
+        verifier: Handler<'_>,
+    ) -> napi::Result<NativeHttpEndpoint> {
+        let options = parse_or_throw(&options, "HTTP options")?;
+        self.inner.http_endpoint_with_verifier(options, callback(verifier)?).map(NativeHttpEndpoint::new).map_err(throw)
+    }
 }

@@ -17,7 +17,8 @@ use crate::{
 /// A Python callable and whether it is a coroutine function.
 type Handler = Option<(Py<PyAny>, bool)>;
 
-/// The Python callables that answer the server, read from a dict that has every key.
+/// The Python callables that answer the server and log in to a protected one, read from a
+/// dict that has every key.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 struct Handlers {
@@ -28,6 +29,8 @@ struct Handlers {
     elicitation_url: bool,
     roots: Handler,
     notification: Handler,
+    authorizer: Handler,
+    token_store: Handler,
 }
 
 impl Handlers {
@@ -45,6 +48,12 @@ impl Handlers {
         }
         if let Some(callback) = wrap(self.notification) {
             callbacks = callbacks.with_notification(callback);
+        }
+        if let Some(callback) = wrap(self.authorizer) {
+            callbacks = callbacks.with_authorizer(callback);
+        }
+        if let Some(callback) = wrap(self.token_store) {
+            callbacks = callbacks.with_token_store(callback);
         }
         callbacks
     }

@@ -38,6 +38,13 @@ impl PyContext {
         self.inner.session_id()
     }
 
+    /// Who the request came from on a protected HTTP server (`subject`, `clientId`, `issuer`,
+    /// `audience`, `scopes`, `expiresAt`, `claims`), as the token verifier saw them.
+    #[getter]
+    fn auth<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        optional(py, self.inner.auth())
+    }
+
     /// The request's `_meta`, if it had one.
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {

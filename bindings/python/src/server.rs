@@ -98,11 +98,25 @@ impl PyServer {
     }
 
     /// Serves Streamable HTTP with `options` (the bridge's HTTP options); the awaitable gives
-    /// the running `HttpServer`.
-    #[pyo3(signature = (options=None))]
-    fn serve_http<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+    /// the running `HttpServer`. `verifier` is a callable `(payload, context)` with whether it
+    /// is a coroutine function: it gets `{"token"}` and returns the caller's identity, or
+    /// `None` (or raises) to refuse the token; the `auth` key of `options` then protects the
+    /// server.
+    #[pyo3(signature = (options=None, verifier=None))]
+    fn serve_http<'py>(
+        &self,
+        py: Python<'py>,
+        options: Option<&Bound<'py, PyAny>>,
+        verifier: Option<(Py<PyAny>, bool)>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         self.event_loop.capture(py)?;
-        let task = self.inner.serve_http(convert::from_opt(options)?);
+        let options = convert::from_opt(options)?;
+        let task = match verifier {
+            Some((func, is_async)) => {
+                self.inner.serve_http_with_verifier(options, self.event_loop.callback(func, is_async))
+            }
+            None => self.inner.serve_http(options),
+        };
         runtime::await_task(py, task, |py, inner| Ok(Bound::new(py, PyHttpServer { inner })?.into_any()))
     }
 

@@ -30,6 +30,13 @@ pub struct NativeClientHandlers {
     pub roots: Option<Arc<dyn NativeHandler>>,
     /// Hears every notification from the server.
     pub notification: Option<Arc<dyn NativeHandler>>,
+    /// Lets the user log in to a protected HTTP server: the payload is
+    /// `{"authorizationUrl"}`, and it returns the URL the authorization server redirected to.
+    pub authorizer: Option<Arc<dyn NativeHandler>>,
+    /// Keeps the tokens of protected HTTP servers: the payload is `{"op": "load",
+    /// "resource"}` (it returns the stored tokens or `null`) or `{"op": "save", "resource",
+    /// "tokens"}`.
+    pub token_store: Option<Arc<dyn NativeHandler>>,
 }
 
 impl NativeClientHandlers {
@@ -47,6 +54,12 @@ impl NativeClientHandlers {
         }
         if let Some(handler) = self.notification {
             callbacks = callbacks.with_notification(Foreign::callback(handler));
+        }
+        if let Some(handler) = self.authorizer {
+            callbacks = callbacks.with_authorizer(Foreign::callback(handler));
+        }
+        if let Some(handler) = self.token_store {
+            callbacks = callbacks.with_token_store(Foreign::callback(handler));
         }
         callbacks
     }

@@ -29,6 +29,13 @@ impl NativeContext {
         self.inner.request_id().map(text)
     }
 
+    /// Returns the JSON text of who the request came from on a protected HTTP server
+    /// (`subject`, `clientId`, `issuer`, `audience`, `scopes`, `expiresAt`, `claims`), or
+    /// `None` elsewhere.
+    pub fn auth(&self) -> Option<String> {
+        self.inner.auth().map(text)
+    }
+
     /// Returns the JSON text of the request's `_meta`, if it had one.
     pub fn meta(&self) -> Option<String> {
         self.inner.meta().map(text)

@@ -198,6 +198,19 @@ impl NativeServer {
         let options = parse(&options, "the HTTP options")?;
         Ok(Arc::new(NativeHttpServer { inner: self.inner.serve_http(options).await? }))
     }
+
+    /// Serves Streamable HTTP like `serve_http`, protected by the options' `auth`, with bearer
+    /// tokens checked by `verifier`: its payload is `{"token"}`, and it returns the JSON text
+    /// of the caller's identity, or `null` or an error to refuse the token.
+    pub async fn serve_http_with_verifier(
+        &self,
+        options: String,
+        verifier: Arc<dyn NativeHandler>,
+    ) -> Result<Arc<NativeHttpServer>> {
+        let options = parse(&options, "the HTTP options")?;
+        let inner = self.inner.serve_http_with_verifier(options, Foreign::callback(verifier)).await?;
+        Ok(Arc::new(NativeHttpServer { inner }))
+    }
 }
 
 /// A running Streamable HTTP server.

@@ -1,6 +1,7 @@
 """Model Context Protocol (2025-11-25) servers and clients, on the mcpkit Rust core."""
 
 from ._native import __version__, set_sync_handler_limit, sync_handler_limit
+from .auth import AuthInfo, ClientAuth, ClientCredentials, JwtSettings, ServerAuth, StoredTokens, TokenStore
 from .client import Client
 from .context import Context
 from .errors import (
@@ -24,8 +25,11 @@ from .types import Audio, File, Image
 __all__ = [
     "__version__",
     "Audio",
+    "AuthInfo",
     "CapabilityMissing",
     "Client",
+    "ClientAuth",
+    "ClientCredentials",
     "Context",
     "File",
     "HttpServer",
@@ -33,6 +37,7 @@ __all__ = [
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
+    "JwtSettings",
     "McpError",
     "MethodNotFound",
     "ParseError",
@@ -41,6 +46,9 @@ __all__ = [
     "RequestTimeout",
     "ResourceNotFound",
     "Server",
+    "ServerAuth",
+    "StoredTokens",
+    "TokenStore",
     "TransportClosed",
     "UrlElicitationRequired",
     "set_sync_handler_limit",

@@ -10,6 +10,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable, Optional, Union, cast
 
 from . import _native
+from .auth import Authorizer, ClientAuth, TokenStore, _authorizer, _token_store
 from .types import (
     CallToolResult,
     CompleteResult,
@@ -171,6 +172,8 @@ def _handlers(
         "elicitation_url": "url" in elicitation_modes,
         "roots": None,
         "notification": listeners.handler(),
+        "authorizer": None,
+        "token_store": None,
     }
     if roots is not None:
         provider = roots if callable(roots) else (lambda fixed=list(roots): fixed)
@@ -275,14 +278,29 @@ class Client:
         *,
         headers: Optional[Mapping[str, str]] = None,
         bearer_token: Optional[str] = None,
+        auth: Optional[ClientAuth] = None,
+        authorizer: Optional[Authorizer] = None,
+        token_store: Optional[TokenStore] = None,
         **options: Any,
     ) -> Client:
         """A client of the Streamable HTTP endpoint at ``url``, sending ``headers`` and
-        ``Authorization: Bearer <bearer_token>`` with every request."""
+        ``Authorization: Bearer <bearer_token>`` with every request.
+
+        ``auth`` logs in to a protected server with OAuth 2.1 (see ``ClientAuth``) when it
+        answers ``401``: ``authorizer(authorization_url)``, a plain or ``async`` function, shows
+        the user the URL and returns the URL the authorization server redirected to. A user's
+        login needs an ``authorizer``; connecting without one raises ``ValueError``.
+        ``token_store`` keeps the tokens between runs (in memory by default).
+        """
         transport = {"type": "http", "url": url} | optional(
-            headers=None if headers is None else dict(headers), bearerToken=bearer_token
+            headers=None if headers is None else dict(headers),
+            bearerToken=bearer_token,
+            auth=None if auth is None else auth._to_json(),
         )
-        return cls(lambda o, h: _native.Client.connect(transport, o, h), **options)
+        client = cls(lambda o, h: _native.Client.connect(transport, o, h), **options)
+        client._handlers["authorizer"] = None if authorizer is None else _authorizer(authorizer)
+        client._handlers["token_store"] = None if token_store is None else _token_store(token_store)
+        return client
 
     @classmethod
     def memory(cls, server: Any, **options: Any) -> Client:

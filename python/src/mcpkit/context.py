@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from . import _native
 from ._schema import SchemaBuilder, coerce, is_structured
+from .auth import AuthInfo
 
 if TYPE_CHECKING:
     from .server import Server
@@ -93,6 +94,12 @@ class Context:
     def session_id(self) -> Optional[str]:
         """The transport's id of the session (Streamable HTTP's ``Mcp-Session-Id``), if any."""
         return self._native.session_id
+
+    @property
+    def auth(self) -> Optional[AuthInfo]:
+        """Who the request came from on a protected HTTP server (subject, client id, issuer,
+        audience, scopes, expiry, claims), as the token verifier saw them; ``None`` elsewhere."""
+        return cast(Optional[AuthInfo], self._native.auth)
 
     @property
     def meta(self) -> Optional[JsonObject]:

@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional, TypeVar, Union, overload
 from . import _convert, _native
 from ._schema import Signature
 from .asgi import AsgiApp
+from .auth import ServerAuth, Verifier, _verifier
 from .context import Context
 from .types import Icon, JsonObject, LoggingLevel, TaskSupport, optional
 
@@ -574,6 +575,8 @@ class Server:
         max_connections: Optional[int] = None,
         max_queued_events: Optional[int] = None,
         require_negotiated_version: Optional[bool] = None,
+        auth: Optional[ServerAuth] = None,
+        verifier: Optional[Verifier] = None,
         allow_remote_without_auth: Optional[bool] = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one).
@@ -588,6 +591,11 @@ class Server:
         stream's queue, and ``require_negotiated_version=False`` accepts a stale
         ``MCP-Protocol-Version`` header.
 
+        ``auth`` protects the server with OAuth 2.1 (see ``ServerAuth``): every request needs a
+        bearer token, checked by ``auth.jwt`` or by ``verifier(token)``, a plain or ``async``
+        function that returns the caller's ``AuthInfo``, or ``None`` (or raises) to refuse the
+        token. Handlers read the identity as ``ctx.auth``.
+
         A ``host`` beyond loopback (such as ``"0.0.0.0"`` in a container) needs
         ``allowed_hosts`` (the names clients reach the server by) and, without authorization,
         ``allow_remote_without_auth=True``; otherwise it is refused with a ``ValueError`` that
@@ -595,7 +603,9 @@ class Server:
         """
         options = (
             {"host": host, "port": port, "path": path}
-            | optional(allowRemoteWithoutAuth=allow_remote_without_auth)
+            | optional(
+                allowRemoteWithoutAuth=allow_remote_without_auth, auth=None if auth is None else auth._to_json()
+            )
             | _http_options(
                 allowed_hosts=allowed_hosts,
                 allowed_origins=allowed_origins,
@@ -616,7 +626,8 @@ class Server:
         running = contextlib.AsyncExitStack()
         await running.enter_async_context(self._lifespan_running())
         try:
-            return HttpServer(await self._native.serve_http(options), running)
+            checker = None if verifier is None else _verifier(verifier)
+            return HttpServer(await self._native.serve_http(options, checker), running)
         except BaseException:
             await running.aclose()
             raise

@@ -17,12 +17,18 @@ public struct ClientHandlers: Sendable {
     public var roots: (@Sendable (Context) async throws -> JSONValue)?
     /// Hears every notification from the server: its method and params.
     public var notification: (@Sendable (String, JSONValue) async -> Void)?
+    /// Logs the user in to a protected HTTP server (`Client.http` with `auth`): shows the
+    /// authorization URL and returns the URL the authorization server redirected to.
+    public var authorizer: Authorizer?
+    /// Keeps the tokens of protected HTTP servers between runs (in memory by default).
+    public var tokenStore: (any TokenStore)?
 
     public init(
         sampling: (@Sendable (JSONValue, Context) async throws -> JSONValue)? = nil, samplingTools: Bool = false,
         elicitation: (@Sendable (JSONValue, Context) async throws -> JSONValue)? = nil, elicitationForm: Bool = true,
         elicitationURL: Bool = false, roots: (@Sendable (Context) async throws -> JSONValue)? = nil,
-        notification: (@Sendable (String, JSONValue) async -> Void)? = nil
+        notification: (@Sendable (String, JSONValue) async -> Void)? = nil, authorizer: Authorizer? = nil,
+        tokenStore: (any TokenStore)? = nil
     ) {
         self.sampling = sampling
         self.samplingTools = samplingTools
@@ -31,6 +37,8 @@ public struct ClientHandlers: Sendable {
         self.elicitationURL = elicitationURL
         self.roots = roots
         self.notification = notification
+        self.authorizer = authorizer
+        self.tokenStore = tokenStore
     }
 
     var native: NativeClientHandlers {
@@ -44,7 +52,8 @@ public struct ClientHandlers: Sendable {
                     await hear(payload["method"]?.stringValue ?? "", payload["params"] ?? .null)
                     return .null
                 }
-            })
+            },
+            authorizer: authorizer.map(authorizerBox), tokenStore: tokenStore.map(tokenStoreBox))
     }
 }
 
@@ -103,14 +112,19 @@ public final class Client: Sendable {
     }
 
     /// Connects to a Streamable HTTP server at `url`, sending `headers` with every request.
+    ///
+    /// `auth` logs in to a protected server with OAuth 2.1 when it answers `401`, through
+    /// `handlers.authorizer` (a user's login without one throws an `.invalidInput` error) and
+    /// keeping the tokens in `handlers.tokenStore`.
     public static func http(
-        url: String, headers: [String: String] = [:], options: [String: JSONValue] = [:],
+        url: String, headers: [String: String] = [:], auth: ClientAuth? = nil, options: [String: JSONValue] = [:],
         handlers: ClientHandlers = .init()
     ) async throws -> Client {
-        let transport: [String: JSONValue] = [
+        let transport: [String: JSONValue?] = [
             "type": "http", "url": .string(url), "headers": .object(headers.mapValues(JSONValue.string)),
+            "auth": try auth.json(),
         ]
-        return try await connect(transport, options, handlers)
+        return try await connect(transport.compacted(), options, handlers)
     }
 
     /// Connects to `server` in this process over an in-memory transport (for tests).

@@ -20,6 +20,10 @@ public struct Context: Sendable {
     /// The JSON-RPC id of the request being handled, or `nil` outside a request.
     public var requestID: JSONValue? { native.requestId().flatMap { try? JSONValue(parsing: $0) } }
 
+    /// Who the request came from on a protected HTTP server, as the token verifier saw them;
+    /// `nil` elsewhere.
+    public var auth: AuthInfo? { native.auth().flatMap { try? JSONValue(parsing: $0).decode(AuthInfo.self) } }
+
     /// The request's `_meta`, if it had one.
     public var meta: JSONValue? { native.meta().flatMap { try? JSONValue(parsing: $0) } }
 
