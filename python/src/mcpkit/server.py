@@ -603,9 +603,7 @@ class Server:
         """
         options = (
             {"host": host, "port": port, "path": path}
-            | optional(
-                allowRemoteWithoutAuth=allow_remote_without_auth, auth=None if auth is None else auth._to_json()
-            )
+            | optional(allowRemoteWithoutAuth=allow_remote_without_auth, auth=None if auth is None else auth._to_json())
             | _http_options(
                 allowed_hosts=allowed_hosts,
                 allowed_origins=allowed_origins,
