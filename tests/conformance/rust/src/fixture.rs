@@ -200,8 +200,194 @@ const COMPLETIONS: &[&str] = &["testValue1", "testValue2", "test-data", "example
 /// check (see `tests/conformance/README.md`). `test_reconnection` closes its own SSE stream
 /// before answering, so its result reaches the client on the stream it resumes with
 /// `Last-Event-ID` (the suite's `server-sse-polling` scenario).
+/// The form a conformance scenario asks its question with.
+fn form(message: &str, property: &str, kind: &str) -> Value {
+    json!({
+        "message": message,
+        "requestedSchema": { "type": "object", "properties": { property: { "type": kind } }, "required": [property] }
+    })
+}
+
+/// A sampling request for one user message.
+fn sampling(text: &str, max_tokens: u32) -> Value {
+    json!({ "messages": [{ "role": "user", "content": { "type": "text", "text": text } }], "maxTokens": max_tokens })
+}
+
+/// The error of a handler whose request for input failed; an unanswered one ends the round.
+fn asked(e: mcpkit::Error) -> ErrorData {
+    ErrorData::internal_error(e.to_string())
+}
+
+/// Registers the tools and the prompt of the `input-required-result-*` scenarios (revision
+/// 2026-07-28): each asks the client for input under the keys the scenarios name.
+fn input_required(builder: mcpkit::server::ServerBuilder) -> mcpkit::server::ServerBuilder {
+    builder
+        .tool(
+            no_arguments("test_input_required_result_elicitation", "Asks for the user's name."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                let answer = ctx
+                    .ask("user_name", "elicitation/create", form("What is your name?", "name", "string"))
+                    .await
+                    .map_err(asked)?;
+                Ok(CallToolResult::text(format!(
+                    "Hello, {}!",
+                    answer["content"]["name"].as_str().unwrap_or("stranger")
+                )))
+            },
+        )
+        .tool(
+            no_arguments("test_input_required_result_tampered_state", "Asks for confirmation."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                ctx.set_state(json!({ "asked": true }));
+                ctx.ask("confirm", "elicitation/create", form("Please confirm", "ok", "boolean"))
+                    .await
+                    .map_err(asked)?;
+                Ok(CallToolResult::text("confirmed"))
+            },
+        )
+        .tool(
+            no_arguments("test_input_required_result_sampling", "Asks the model a question."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                let answer = ctx
+                    .ask("capital_question", "sampling/createMessage", sampling("What is the capital of France?", 100))
+                    .await
+                    .map_err(asked)?;
+                Ok(CallToolResult::text(answer["content"]["text"].as_str().unwrap_or_default().to_owned()))
+            },
+        )
+        .tool(
+            no_arguments("test_input_required_result_list_roots", "Asks for the client's roots."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                let answer = ctx.ask("client_roots", "roots/list", json!({})).await.map_err(asked)?;
+                let roots: Vec<&str> =
+                    answer["roots"].as_array().into_iter().flatten().filter_map(|r| r["uri"].as_str()).collect();
+                Ok(CallToolResult::text(format!("Roots: {}", roots.join(", "))))
+            },
+        )
+        .tool(
+            no_arguments("test_input_required_result_request_state", "Asks for confirmation, keeping state."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                let resumed = ctx.state().is_some_and(|s| s["step"] == "confirm");
+                ctx.set_state(json!({ "step": "confirm" }));
+                ctx.ask("confirm", "elicitation/create", form("Please confirm", "ok", "boolean"))
+                    .await
+                    .map_err(asked)?;
+                Ok(CallToolResult::text(if resumed { "state-ok: confirmed" } else { "confirmed without state" }))
+            },
+        )
+        .tool(
+            no_arguments("test_input_required_result_multiple_inputs", "Asks for three inputs at once."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                ctx.set_state(json!({ "step": "all" }));
+                // Asked together: every unanswered request goes into one round.
+                let name =
+                    ctx.ask("user_name", "elicitation/create", form("What is your name?", "name", "string")).await;
+                let greeting = ctx.ask("greeting", "sampling/createMessage", sampling("Generate a greeting", 50)).await;
+                let roots = ctx.ask("client_roots", "roots/list", json!({})).await;
+                let (name, _greeting, _roots) = (name.map_err(asked)?, greeting.map_err(asked)?, roots.map_err(asked)?);
+                Ok(CallToolResult::text(format!(
+                    "All inputs received for {}",
+                    name["content"]["name"].as_str().unwrap_or("someone")
+                )))
+            },
+        )
+        .tool(
+            no_arguments("test_input_required_result_multi_round", "Asks two questions, one round each."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                // The first answer is kept in the state, since the client sends only the latest.
+                let name = match ctx.state().and_then(|s| s["name"].as_str()) {
+                    Some(name) => name.to_owned(),
+                    None => {
+                        let answer = ctx
+                            .ask("step1", "elicitation/create", form("Step 1: What is your name?", "name", "string"))
+                            .await
+                            .map_err(asked)?;
+                        answer["content"]["name"].as_str().unwrap_or("someone").to_owned()
+                    }
+                };
+                ctx.set_state(json!({ "name": name }));
+                let color = ctx
+                    .ask("step2", "elicitation/create", form("Step 2: What is your favorite color?", "color", "string"))
+                    .await
+                    .map_err(asked)?;
+                Ok(CallToolResult::text(format!(
+                    "{name} likes {}",
+                    color["content"]["color"].as_str().unwrap_or("no color")
+                )))
+            },
+        )
+        .tool(
+            no_arguments("test_input_required_result_capabilities", "Asks only for what the client can give."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                let caps = ctx.client_capabilities();
+                let sampled = match caps.sampling {
+                    Some(_) => Some(ctx.ask("question", "sampling/createMessage", sampling("Say hello", 20)).await),
+                    None => None,
+                };
+                let elicited = match caps.elicitation {
+                    Some(_) => Some(
+                        ctx.ask("user_name", "elicitation/create", form("What is your name?", "name", "string")).await,
+                    ),
+                    None => None,
+                };
+                let listed = match caps.roots {
+                    Some(_) => Some(ctx.ask("client_roots", "roots/list", json!({})).await),
+                    None => None,
+                };
+                for answer in [sampled, elicited, listed].into_iter().flatten() {
+                    answer.map_err(asked)?;
+                }
+                Ok(CallToolResult::text("asked only for what the client declared"))
+            },
+        )
+        .tool(
+            no_arguments("test_missing_capability", "Needs sampling, which the client must declare."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                ctx.ask("question", "sampling/createMessage", sampling("Say hello", 20)).await.map_err(asked)?;
+                Ok(CallToolResult::text("sampled"))
+            },
+        )
+        .tool(
+            no_arguments("test_streaming_elicitation", "Asks for the user's name while it streams."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                ctx.report_progress(0.0, Some(1.0), None).map_err(asked)?;
+                let answer = ctx
+                    .ask("user_name", "elicitation/create", form("What is your name?", "name", "string"))
+                    .await
+                    .map_err(asked)?;
+                Ok(CallToolResult::text(format!(
+                    "Hello, {}!",
+                    answer["content"]["name"].as_str().unwrap_or("stranger")
+                )))
+            },
+        )
+        .tool(
+            no_arguments("test_logging_tool", "Logs, for the clients that asked for logs."),
+            |_a: JsonObject, ctx: RequestContext| async move {
+                ctx.log(LoggingLevel::Info, Some("fixture"), "a log message").map_err(asked)?;
+                Ok(CallToolResult::text("logged"))
+            },
+        )
+        .prompt(
+            Prompt::new("test_input_required_result_prompt").with_description("A prompt that asks for its context."),
+            |_args: HashMap<String, String>, ctx: RequestContext| async move {
+                let answer = ctx
+                    .ask(
+                        "user_context",
+                        "elicitation/create",
+                        form("What context should the prompt use?", "context", "string"),
+                    )
+                    .await
+                    .map_err(asked)?;
+                let context = answer["content"]["context"].as_str().unwrap_or_default().to_owned();
+                Ok(prompt_result(vec![PromptMessage::user_text(format!("Use this context: {context}"))]))
+            },
+        )
+}
+
+/// The fixture server of the conformance suites.
 pub fn fixture() -> Server {
-    Server::builder(server_info())
+    input_required(Server::builder(server_info()))
         .instructions("The mcpkit fixture for the official MCP conformance suite.")
         .tool(
             no_arguments("test_simple_text", "Returns a simple text response."),
