@@ -282,8 +282,16 @@ impl RequestContext {
     }
 
     /// Sends any request to the client, tied to the request being handled and cancelled with
-    /// it, and returns its raw result. No capability is checked.
+    /// it, and returns its raw result. No capability is checked, but for a 2026-07-28 request
+    /// the requests for input (`elicitation/create`, `sampling/createMessage`, `roots/list`) go
+    /// through [`RequestContext::ask`] under a key made from the method.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
+        if let Some(round) = &self.round
+            && matches!(method, methods::ELICITATION_CREATE | methods::SAMPLING_CREATE_MESSAGE | methods::ROOTS_LIST)
+        {
+            let key = round.next_key(method);
+            return self.ask(&key, method, params).await;
+        }
         self.incoming.peer.request(method, Some(params), self.options()).await
     }
 

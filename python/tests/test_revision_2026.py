@@ -1,0 +1,61 @@
+"""A Python server answers revision 2026-07-28 clients without changes: session-less requests,
+and a handler's request for input becomes an ``input_required`` result and a retry."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+SERVER = textwrap.dedent(
+    """
+    from mcpkit import Context, Server
+
+    server = Server("asker")
+
+    @server.tool()
+    async def greet(ctx: Context) -> str:
+        answer = await ctx.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+        return f"Hello, {answer['content']['name']}!"
+
+    server.run()
+    """
+)
+
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+}
+
+
+def call(params: dict[str, Any], id: int) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+
+
+def test_a_python_handler_asks_a_2026_client_through_input_rounds(tmp_path: Path) -> None:
+    script = tmp_path / "asker.py"
+    script.write_text(SERVER)
+    process = subprocess.Popen(
+        [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        base = {"name": "greet", "arguments": {}, "_meta": ENVELOPE}
+        process.stdin.write(call(base, 1) + "\n")
+        first = json.loads(process.stdout.readline())["result"]
+        assert first["resultType"] == "input_required", first
+        (key, asked), *_ = first["inputRequests"].items()
+        assert asked["method"] == "elicitation/create"
+        answers = {key: {"action": "accept", "content": {"name": "Ada"}}}
+        retry = base | {"inputResponses": answers, "requestState": first["requestState"]}
+        process.stdin.write(call(retry, 2) + "\n")
+        done = json.loads(process.stdout.readline())["result"]
+        assert done["resultType"] == "complete", done
+        assert done["content"][0]["text"] == "Hello, Ada!"
+    finally:
+        process.stdin.close()
+        process.wait(timeout=10)
+        process.stdout.close()
