@@ -12,11 +12,15 @@ import contextlib
 import inspect
 import re
 import sys
+import typing
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Callable, Optional, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar, Union, overload
 
 from . import _convert, _native
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 from ._schema import Signature
 from .asgi import AsgiApp
 from .auth import ServerAuth, Verifier, _verifier
@@ -66,40 +70,65 @@ def _context_kwargs(sig: Signature, ctx: _native.Context, server: Server) -> dic
     return {p.name: Context(ctx, server) for p in sig.params if p.is_context}
 
 
-def _http_options(
-    *,
-    allowed_hosts: Optional[list[str]] = None,
-    allowed_origins: Optional[list[str]] = None,
-    json_response: Optional[bool] = None,
-    stateful: Optional[bool] = None,
-    session_idle_timeout: Optional[float] = None,
-    max_body_size: Optional[int] = None,
-    sse_retry: Optional[float] = None,
-    keep_alive: Optional[float] = None,
-    event_store_capacity: Optional[int] = None,
-    header_read_timeout: Optional[float] = None,
-    body_read_timeout: Optional[float] = None,
-    max_connections: Optional[int] = None,
-    max_queued_events: Optional[int] = None,
-    require_negotiated_version: Optional[bool] = None,
-) -> JsonObject:
-    """The bridge's HTTP options for the keyword arguments of ``serve_http`` (times in seconds)."""
-    return optional(
-        allowedHosts=allowed_hosts,
-        allowedOrigins=allowed_origins,
-        jsonResponse=json_response,
-        stateful=stateful,
-        sessionIdleTimeoutMs=_millis(session_idle_timeout),
-        maxBodySize=max_body_size,
-        sseRetryMs=_millis(sse_retry),
-        keepAliveMs=_millis(keep_alive),
-        eventStoreCapacity=event_store_capacity,
-        headerReadTimeoutMs=_millis(header_read_timeout),
-        bodyReadTimeoutMs=_millis(body_read_timeout),
-        maxConnections=max_connections,
-        maxQueuedEvents=max_queued_events,
-        requireNegotiatedVersion=require_negotiated_version,
-    )
+class EndpointOptions(TypedDict, total=False):
+    """The settings of a Streamable HTTP endpoint, as keyword arguments (times in seconds)."""
+
+    allowed_hosts: list[str]
+    allowed_origins: list[str]
+    json_response: bool
+    stateful: bool
+    session_idle_timeout: float
+    max_body_size: int
+    sse_retry: float
+    keep_alive: float
+    event_store_capacity: int
+    max_queued_events: int
+    require_negotiated_version: bool
+
+
+class HttpOptions(EndpointOptions, total=False):
+    """The settings of a Streamable HTTP server on its own port: those of its endpoint, and
+    those of its connections (times in seconds)."""
+
+    header_read_timeout: float
+    body_read_timeout: float
+    max_connections: int
+    allow_remote_without_auth: bool
+
+
+#: Each keyword setting's key in the bridge's HTTP options, and whether it is in seconds.
+_HTTP_KEYS: dict[str, tuple[str, bool]] = {
+    "allowed_hosts": ("allowedHosts", False),
+    "allowed_origins": ("allowedOrigins", False),
+    "json_response": ("jsonResponse", False),
+    "stateful": ("stateful", False),
+    "session_idle_timeout": ("sessionIdleTimeoutMs", True),
+    "max_body_size": ("maxBodySize", False),
+    "sse_retry": ("sseRetryMs", True),
+    "keep_alive": ("keepAliveMs", True),
+    "event_store_capacity": ("eventStoreCapacity", False),
+    "max_queued_events": ("maxQueuedEvents", False),
+    "require_negotiated_version": ("requireNegotiatedVersion", False),
+    "header_read_timeout": ("headerReadTimeoutMs", True),
+    "body_read_timeout": ("bodyReadTimeoutMs", True),
+    "max_connections": ("maxConnections", False),
+    "allow_remote_without_auth": ("allowRemoteWithoutAuth", False),
+}
+
+
+def _http_options(options: Mapping[str, Any], accepted: type) -> JsonObject:
+    """The bridge's HTTP options for keyword ``options`` of the ``TypedDict`` ``accepted``."""
+    allowed = typing.get_type_hints(accepted).keys()
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise TypeError(f"unknown HTTP settings {unknown}; the settings are {sorted(allowed)}")
+    converted: JsonObject = {}
+    for name, value in options.items():
+        if value is None:
+            continue
+        key, in_seconds = _HTTP_KEYS[name]
+        converted[key] = _millis(value) if in_seconds else value
+    return converted
 
 
 def _decorated(fn: Any, what: str) -> None:
@@ -561,23 +590,9 @@ class Server:
         port: int = 8000,
         path: str = "/mcp",
         *,
-        allowed_hosts: Optional[list[str]] = None,
-        allowed_origins: Optional[list[str]] = None,
-        json_response: Optional[bool] = None,
-        stateful: Optional[bool] = None,
-        session_idle_timeout: Optional[float] = None,
-        max_body_size: Optional[int] = None,
-        sse_retry: Optional[float] = None,
-        keep_alive: Optional[float] = None,
-        event_store_capacity: Optional[int] = None,
-        header_read_timeout: Optional[float] = None,
-        body_read_timeout: Optional[float] = None,
-        max_connections: Optional[int] = None,
-        max_queued_events: Optional[int] = None,
-        require_negotiated_version: Optional[bool] = None,
         auth: Optional[ServerAuth] = None,
         verifier: Optional[Verifier] = None,
-        allow_remote_without_auth: Optional[bool] = None,
+        **options: Unpack[HttpOptions],
     ) -> HttpServer:
         """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one).
 
@@ -601,31 +616,14 @@ class Server:
         ``allow_remote_without_auth=True``; otherwise it is refused with a ``ValueError`` that
         says so.
         """
-        options = (
-            {"host": host, "port": port, "path": path}
-            | optional(allowRemoteWithoutAuth=allow_remote_without_auth, auth=None if auth is None else auth._to_json())
-            | _http_options(
-                allowed_hosts=allowed_hosts,
-                allowed_origins=allowed_origins,
-                json_response=json_response,
-                stateful=stateful,
-                session_idle_timeout=session_idle_timeout,
-                max_body_size=max_body_size,
-                sse_retry=sse_retry,
-                keep_alive=keep_alive,
-                event_store_capacity=event_store_capacity,
-                header_read_timeout=header_read_timeout,
-                body_read_timeout=body_read_timeout,
-                max_connections=max_connections,
-                max_queued_events=max_queued_events,
-                require_negotiated_version=require_negotiated_version,
-            )
-        )
+        settings = {"host": host, "port": port, "path": path} | _http_options(options, HttpOptions)
+        if auth is not None:
+            settings["auth"] = auth._to_json()
         running = contextlib.AsyncExitStack()
         await running.enter_async_context(self._lifespan_running())
         try:
             checker = None if verifier is None else _verifier(verifier)
-            return HttpServer(await self._native.serve_http(options, checker), running)
+            return HttpServer(await self._native.serve_http(settings, checker), running)
         except BaseException:
             await running.aclose()
             raise
@@ -633,18 +631,7 @@ class Server:
     def asgi_app(
         self,
         path: str = "/mcp",
-        *,
-        allowed_hosts: Optional[list[str]] = None,
-        allowed_origins: Optional[list[str]] = None,
-        json_response: Optional[bool] = None,
-        stateful: Optional[bool] = None,
-        session_idle_timeout: Optional[float] = None,
-        max_body_size: Optional[int] = None,
-        sse_retry: Optional[float] = None,
-        keep_alive: Optional[float] = None,
-        event_store_capacity: Optional[int] = None,
-        max_queued_events: Optional[int] = None,
-        require_negotiated_version: Optional[bool] = None,
+        **options: Unpack[EndpointOptions],
     ) -> AsgiApp:
         """Returns an ASGI application serving the Streamable HTTP endpoint at ``path`` (below
         where it is mounted), for uvicorn or any ASGI server, or to mount in Starlette and
@@ -653,20 +640,8 @@ class Server:
         ``allowed_origins`` default to the loopback names on any port: set them to the names
         the app is reached by when it is deployed.
         """
-        options = _http_options(
-            allowed_hosts=allowed_hosts,
-            allowed_origins=allowed_origins,
-            json_response=json_response,
-            stateful=stateful,
-            session_idle_timeout=session_idle_timeout,
-            max_body_size=max_body_size,
-            sse_retry=sse_retry,
-            keep_alive=keep_alive,
-            event_store_capacity=event_store_capacity,
-            max_queued_events=max_queued_events,
-            require_negotiated_version=require_negotiated_version,
-        )
-        return AsgiApp(self._native, path, options, self._lifespan_running)
+        settings = _http_options(options, EndpointOptions)
+        return AsgiApp(self._native, path, settings, self._lifespan_running)
 
     def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
         """Serves until the client leaves (stdio) or the process is interrupted (``"http"``, also
@@ -696,4 +671,4 @@ class Server:
             await http.close()
 
 
-__all__ = ["Server", "HttpServer", "ensure_no_running_loop"]
+__all__ = ["EndpointOptions", "HttpOptions", "HttpServer", "Server", "ensure_no_running_loop"]
