@@ -9,13 +9,13 @@ export declare class NativeCallbacks {
   /** Creates a set with no callbacks. */
   constructor()
   /** Answers `sampling/createMessage`; `tools` declares sampling with tools. */
-  sampling(handler: (payload: string, context: NativeContext) => void, tools: boolean): void
+  sampling(handler: (payloads: string[], contexts: NativeContext[]) => void, tools: boolean): void
   /** Answers `elicitation/create` in form mode, URL mode, or both. */
-  elicitation(handler: (payload: string, context: NativeContext) => void, form: boolean, url: boolean): void
+  elicitation(handler: (payloads: string[], contexts: NativeContext[]) => void, form: boolean, url: boolean): void
   /** Answers `roots/list`. */
-  roots(handler: (payload: string, context: NativeContext) => void): void
+  roots(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Hears every notification from the server. */
-  notification(handler: (payload: string, context: NativeContext) => void): void
+  notification(handler: (payloads: string[], contexts: NativeContext[]) => void): void
 }
 
 /** A connected MCP client. */
@@ -139,17 +139,17 @@ export declare class NativeServer {
   /** Creates a server from the JSON text of its description and settings. */
   constructor(spec: string)
   /** Registers a tool from the JSON text of its `Tool` descriptor, or replaces it. */
-  addTool(descriptor: string, handler: (payload: string, context: NativeContext) => void): void
+  addTool(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Registers a resource from the JSON text of its `Resource` descriptor. */
-  addResource(descriptor: string, handler: (payload: string, context: NativeContext) => void): void
+  addResource(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Registers a resource template from the JSON text of its `ResourceTemplate` descriptor. */
-  addResourceTemplate(descriptor: string, handler: (payload: string, context: NativeContext) => void): void
+  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Registers a prompt from the JSON text of its `Prompt` descriptor. */
-  addPrompt(descriptor: string, handler: (payload: string, context: NativeContext) => void): void
+  addPrompt(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Sets the handler of `completion/complete`. */
-  setCompletion(handler: (payload: string, context: NativeContext) => void): void
+  setCompletion(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Sets the handler that hears that a client's roots changed; it can be set once. */
-  onRootsChanged(handler: (payload: string, context: NativeContext) => void): void
+  onRootsChanged(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Removes a tool, returning whether it existed. */
   removeTool(name: string): boolean
   /** Removes a resource by URI, returning whether it existed. */

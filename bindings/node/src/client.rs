@@ -34,7 +34,10 @@ impl NativeCallbacks {
     }
 
     /// Answers `sampling/createMessage`; `tools` declares sampling with tools.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void, tools: boolean")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void, tools: boolean"
+    )]
     pub fn sampling(&mut self, handler: JsFunction<'_>, tools: bool) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_sampling(callback(handler)?, tools);
         Ok(())
@@ -43,7 +46,7 @@ impl NativeCallbacks {
     /// Answers `elicitation/create` in form mode, URL mode, or both.
     #[napi(
         catch_unwind,
-        ts_args_type = "handler: (payload: string, context: NativeContext) => void, form: boolean, url: boolean"
+        ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void, form: boolean, url: boolean"
     )]
     pub fn elicitation(&mut self, handler: JsFunction<'_>, form: bool, url: bool) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_elicitation(callback(handler)?, form, url);
@@ -51,14 +54,14 @@ impl NativeCallbacks {
     }
 
     /// Answers `roots/list`.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn roots(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_roots(callback(handler)?);
         Ok(())
     }
 
     /// Hears every notification from the server.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn notification(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_notification(callback(handler)?);
         Ok(())
