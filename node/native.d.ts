@@ -9,25 +9,25 @@ export declare class NativeCallbacks {
   /** Creates a set with no callbacks. */
   constructor()
   /** Answers `sampling/createMessage`; `tools` declares sampling with tools. */
-  sampling(handler: (payload: string, context: NativeContext) => void, tools: boolean): void
+  sampling(handler: (payloads: string[], contexts: NativeContext[]) => void, tools: boolean): void
   /** Answers `elicitation/create` in form mode, URL mode, or both. */
-  elicitation(handler: (payload: string, context: NativeContext) => void, form: boolean, url: boolean): void
+  elicitation(handler: (payloads: string[], contexts: NativeContext[]) => void, form: boolean, url: boolean): void
   /** Answers `roots/list`. */
-  roots(handler: (payload: string, context: NativeContext) => void): void
+  roots(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Hears every notification from the server. */
-  notification(handler: (payload: string, context: NativeContext) => void): void
+  notification(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /**
    * Lets the user log in to a protected HTTP server: the payload is
    * `{"authorizationUrl"}`, and the handler answers the URL the authorization server
    * redirected to.
    */
-  authorizer(handler: (payload: string, context: NativeContext) => void): void
+  authorizer(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /**
    * Keeps the tokens of protected HTTP servers: the payload is `{"op": "load",
    * "resource"}` (answer the stored tokens or `null`) or `{"op": "save", "resource",
    * "tokens"}`.
    */
-  tokenStore(handler: (payload: string, context: NativeContext) => void): void
+  tokenStore(handler: (payloads: string[], contexts: NativeContext[]) => void): void
 }
 
 /** A connected MCP client. */
@@ -157,17 +157,17 @@ export declare class NativeServer {
   /** Creates a server from the JSON text of its description and settings. */
   constructor(spec: string)
   /** Registers a tool from the JSON text of its `Tool` descriptor, or replaces it. */
-  addTool(descriptor: string, handler: (payload: string, context: NativeContext) => void): void
+  addTool(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Registers a resource from the JSON text of its `Resource` descriptor. */
-  addResource(descriptor: string, handler: (payload: string, context: NativeContext) => void): void
+  addResource(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Registers a resource template from the JSON text of its `ResourceTemplate` descriptor. */
-  addResourceTemplate(descriptor: string, handler: (payload: string, context: NativeContext) => void): void
+  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Registers a prompt from the JSON text of its `Prompt` descriptor. */
-  addPrompt(descriptor: string, handler: (payload: string, context: NativeContext) => void): void
+  addPrompt(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Sets the handler of `completion/complete`. */
-  setCompletion(handler: (payload: string, context: NativeContext) => void): void
+  setCompletion(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Sets the handler that hears that a client's roots changed; it can be set once. */
-  onRootsChanged(handler: (payload: string, context: NativeContext) => void): void
+  onRootsChanged(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Removes a tool, returning whether it existed. */
   removeTool(name: string): boolean
   /** Removes a resource by URI, returning whether it existed. */
@@ -193,12 +193,12 @@ export declare class NativeServer {
    * tokens checked by `verifier`: its payload is `{"token"}`, and it answers the caller's
    * identity, or `null` or an error to refuse the token.
    */
-  serveHttpWithVerifier(options: string, verifier: (payload: string, context: NativeContext) => void, done: (error: string | null, value: NativeHttpServer | null) => void): Pending
+  serveHttpWithVerifier(options: string, verifier: (payloads: string[], contexts: NativeContext[]) => void, done: (error: string | null, value: NativeHttpServer | null) => void): Pending
   /**
    * Returns an endpoint like `http_endpoint`, protected by the options' `auth`, with bearer
    * tokens checked by `verifier` as in `serve_http_with_verifier`.
    */
-  httpEndpointWithVerifier(options: string, verifier: (payload: string, context: NativeContext) => void): NativeHttpEndpoint
+  httpEndpointWithVerifier(options: string, verifier: (payloads: string[], contexts: NativeContext[]) => void): NativeHttpEndpoint
 }
 
 /** A bridge call in flight. */

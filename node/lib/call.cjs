@@ -70,12 +70,13 @@ function fail(native, error) {
 }
 
 /**
- * Wraps `run(payload, native)` as the function the bridge calls: it never throws (a throw
- * would end the process), and settles the call exactly once with the value or the error of
- * `run`, awaited when it is a promise.
+ * Wraps `run(payload, native)` as the function the bridge calls with a batch of calls, the
+ * JSON texts of their payloads and their native contexts: it never throws (a throw would end
+ * the process), and settles each call exactly once with the value or the error of `run`,
+ * awaited when it is a promise.
  */
 function trampoline(run) {
-  return (payload, native) => {
+  const call = (payload, native) => {
     let result;
     try {
       result = run(JSON.parse(payload), native);
@@ -91,6 +92,9 @@ function trampoline(run) {
       return;
     }
     answer(native, result);
+  };
+  return (payloads, natives) => {
+    for (let i = 0; i < payloads.length; i++) call(payloads[i], natives[i]);
   };
 }
 

@@ -216,7 +216,10 @@ impl From<mcpkit::Error> for Error {
         let causes = causes_of(&e);
         let kind = match &e {
             // A client transport's own error for a server it could not reach.
-            mcpkit::Error::Rpc(data) if data.code == mcpkit::jsonrpc::CONNECTION_CLOSED => {
+            mcpkit::Error::Rpc(data)
+                if data.code == mcpkit::jsonrpc::CONNECTION_CLOSED
+                    && data.data.as_ref().is_some_and(|d| d["unreachable"] == true) =>
+            {
                 return Error {
                     kind: ErrorKind::TransportClosed,
                     code: None,

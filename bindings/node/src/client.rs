@@ -34,7 +34,10 @@ impl NativeCallbacks {
     }
 
     /// Answers `sampling/createMessage`; `tools` declares sampling with tools.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void, tools: boolean")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void, tools: boolean"
+    )]
     pub fn sampling(&mut self, handler: JsFunction<'_>, tools: bool) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_sampling(callback(handler)?, tools);
         Ok(())
@@ -43,7 +46,7 @@ impl NativeCallbacks {
     /// Answers `elicitation/create` in form mode, URL mode, or both.
     #[napi(
         catch_unwind,
-        ts_args_type = "handler: (payload: string, context: NativeContext) => void, form: boolean, url: boolean"
+        ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void, form: boolean, url: boolean"
     )]
     pub fn elicitation(&mut self, handler: JsFunction<'_>, form: bool, url: bool) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_elicitation(callback(handler)?, form, url);
@@ -51,14 +54,14 @@ impl NativeCallbacks {
     }
 
     /// Answers `roots/list`.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn roots(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_roots(callback(handler)?);
         Ok(())
     }
 
     /// Hears every notification from the server.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn notification(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_notification(callback(handler)?);
         Ok(())
@@ -67,7 +70,7 @@ impl NativeCallbacks {
     /// Lets the user log in to a protected HTTP server: the payload is
     /// `{"authorizationUrl"}`, and the handler answers the URL the authorization server
     /// redirected to.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn authorizer(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_authorizer(callback(handler)?);
         Ok(())
@@ -76,7 +79,7 @@ impl NativeCallbacks {
     /// Keeps the tokens of protected HTTP servers: the payload is `{"op": "load",
     /// "resource"}` (answer the stored tokens or `null`) or `{"op": "save", "resource",
     /// "tokens"}`.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn token_store(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_token_store(callback(handler)?);
         Ok(())

@@ -20,6 +20,14 @@ mod task;
 
 use napi_derive::napi;
 
+/// The allocator of the addon's Rust code.
+///
+/// A call's buffers are often allocated on a core thread and freed on Node's thread, or the
+/// other way round; glibc's malloc serialises such frees on the arena's lock, mimalloc frees
+/// them without one, which makes a handler call markedly cheaper under load.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Returns the JSON-RPC error codes MCP uses, from the bridge's table, as the JSON text of
 /// an object from each error class's name to its code.
 #[napi(catch_unwind)]

@@ -32,7 +32,7 @@ impl NativeServer {
     /// Registers a tool from the JSON text of its `Tool` descriptor, or replaces it.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payload: string, context: NativeContext) => void"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void"
     )]
     pub fn add_tool(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "tool")?;
@@ -42,7 +42,7 @@ impl NativeServer {
     /// Registers a resource from the JSON text of its `Resource` descriptor.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payload: string, context: NativeContext) => void"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void"
     )]
     pub fn add_resource(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "resource")?;
@@ -52,7 +52,7 @@ impl NativeServer {
     /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payload: string, context: NativeContext) => void"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void"
     )]
     pub fn add_resource_template(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "resource template")?;
@@ -62,7 +62,7 @@ impl NativeServer {
     /// Registers a prompt from the JSON text of its `Prompt` descriptor.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payload: string, context: NativeContext) => void"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void"
     )]
     pub fn add_prompt(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "prompt")?;
@@ -70,14 +70,14 @@ impl NativeServer {
     }
 
     /// Sets the handler of `completion/complete`.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn set_completion(&self, handler: Handler<'_>) -> napi::Result<()> {
         self.inner.set_completion(callback(handler)?);
         Ok(())
     }
 
     /// Sets the handler that hears that a client's roots changed; it can be set once.
-    #[napi(catch_unwind, ts_args_type = "handler: (payload: string, context: NativeContext) => void")]
+    #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn on_roots_changed(&self, handler: Handler<'_>) -> napi::Result<()> {
         self.inner.on_roots_changed(callback(handler)?).map_err(throw)
     }
@@ -153,7 +153,7 @@ impl NativeServer {
     /// identity, or `null` or an error to refuse the token.
     #[napi(
         catch_unwind,
-        ts_args_type = "options: string, verifier: (payload: string, context: NativeContext) => void, done: (error: string | null, value: NativeHttpServer | null) => void"
+        ts_args_type = "options: string, verifier: (payloads: string[], contexts: NativeContext[]) => void, done: (error: string | null, value: NativeHttpServer | null) => void"
     )]
     pub fn serve_http_with_verifier(
         &self,
@@ -167,7 +167,10 @@ impl NativeServer {
 
     /// Returns an endpoint like `http_endpoint`, protected by the options' `auth`, with bearer
     /// tokens checked by `verifier` as in `serve_http_with_verifier`.
-    #[napi(catch_unwind, ts_args_type = "options: string, verifier: (payload: string, context: NativeContext) => void")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "options: string, verifier: (payloads: string[], contexts: NativeContext[]) => void"
+    )]
     pub fn http_endpoint_with_verifier(
         &self,
         options: String,

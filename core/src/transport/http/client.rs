@@ -873,7 +873,9 @@ impl SendError {
     /// server could not be reached, an internal error otherwise.
     fn into_error_data(self) -> ErrorData {
         if self.unreachable {
+            // The data marks the error as this transport's own, not the server's.
             ErrorData::new(crate::jsonrpc::CONNECTION_CLOSED, self.message)
+                .with_data(serde_json::json!({ "unreachable": true }))
         } else {
             ErrorData::internal_error(self.message)
         }
