@@ -23,11 +23,12 @@ cargo +nightly fuzz build --target-dir "$target_dir"
 for target in $(cargo +nightly fuzz list); do
     echo "fuzz: $target for ${seconds}s"
     mkdir -p "corpus/$target"
-    extra=()
+    leaks=1
     if [ "$target" = python_convert ]; then
         # The embedded interpreter is never finalized, so what it holds at exit is not a leak.
-        extra=(-detect_leaks=0)
+        leaks=0
     fi
-    cargo +nightly fuzz run --target-dir "$target_dir" "$target" "corpus/$target" "seeds/$target" -- \
-        -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 "${extra[@]}"
+    ASAN_OPTIONS="detect_leaks=$leaks" cargo +nightly fuzz run --target-dir "$target_dir" "$target" \
+        "corpus/$target" "seeds/$target" -- \
+        -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -detect_leaks="$leaks"
 done
