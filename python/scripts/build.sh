@@ -2,7 +2,7 @@
 # Builds the mcpkit Python package into a venv: the shared build step of test.sh and of the
 # conformance fixtures (tests/conformance/server-python, client-python).
 #
-# Idempotent: creates /work/main/.venv (or $VENV) when missing, installs the pinned dev
+# Idempotent: creates the checkout's .venv (or $VENV) when missing, installs the pinned dev
 # requirements quietly, and builds the extension with `maturin develop` into the shared Cargo
 # target dir. Prints nothing on success; on failure prints the build log on stderr.
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the mcpkit Python package into a venv and runs its tests and type checks.
 #
-# Idempotent: scripts/build.sh creates /work/main/.venv (or $VENV) when missing, installs the
+# Idempotent: scripts/build.sh creates the checkout's .venv (or $VENV) when missing, installs the
 # pinned dev requirements quietly and builds the extension with `maturin develop` into the
 # shared Cargo target dir. Then this runs ruff, mypy over src/, examples/, conformance/ and
 # tests/interop/, stubtest on the native module's stubs, and pytest (tests/interop included:
