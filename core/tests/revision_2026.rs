@@ -99,35 +99,31 @@ async fn removed_methods_and_bad_envelopes_are_refused_with_the_revisions_errors
     assert!(future["error"]["data"]["supported"].as_array().unwrap().contains(&json!(NEXT)));
 }
 
+/// Counts the log messages a request's SSE stream carries before its result.
+async fn logs_before_result(mut stream: SseStream) -> usize {
+    let mut logged = 0;
+    while let Some(event) = stream.next_event().await {
+        if event.is_message() {
+            let message = event.json();
+            logged += usize::from(message["method"] == "notifications/message");
+            if message.get("result").is_some() {
+                break;
+            }
+        }
+    }
+    logged
+}
+
 #[tokio::test]
 async fn logs_reach_a_request_only_when_its_meta_asks_for_them() {
     let (_bound, _server, _probes, mcp) = bind(HttpServerOptions::new().with_json_response(false)).await;
     let quiet = post_next(&mcp, 1, "tools/call", json!({ "name": "steps", "arguments": {} }), Some("steps"));
-    let mut stream = SseStream::new(send(quiet).await);
-    let mut logged = 0;
-    while let Some(event) = stream.next_event().await {
-        if event.is_message() {
-            let message = event.json();
-            logged += usize::from(message["method"] == "notifications/message");
-            if message.get("result").is_some() {
-                break;
-            }
-        }
-    }
+    let logged = logs_before_result(SseStream::new(send(quiet).await)).await;
     assert_eq!(logged, 0, "no logLevel in _meta, no log messages");
 
     let params = json!({ "name": "steps", "arguments": {}, "_meta": { "io.modelcontextprotocol/logLevel": "debug" } });
-    let mut stream = SseStream::new(send(post_next(&mcp, 2, "tools/call", params, Some("steps"))).await);
-    let mut logged = 0;
-    while let Some(event) = stream.next_event().await {
-        if event.is_message() {
-            let message = event.json();
-            logged += usize::from(message["method"] == "notifications/message");
-            if message.get("result").is_some() {
-                break;
-            }
-        }
-    }
+    let logged =
+        logs_before_result(SseStream::new(send(post_next(&mcp, 2, "tools/call", params, Some("steps"))).await)).await;
     assert!(logged > 0, "logLevel debug lets log messages through");
 }
 

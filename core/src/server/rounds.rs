@@ -7,7 +7,10 @@
 //! start, now finding its answers. The state is authenticated with a key of the server, and bound
 //! to the request it was made for, so it cannot be forged or replayed for another request.
 
-use std::sync::Mutex;
+use std::sync::{
+    Mutex,
+    atomic::{AtomicUsize, Ordering},
+};
 
 use base64::Engine;
 use hmac::{Hmac, Mac};
@@ -36,7 +39,7 @@ pub(crate) struct Round {
     /// A client capability the handler needed that the client did not declare.
     missing: Mutex<Option<Value>>,
     /// How many requests for input the handler made, for the keys it does not name.
-    asked: Mutex<usize>,
+    asked: AtomicUsize,
 }
 
 impl Round {
@@ -52,9 +55,8 @@ impl Round {
 
     /// The key of the handler's next request for input that it does not name itself.
     pub(crate) fn next_key(&self, method: &str) -> String {
-        let mut asked = lock(&self.asked);
-        *asked += 1;
-        format!("{}-{}", method.replace('/', "-"), *asked)
+        let n = self.asked.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{}-{n}", method.replace('/', "-"))
     }
 
     /// Records that the handler needed the client capability `capability` (such as

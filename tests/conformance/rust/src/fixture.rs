@@ -213,6 +213,16 @@ fn sampling(text: &str, max_tokens: u32) -> Value {
     json!({ "messages": [{ "role": "user", "content": { "type": "text", "text": text } }], "maxTokens": max_tokens })
 }
 
+/// Asks the client for the user's name under the key `user_name`, as several scenarios do.
+async fn ask_name(ctx: &RequestContext) -> Result<Value, mcpkit::Error> {
+    ctx.ask("user_name", "elicitation/create", form("What is your name?", "name", "string")).await
+}
+
+/// Greets the user by the name an elicitation answered with.
+fn greeting(answer: &Value) -> CallToolResult {
+    CallToolResult::text(format!("Hello, {}!", answer["content"]["name"].as_str().unwrap_or("stranger")))
+}
+
 /// The error of a handler whose request for input failed; an unanswered one ends the round.
 fn asked(e: mcpkit::Error) -> ErrorData {
     ErrorData::internal_error(e.to_string())
@@ -225,14 +235,8 @@ fn input_required(builder: mcpkit::server::ServerBuilder) -> mcpkit::server::Ser
         .tool(
             no_arguments("test_input_required_result_elicitation", "Asks for the user's name."),
             |_a: JsonObject, ctx: RequestContext| async move {
-                let answer = ctx
-                    .ask("user_name", "elicitation/create", form("What is your name?", "name", "string"))
-                    .await
-                    .map_err(asked)?;
-                Ok(CallToolResult::text(format!(
-                    "Hello, {}!",
-                    answer["content"]["name"].as_str().unwrap_or("stranger")
-                )))
+                let answer = ask_name(&ctx).await.map_err(asked)?;
+                Ok(greeting(&answer))
             },
         )
         .tool(
@@ -280,8 +284,7 @@ fn input_required(builder: mcpkit::server::ServerBuilder) -> mcpkit::server::Ser
             |_a: JsonObject, ctx: RequestContext| async move {
                 ctx.set_state(json!({ "step": "all" }));
                 // Asked together: every unanswered request goes into one round.
-                let name =
-                    ctx.ask("user_name", "elicitation/create", form("What is your name?", "name", "string")).await;
+                let name = ask_name(&ctx).await;
                 let greeting = ctx.ask("greeting", "sampling/createMessage", sampling("Generate a greeting", 50)).await;
                 let roots = ctx.ask("client_roots", "roots/list", json!({})).await;
                 let (name, _greeting, _roots) = (name.map_err(asked)?, greeting.map_err(asked)?, roots.map_err(asked)?);
@@ -325,9 +328,7 @@ fn input_required(builder: mcpkit::server::ServerBuilder) -> mcpkit::server::Ser
                     None => None,
                 };
                 let elicited = match caps.elicitation {
-                    Some(_) => Some(
-                        ctx.ask("user_name", "elicitation/create", form("What is your name?", "name", "string")).await,
-                    ),
+                    Some(_) => Some(ask_name(&ctx).await),
                     None => None,
                 };
                 let listed = match caps.roots {
@@ -351,14 +352,8 @@ fn input_required(builder: mcpkit::server::ServerBuilder) -> mcpkit::server::Ser
             no_arguments("test_streaming_elicitation", "Asks for the user's name while it streams."),
             |_a: JsonObject, ctx: RequestContext| async move {
                 ctx.report_progress(0.0, Some(1.0), None).map_err(asked)?;
-                let answer = ctx
-                    .ask("user_name", "elicitation/create", form("What is your name?", "name", "string"))
-                    .await
-                    .map_err(asked)?;
-                Ok(CallToolResult::text(format!(
-                    "Hello, {}!",
-                    answer["content"]["name"].as_str().unwrap_or("stranger")
-                )))
+                let answer = ask_name(&ctx).await.map_err(asked)?;
+                Ok(greeting(&answer))
             },
         )
         .tool(
