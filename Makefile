@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo test lint test-rust test-interop test-conformance test-python test-node build-node test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
+.PHONY: demo test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -14,7 +14,7 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-test: lint test-rust test-oidc test-python test-node test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
+test: lint test-rust test-oidc test-python test-node test-node-install test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 
 lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
@@ -66,6 +66,9 @@ test-node: build-node tests/conformance/node_modules/.package-lock.json ## Build
 	cd node && node --test --test-reporter=spec test/*.test.mjs
 	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \
 		node --test --test-reporter=dot test/*.test.mjs
+
+test-node-install: test-node ## Packs the Node package, installs the tarball into a fresh project (which builds its addon) and runs it from ESM and CommonJS.
+	cd node && node --test --test-reporter=spec test/install/
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
