@@ -316,13 +316,26 @@ impl Stateless {
 /// revision 2026-07-28, `None` when it does not (an error, or a list of versions without it).
 async fn discover(peer: &Peer, envelope: &JsonObject) -> Result<Option<InitializeResult>, Error> {
     let params = serde_json::json!({ "_meta": envelope });
-    let result = match peer.request(methods::SERVER_DISCOVER, Some(params), RequestOptions::default()).await {
-        Ok(result) => result,
-        Err(Error::Rpc(e)) => {
-            tracing::debug!(code = e.code, "server/discover failed: the server is older than 2026-07-28");
-            return Ok(None);
+    let mut attempts = 0;
+    let result = loop {
+        attempts += 1;
+        match peer.request(methods::SERVER_DISCOVER, Some(params.clone()), RequestOptions::default()).await {
+            Ok(result) => break result,
+            // A refusal of the version that lists it as supported after all is tried once more.
+            Err(Error::Rpc(e))
+                if attempts == 1
+                    && e.code == crate::jsonrpc::UNSUPPORTED_PROTOCOL_VERSION
+                    && e.data
+                        .as_ref()
+                        .and_then(|d| d.get("supported"))
+                        .and_then(Value::as_array)
+                        .is_some_and(|versions| versions.iter().any(|v| v == STATELESS_PROTOCOL_VERSION)) => {}
+            Err(Error::Rpc(e)) => {
+                tracing::debug!(code = e.code, "server/discover failed: the server is older than 2026-07-28");
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
         }
-        Err(e) => return Err(e),
     };
     let speaks = result
         .get("supportedVersions")

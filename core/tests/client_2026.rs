@@ -139,3 +139,23 @@ impl ClientHandler for ArcHandler {
 fn text_of(result: &CallToolResult) -> String {
     serde_json::to_value(result).unwrap()["content"][0]["text"].as_str().unwrap_or_default().to_owned()
 }
+
+#[tokio::test]
+async fn a_2026_client_tries_discover_again_when_refused_a_version_the_server_lists() {
+    let (mut server, r, w) = common::raw_pipe();
+    let connecting = tokio::spawn(Client::connect(StreamTransport::new(r, w), options()));
+    let first = server.recv().await;
+    let refusal = json!({ "code": -32022, "message": "Unsupported protocol version",
+        "data": { "supported": ["2026-07-28"], "requested": "2026-07-28" } });
+    server.send(json!({ "jsonrpc": "2.0", "id": first["id"], "error": refusal })).await;
+    let second = server.recv().await;
+    assert_eq!(second["method"], "server/discover");
+    assert_ne!(second["id"], first["id"], "a retry is a new request");
+    server
+        .send(json!({ "jsonrpc": "2.0", "id": second["id"], "result": { "supportedVersions": ["2026-07-28"],
+            "capabilities": {}, "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "picky", "version": "1" } } } }))
+        .await;
+    let client = common::within(connecting).await.unwrap().unwrap();
+    assert_eq!(client.protocol_version(), STATELESS_PROTOCOL_VERSION);
+    assert_eq!(client.server().server_info.name, "picky");
+}
