@@ -7,6 +7,7 @@
 
 #[cfg(feature = "auth")]
 mod auth;
+mod headers;
 mod server;
 
 pub use server::*;
