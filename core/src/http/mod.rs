@@ -7,6 +7,11 @@
 
 #[cfg(feature = "auth")]
 mod auth;
+#[cfg(feature = "redis")]
+mod cluster;
 mod server;
+
+#[cfg(feature = "redis")]
+pub use cluster::ClusterOptions;
 
 pub use server::*;
