@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo demo-cluster test-cluster conformance-cluster test lint test-rust test-interop test-conformance test-python test-node build-node test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
+.PHONY: demo demo-cluster test-cluster conformance-cluster test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,7 +28,7 @@ test-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the clus
 conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suite against three Rust fixture processes sharing their sessions in Redis, through haproxy without session affinity.
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust-cluster
 
-test: lint test-rust test-cluster test-oidc test-python test-node test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
+test: lint test-rust test-cluster test-oidc test-python test-node test-node-install test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 
 lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
@@ -80,6 +80,9 @@ test-node: build-node tests/conformance/node_modules/.package-lock.json ## Build
 	cd node && node --test --test-reporter=spec test/*.test.mjs
 	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \
 		node --test --test-reporter=dot test/*.test.mjs
+
+test-node-install: test-node ## Packs the Node package, installs the tarball into a fresh project (which builds its addon) and runs it from ESM and CommonJS.
+	cd node && node --test --test-reporter=spec test/install/
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
