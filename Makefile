@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo demo-cluster test-cluster conformance-cluster test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
+.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -103,6 +103,10 @@ bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py be
 	python="$$(bench/python/setup.sh)" && node="$$(bench/node/setup.sh)" && \
 		$(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" --node "$$node" \
 		--server "mcpkit-swift=$(SWIFT_ECHO)" --http-server "mcpkit-swift=$(SWIFT_ECHO) --http {port}"
+
+bench-cluster: ## Prints the cluster benchmark: 64 sessions through haproxy over 1, 2 and 3 mcpkit processes sharing sessions in Redis, beside one process without Redis (release build).
+	$(CARGO) build --release -p mcpkit-bench --features redis
+	$(CARGO_TARGET_DIR)/release/mcpkit-bench --cluster-only
 
 fuzz: ## Runs each fuzz target for FUZZ_SECONDS (default 60); needs the nightly toolchain, installs cargo-fuzz if missing.
 	fuzz/run.sh

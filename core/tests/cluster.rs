@@ -225,7 +225,7 @@ impl Cluster {
     fn start_balancer(&mut self) {
         let mut config = format!(
             "global\n  maxconn 1000\n\ndefaults\n  mode http\n  timeout connect 1s\n  timeout client 60s\n  \
-             timeout server 60s\n  retries 2\n  option redispatch 1\n  option http-server-close\n\n\
+             timeout server 60s\n  retries 2\n  option redispatch 1\n  http-reuse safe\n\n\
              frontend mcp\n  bind 127.0.0.1:{}\n  default_backend members\n\nbackend members\n  balance roundrobin\n",
             self.balancer_port
         );

@@ -63,7 +63,7 @@ defaults
   timeout server 300s
   retries 2
   option redispatch 1
-  option http-server-close
+  http-reuse safe
 
 frontend mcp
   bind 127.0.0.1:$balancer_port

@@ -415,9 +415,9 @@ impl Cluster {
 
     /// Opens the client's view of a stream stored in Redis from just after `after` (a Redis
     /// entry id, or `None` to start after what an earlier GET stream delivered), checking that
-    /// nothing was trimmed in between. Events then arrive on the returned queue as (event id,
-    /// message); a request stream ends after its response, or with an error when the process
-    /// that ran it died.
+    /// nothing was trimmed in between. Events then arrive on the returned queue; a request
+    /// stream ends after its response, or with an error when the process that ran it died.
+    /// `guard` is dropped when the stream ends.
     pub(super) async fn follow(
         self: &Arc<Self>,
         session: String,
@@ -425,6 +425,7 @@ impl Cluster {
         after: Option<String>,
         queue: usize,
         closed: CancellationToken,
+        guard: impl Send + 'static,
     ) -> Result<Result<mpsc::Receiver<Box<Frame>>, &'static str>, Unavailable> {
         let mut request = None;
         let after = match after {
@@ -450,6 +451,7 @@ impl Cluster {
         let (tx, rx) = mpsc::channel(queue.max(1));
         let cluster = self.clone();
         tokio::spawn(async move {
+            let _guard = guard;
             let waiter = cluster.waiter(&session, stream);
             let position = Position { session: session.clone(), stream, after, request };
             let result = cluster.run_follower(position, &tx, &waiter, &closed).await;

@@ -488,6 +488,9 @@ struct HttpSession {
     /// The cluster this session is shared with, when it is.
     #[cfg(feature = "redis")]
     cluster: Option<Arc<super::cluster::Cluster>>,
+    /// How many streams read from the cluster's Redis are open for this session's clients.
+    #[cfg(feature = "redis")]
+    followers: Arc<AtomicU64>,
 }
 
 const BACKLOG_LIMIT: usize = 256;
@@ -511,6 +514,10 @@ impl HttpSession {
     /// Returns whether a request is running or a client is listening on a stream; a busy
     /// session is never idle.
     fn is_busy(&self) -> bool {
+        #[cfg(feature = "redis")]
+        if self.followers.load(Ordering::Relaxed) > 0 {
+            return true;
+        }
         let routes = lock(&self.routes);
         !routes.by_request.is_empty()
             || routes.streams.values().any(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed()))
@@ -1028,6 +1035,8 @@ impl HttpState {
                 owner,
                 #[cfg(feature = "redis")]
                 cluster,
+                #[cfg(feature = "redis")]
+                followers: Arc::default(),
             }
         })
     }

@@ -5,6 +5,15 @@
 use super::*;
 use crate::http::cluster::{BusEvent, Cluster, Unavailable, entry_of, owner_of};
 
+/// Counts one open followed stream of a session while it lives.
+struct Follower(Arc<AtomicU64>);
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// The answer to a request that needed Redis while it failed.
 pub(super) fn unavailable(error: Unavailable) -> Response {
     tracing::warn!(error = %error.0, "Redis failed: the request is answered 503");
@@ -230,7 +239,11 @@ pub(super) async fn get(
             (stream, Some(after))
         }
     };
-    let followed = cluster.follow(session.id.clone(), stream, after, session.max_queued, session.closed.clone()).await;
+    // A session whose client follows a stream here is busy: its copy here is not swept.
+    session.followers.fetch_add(1, Ordering::Relaxed);
+    let guard = Follower(session.followers.clone());
+    let closed = session.closed.clone();
+    let followed = cluster.follow(session.id.clone(), stream, after, session.max_queued, closed, guard).await;
     let rx = match followed {
         Err(e) => return unavailable(e),
         Ok(Err(message)) => return bad(message),
