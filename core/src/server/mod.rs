@@ -394,6 +394,13 @@ fn check_tool(tool: &Tool) -> Result<(), Error> {
 }
 
 impl Server {
+    /// Signs and checks revision 2026-07-28's `requestState` with `key` from now on, the key
+    /// every process of a cluster shares.
+    #[cfg(feature = "redis")]
+    pub(crate) fn share_round_key(&self, key: [u8; 32]) {
+        self.inner.rounds.share_key(key);
+    }
+
     /// Starts building a server that presents itself with `info`.
     pub fn builder(info: Implementation) -> ServerBuilder {
         ServerBuilder { server: Server::new(info, ServerOptions::default()), errors: Vec::new() }
@@ -757,6 +764,18 @@ impl SessionHandle {
     /// the transport has one.
     pub fn session_id(&self) -> Option<&str> {
         self.session.transport_id.get().map(String::as_str)
+    }
+
+    /// Makes `first` the id of the next request the server sends in this session.
+    #[cfg(feature = "redis")]
+    pub(crate) fn set_request_id_base(&self, first: i64) {
+        self.peer().set_next_request_id(first);
+    }
+
+    /// Returns what the client sent in `initialize`, once it did.
+    #[cfg(feature = "redis")]
+    pub(crate) fn client_params(&self) -> Option<crate::model::InitializeRequestParams> {
+        self.session.client_params()
     }
 
     /// Records the transport's id of the session.

@@ -100,6 +100,8 @@ pub(crate) struct Rounds {
     /// A random key of this server; `None` when the operating system's random source failed,
     /// and then no state is issued or accepted.
     key: Option<[u8; 32]>,
+    /// The key every process of a cluster shares, once set; it replaces `key`.
+    shared: std::sync::OnceLock<[u8; 32]>,
 }
 
 impl Rounds {
@@ -107,10 +109,10 @@ impl Rounds {
     pub(crate) fn new() -> Self {
         let mut key = [0u8; 32];
         match getrandom::fill(&mut key) {
-            Ok(()) => Rounds { key: Some(key) },
+            Ok(()) => Rounds { key: Some(key), shared: std::sync::OnceLock::new() },
             Err(e) => {
                 tracing::error!(error = %e, "no random key for requestState: requests for input across rounds fail");
-                Rounds { key: None }
+                Rounds { key: None, shared: std::sync::OnceLock::new() }
             }
         }
     }
@@ -175,8 +177,16 @@ impl Rounds {
         })))
     }
 
+    /// Uses `key` from now on instead of this process's own, so that `requestState` made by any
+    /// process sharing it is accepted by every other; the first key set stays.
+    #[cfg(feature = "redis")]
+    pub(crate) fn share_key(&self, key: [u8; 32]) {
+        let _ = self.shared.set(key);
+    }
+
     fn mac(&self) -> Option<HmacSha256> {
-        HmacSha256::new_from_slice(self.key.as_ref()?).ok()
+        let key = self.shared.get().or(self.key.as_ref())?;
+        HmacSha256::new_from_slice(key).ok()
     }
 
     fn sign(&self, payload: &Value) -> Option<String> {
