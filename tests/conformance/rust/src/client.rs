@@ -39,9 +39,9 @@ pub enum Scenario {
     SseRetry,
     /// `auth/...`: log in to the protected mock server as it asks, then list and call its tools.
     Auth(String),
-    /// The revision 2026-07-28 scenarios that watch an ordinary exchange (`request-metadata`,
-    /// `sep-2322-client-request-state`, `http-standard-headers`): list the tools and call each,
-    /// all at once, answering the rounds of input they ask for.
+    /// The revision 2026-07-28 scenarios that watch an ordinary exchange (see
+    /// [`Scenario::EXCHANGES`]): list the tools and call each, all at once, answering the rounds
+    /// of input they ask for.
     Exchange(String),
 }
 
@@ -51,7 +51,13 @@ impl Scenario {
         [Scenario::Initialize, Scenario::ToolsCall, Scenario::ElicitationDefaults, Scenario::SseRetry];
 
     /// The scenarios run as [`Scenario::Exchange`].
-    pub const EXCHANGES: [&str; 3] = ["request-metadata", "sep-2322-client-request-state", "http-standard-headers"];
+    pub const EXCHANGES: [&str; 5] = [
+        "request-metadata",
+        "sep-2322-client-request-state",
+        "http-standard-headers",
+        "http-invalid-tool-headers",
+        "json-schema-ref-no-deref",
+    ];
 
     /// Returns the suite's name of the scenario.
     pub fn name(&self) -> &str {
@@ -254,7 +260,9 @@ impl Authorizer for AutoApprove {
 pub fn oauth_client(url: &str, context: &Value) -> Result<OAuthClient, String> {
     let text = |name: &str| context.get(name).and_then(Value::as_str).map(str::to_owned);
     let scenario = text("name").unwrap_or_default();
-    let options = if scenario.starts_with("auth/cross-app-access") {
+    let options = if scenario.starts_with("auth/cross-app-access")
+        || scenario == "auth/enterprise-managed-authorization"
+    {
         OAuthClientOptions::machine(ClientCredentials::IdentityAssertion {
             client_id: text("client_id").ok_or("the context has no client_id")?,
             client_secret: text("client_secret"),
