@@ -39,6 +39,9 @@ pub enum Scenario {
     SseRetry,
     /// `auth/...`: log in to the protected mock server as it asks, then list and call its tools.
     Auth(String),
+    /// `json-schema-2020-12-preservation`: send the input schema of `json_schema_2020_12_tool`,
+    /// as listed, back through `json_schema_echo`.
+    SchemaEcho,
     /// The revision 2026-07-28 scenarios that watch an ordinary exchange (see
     /// [`Scenario::EXCHANGES`]): list the tools and call each, all at once, answering the rounds
     /// of input they ask for.
@@ -63,6 +66,7 @@ impl Scenario {
     pub fn name(&self) -> &str {
         match self {
             Scenario::Auth(name) | Scenario::Exchange(name) => name,
+            Scenario::SchemaEcho => "json-schema-2020-12-preservation",
             Scenario::Initialize => "initialize",
             Scenario::ToolsCall => "tools_call",
             Scenario::ElicitationDefaults => "elicitation-sep1034-client-defaults",
@@ -86,6 +90,9 @@ impl FromStr for Scenario {
         }
         if Scenario::EXCHANGES.contains(&s) {
             return Ok(Scenario::Exchange(s.to_owned()));
+        }
+        if s == Scenario::SchemaEcho.name() {
+            return Ok(Scenario::SchemaEcho);
         }
         Scenario::ALL.into_iter().find(|scenario| scenario.name() == s).ok_or_else(|| {
             let known: Vec<&str> = Scenario::ALL.iter().map(|s| s.name()).collect();
@@ -198,6 +205,15 @@ async fn steps(scenario: Scenario, client: &Client) -> Result<String, String> {
         Scenario::SseRetry => {
             require_tool(client, "test_reconnection").await?;
             call(client, "test_reconnection", json!({})).await
+        }
+        Scenario::SchemaEcho => {
+            let tools = client.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
+            let focal = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or("the server lists no json_schema_2020_12_tool")?;
+            let schema = Value::Object(focal.input_schema.clone());
+            call(client, "json_schema_echo", json!({ "schema": schema })).await
         }
         Scenario::Exchange(_) => {
             if client.server().capabilities.tools.is_none() {
