@@ -54,8 +54,9 @@ impl Scenario {
         [Scenario::Initialize, Scenario::ToolsCall, Scenario::ElicitationDefaults, Scenario::SseRetry];
 
     /// The scenarios run as [`Scenario::Exchange`].
-    pub const EXCHANGES: [&str; 5] = [
+    pub const EXCHANGES: [&str; 6] = [
         "request-metadata",
+        "http-custom-headers",
         "sep-2322-client-request-state",
         "http-standard-headers",
         "http-invalid-tool-headers",
@@ -220,10 +221,21 @@ async fn steps(scenario: Scenario, client: &Client) -> Result<String, String> {
                 return Ok(format!("discovered a server without tools at protocol {}", client.protocol_version()));
             }
             let tools = client.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
-            let calls = tools.iter().map(|tool| async move {
-                match client.call_tool(&tool.name, json!({})).await {
-                    Ok(result) => format!("{}: {}", tool.name, text_of(&result)),
-                    Err(e) => format!("{}: {e}", tool.name),
+            // The calls the scenario's context names (`toolCalls`), else every tool without arguments.
+            let context: Value =
+                std::env::var(CONTEXT_VARIABLE).ok().and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default();
+            let named: Vec<(String, Value)> = context["toolCalls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| Some((c["name"].as_str()?.to_owned(), c["arguments"].clone())))
+                .collect();
+            let planned =
+                if named.is_empty() { tools.iter().map(|t| (t.name.clone(), json!({}))).collect() } else { named };
+            let calls = planned.into_iter().map(|(name, arguments)| async move {
+                match client.call_tool(&name, arguments).await {
+                    Ok(result) => format!("{name}: {}", text_of(&result)),
+                    Err(e) => format!("{name}: {e}"),
                 }
             });
             let answers = futures::future::join_all(calls).await;
