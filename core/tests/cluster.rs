@@ -328,6 +328,22 @@ async fn one_session_is_served_by_every_process() {
     }
     assert_eq!(pids.len(), 3, "three processes served the session: {pids:?}");
 
+    // A log level set through one process holds on every process.
+    let set_level = request(7, "logging/setLevel", json!({ "level": "error" }));
+    let reply = body_json(send(mcp.post(Some(&session), &set_level)).await).await;
+    assert!(reply.get("result").is_some(), "{reply}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for id in 8..=9 {
+        let reply = send(mcp.post(Some(&session), &call(id, "steps", json!({}), Some("s")))).await;
+        let mut sse = SseStream::new(reply);
+        let seen = messages_until(&mut sse, |m| m.get("result").is_some()).await;
+        let methods: Vec<&str> = seen.iter().filter_map(|(_, m)| m["method"].as_str()).collect();
+        assert_eq!(methods, ["notifications/progress", "notifications/progress"], "no info log: {seen:?}");
+    }
+    let direct = send(cluster.member(2).post(Some(&session), &call(9, "steps", json!({}), Some("s")))).await;
+    let seen = messages_until(&mut SseStream::new(direct), |m| m.get("result").is_some()).await;
+    assert!(seen.iter().all(|(_, m)| m["method"] != "notifications/message"), "{seen:?}");
+
     // A tool elicits and reports progress while the client's answer lands on another process.
     for round in 0..3 {
         let id = 10 + round;

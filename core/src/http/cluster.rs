@@ -143,6 +143,8 @@ pub(super) enum BusEvent {
     Deliver { session: String, message: JsonRpcMessage },
     /// The session was deleted: end it here too.
     End { session: String },
+    /// The client set the session's log level through another process.
+    Level { session: String, level: Value },
 }
 
 /// One SSE event on its way into Redis.
@@ -270,10 +272,18 @@ impl Cluster {
         Ok(())
     }
 
-    /// Records the log level a client set, for the processes that rebuild its session.
+    /// Records the log level a client set, for the processes that restore its session later,
+    /// and tells the processes that hold it now.
     pub(super) async fn set_level(&self, session: &str, level: &Value) -> Result<(), Unavailable> {
         let mut conn = self.conn.clone();
-        let () = conn.hset(self.key(&format!("session:{session}")), "level", level.to_string()).await?;
+        let notice = json!({ "k": "level", "s": session, "from": self.process, "level": level }).to_string();
+        let () = redis::pipe()
+            .hset(self.key(&format!("session:{session}")), "level", level.to_string())
+            .ignore()
+            .publish(self.key("bus"), notice)
+            .ignore()
+            .query_async(&mut conn)
+            .await?;
         Ok(())
     }
 
@@ -724,6 +734,9 @@ async fn listen(
                     }
                 }
                 Some("end") => on_event(BusEvent::End { session }),
+                Some("level") if payload["from"].as_u64() != Some(process) => {
+                    on_event(BusEvent::Level { session, level: payload["level"].clone() });
+                }
                 Some("deliver") if payload["from"].as_u64() != Some(process) => {
                     let Ok(message) = serde_json::from_value::<JsonRpcMessage>(payload["m"].clone()) else { continue };
                     on_event(BusEvent::Deliver { session, message });

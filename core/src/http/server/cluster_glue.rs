@@ -68,6 +68,12 @@ fn on_bus_event(state: &Arc<HttpState>, event: BusEvent) {
                 session.end();
             }
         }
+        BusEvent::Level { session, level } => {
+            let Some(session) = lock(&state.sessions).get(&session).cloned() else { return };
+            tokio::spawn(async move {
+                replay_request(&session, set_level_request(level)).await;
+            });
+        }
     }
 }
 
@@ -134,12 +140,7 @@ pub(super) async fn find_session(
     }
     let _ = session.deliver(JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None)).await;
     if let Some(level) = entry.level {
-        let set_level = JsonRpcMessage::request(
-            RequestId::String("mcpkit-cluster-level".into()),
-            methods::LOGGING_SET_LEVEL,
-            Some(serde_json::json!({ "level": level })),
-        );
-        replay_request(&session, set_level).await;
+        replay_request(&session, set_level_request(level)).await;
     }
     tracing::debug!(session = %id, process = cluster.process(), "session restored from the directory");
     state.ensure_sweeper();
@@ -159,6 +160,12 @@ pub(super) async fn find_session(
     state.session(headers, caller)
 }
 
+/// A `logging/setLevel` request made on the client's behalf.
+fn set_level_request(level: Value) -> JsonRpcMessage {
+    let id = RequestId::String("mcpkit-cluster-level".into());
+    JsonRpcMessage::request(id, methods::LOGGING_SET_LEVEL, Some(serde_json::json!({ "level": level })))
+}
+
 /// Runs a request on the client's behalf and waits for its answer, which goes nowhere.
 async fn replay_request(session: &Arc<HttpSession>, request: JsonRpcMessage) -> bool {
     let JsonRpcMessage::Request(r) = &request else { return false };
@@ -170,7 +177,7 @@ async fn replay_request(session: &Arc<HttpSession>, request: JsonRpcMessage) -> 
 }
 
 /// Records a `logging/setLevel` request's level in the directory, for the processes that
-/// restore the session later.
+/// restore the session later, and sends it to those that hold it now.
 pub(super) async fn remember_level(
     session: &Arc<HttpSession>,
     cluster: &Cluster,
