@@ -69,8 +69,25 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
 /// Tools that show where they ran and send what crosses processes:
 /// * `pid`: answers this process's id;
 /// * `announce {n}`: sends `n` log messages on the session's standalone stream;
-/// * `ask_progress`: reports progress, elicits a name, reports progress again, answers the name.
+/// * `ask_progress`: reports progress, elicits a name, reports progress again, answers the name;
+/// * `touch`: announces an update of the resource `test://doc`.
 fn add_cluster_tools(server: &mcpkit::Server) {
+    server.add_resource(Resource::new("test://doc", "doc"), |req: mcpkit::server::ResourceRequest, _| async move {
+        Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "doc")], meta: None })
+    });
+    let announcer = server.clone();
+    server
+        .add_tool(
+            Tool::without_arguments("touch", "Announces an update of test://doc."),
+            move |_: JsonObject, _: RequestContext| {
+                let announcer = announcer.clone();
+                async move {
+                    announcer.notify_resource_updated("test://doc");
+                    Ok(CallToolResult::text(format!("touched by {}", std::process::id())))
+                }
+            },
+        )
+        .unwrap();
     server
         .add_tool(Tool::without_arguments("pid", "Names the process."), |_: JsonObject, _: RequestContext| async {
             Ok(CallToolResult::text(std::process::id().to_string()))
@@ -391,6 +408,25 @@ async fn one_session_is_served_by_every_process() {
         heard.push(message["params"]["data"].as_str().unwrap().to_owned());
     }
     assert_eq!(heard, ["a0", "a1", "b0", "b1", "c0", "c1"]);
+
+    // A resource update announced through any process reaches the subscribed session once.
+    let subscribe = request(80, "resources/subscribe", json!({ "uri": "test://doc" }));
+    assert!(body_json(send(mcp.post(Some(&session), &subscribe)).await).await.get("result").is_some());
+    let mut touched_by = HashSet::new();
+    for id in 81..84 {
+        touched_by.insert(result_text(&mcp.call_json(Some(&session), id, "touch", json!({})).await).to_owned());
+    }
+    assert_eq!(touched_by.len(), 3, "three processes announced: {touched_by:?}");
+    for _ in 0..3 {
+        let (_, message) = get.message().await;
+        assert_eq!(message["method"], "notifications/resources/updated", "{message}");
+        assert_eq!(message["params"]["uri"], "test://doc");
+    }
+    get.assert_quiet(Duration::from_millis(300)).await;
+    let unsubscribe = request(85, "resources/unsubscribe", json!({ "uri": "test://doc" }));
+    assert!(body_json(send(mcp.post(Some(&session), &unsubscribe)).await).await.get("result").is_some());
+    mcp.call_json(Some(&session), 86, "touch", json!({})).await;
+    get.assert_quiet(Duration::from_millis(300)).await;
 
     // Deleting the session ends it on every process.
     assert_eq!(send(mcp.delete(&session)).await.status(), 200);

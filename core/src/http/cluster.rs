@@ -167,6 +167,8 @@ pub(super) struct Cluster {
     /// How long a session may stay unused, in seconds.
     session_ttl: u64,
     appends: mpsc::UnboundedSender<Append>,
+    /// Resources whose subscribers are to be told of an update.
+    updates: mpsc::UnboundedSender<String>,
     /// Followers of streams on this process, woken when events are appended anywhere.
     waiters: Mutex<HashMap<(String, u64), Arc<Notify>>>,
     tasks: Vec<JoinHandle<()>>,
@@ -210,17 +212,20 @@ impl Cluster {
         let ttl_ms = u64::try_from(options.liveness_ttl.as_millis()).unwrap_or(u64::MAX);
         let () = conn.pset_ex(&alive_key, 1u8, ttl_ms).await?;
         let (appends, rx) = mpsc::unbounded_channel();
+        let (updates, updated) = mpsc::unbounded_channel();
         let mut tasks = Vec::new();
         tasks.push(tokio::spawn(keep_alive(conn.clone(), alive_key, options.liveness_ttl, stopped.clone())));
         tasks.push(tokio::spawn(run_appends(appender, rx, options.max_events_per_stream, session_ttl, prefix.clone())));
         let cluster = Arc::new_cyclic(|weak: &std::sync::Weak<Cluster>| {
             tasks.push(tokio::spawn(listen(client, prefix.clone(), process, weak.clone(), on_event, stopped.clone())));
+            tasks.push(tokio::spawn(run_updates(weak.clone(), updated)));
             Cluster {
                 options,
                 conn,
                 process,
                 session_ttl: session_ttl.as_secs().max(1),
                 appends,
+                updates,
                 waiters: Mutex::default(),
                 tasks,
                 stopped,
@@ -284,6 +289,60 @@ impl Cluster {
             .ignore()
             .query_async(&mut conn)
             .await?;
+        Ok(())
+    }
+
+    /// Records whether `session` is subscribed to updates of `uri`.
+    pub(super) async fn set_subscribed(&self, session: &str, uri: &str, subscribed: bool) -> Result<(), Unavailable> {
+        let key = self.key(&format!("subscribers:{uri}"));
+        let mut conn = self.conn.clone();
+        if subscribed {
+            let () = redis::pipe()
+                .sadd(&key, session)
+                .ignore()
+                .expire(&key, self.session_ttl as i64)
+                .ignore()
+                .query_async(&mut conn)
+                .await?;
+        } else {
+            let _: u64 = conn.srem(&key, session).await?;
+        }
+        Ok(())
+    }
+
+    /// Tells every session of the cluster subscribed to `uri` that the resource changed, in the
+    /// background.
+    pub(super) fn resource_updated(&self, uri: &str) {
+        let _ = self.updates.send(uri.to_owned());
+    }
+
+    async fn send_resource_updated(&self, uri: &str) -> Result<(), Unavailable> {
+        let key = self.key(&format!("subscribers:{uri}"));
+        let mut conn = self.conn.clone();
+        let sessions: Vec<String> = conn.smembers(&key).await?;
+        if sessions.is_empty() {
+            return Ok(());
+        }
+        let mut exists = redis::pipe();
+        for session in &sessions {
+            exists.exists(self.key(&format!("session:{session}")));
+        }
+        let alive: Vec<bool> = exists.query_async(&mut conn).await?;
+        let message = JsonRpcMessage::notification(
+            crate::model::methods::NOTIFICATIONS_RESOURCES_UPDATED,
+            Some(json!({ "uri": uri })),
+        );
+        let mut gone = Vec::new();
+        for (session, alive) in sessions.iter().zip(alive) {
+            if alive {
+                self.append_standalone(session, &message);
+            } else {
+                gone.push(session);
+            }
+        }
+        if !gone.is_empty() {
+            let _: u64 = conn.srem(&key, gone).await?;
+        }
         Ok(())
     }
 
@@ -683,6 +742,16 @@ async fn run_appends(
         let written: Result<(), _> = pipe.query_async(&mut conn).await;
         if let Err(e) = written {
             tracing::warn!(error = %e, "SSE events could not be stored in Redis: a resumed stream will miss them");
+        }
+    }
+}
+
+/// Tells subscribers of resource updates, one update after the other.
+async fn run_updates(cluster: std::sync::Weak<Cluster>, mut updated: mpsc::UnboundedReceiver<String>) {
+    while let Some(uri) = updated.recv().await {
+        let Some(cluster) = cluster.upgrade() else { return };
+        if let Err(Unavailable(e)) = cluster.send_resource_updated(&uri).await {
+            tracing::warn!(uri, error = %e, "a resource update could not reach its subscribers: Redis failed");
         }
     }
 }

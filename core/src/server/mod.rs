@@ -246,6 +246,10 @@ pub(crate) struct PromptEntry {
     pub(crate) handler: Arc<dyn PromptHandler>,
 }
 
+/// Where a cluster sends the resource updates of its server.
+#[cfg(feature = "redis")]
+pub(crate) type ResourceUpdateRoute = Arc<dyn Fn(&str) + Send + Sync>;
+
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     pub(crate) options: ServerOptions,
@@ -257,6 +261,9 @@ pub(crate) struct ServerInner {
     sessions: Mutex<Vec<Weak<ServerSession>>>,
     /// The key and bookkeeping of revision 2026-07-28's requests for input across rounds.
     pub(crate) rounds: rounds::Rounds,
+    /// Where resource updates go instead of this process's sessions: a cluster's subscribers.
+    #[cfg(feature = "redis")]
+    resource_updates: std::sync::OnceLock<ResourceUpdateRoute>,
 }
 
 impl ServerInner {
@@ -366,6 +373,13 @@ fn check_tool(tool: &Tool) -> Result<(), Error> {
 }
 
 impl Server {
+    /// Sends resource updates to `route` instead of this process's sessions, once: the cluster's
+    /// record of subscriptions reaches the subscribed sessions wherever they are served.
+    #[cfg(feature = "redis")]
+    pub(crate) fn route_resource_updates(&self, route: ResourceUpdateRoute) {
+        let _ = self.inner.resource_updates.set(route);
+    }
+
     /// Signs and checks revision 2026-07-28's `requestState` with `key` from now on, the key
     /// every process of a cluster shares.
     #[cfg(feature = "redis")]
@@ -391,6 +405,8 @@ impl Server {
                 completion: Mutex::default(),
                 sessions: Mutex::default(),
                 rounds: rounds::Rounds::new(),
+                #[cfg(feature = "redis")]
+                resource_updates: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -504,8 +520,13 @@ impl Server {
         *lock(&self.inner.completion) = Some(handler);
     }
 
-    /// Tells every session subscribed to `uri` that the resource changed.
+    /// Tells every session subscribed to `uri` that the resource changed; when the server
+    /// serves a cluster (feature `redis`), every session of the cluster subscribed to it.
     pub fn notify_resource_updated(&self, uri: &str) {
+        #[cfg(feature = "redis")]
+        if let Some(route) = self.inner.resource_updates.get() {
+            return route(uri);
+        }
         for session in self.inner.live_sessions() {
             let _ = session.resource_updated(uri);
         }
@@ -729,6 +750,12 @@ impl SessionHandle {
     #[cfg(feature = "redis")]
     pub(crate) fn set_request_id_base(&self, first: i64) {
         self.peer().set_next_request_id(first);
+    }
+
+    /// Returns whether the client subscribed to updates of `uri` in this session.
+    #[cfg(feature = "redis")]
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.session.is_subscribed(uri)
     }
 
     /// Returns what the client sent in `initialize`, once it did.

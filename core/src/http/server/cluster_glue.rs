@@ -44,6 +44,12 @@ pub(super) async fn connect(state: &Arc<HttpState>) -> Result<(), Response> {
             let (cluster, key) =
                 Cluster::connect(options.clone(), state.options.session_idle_timeout, on_event).await?;
             state.server.share_round_key(key);
+            let updates = Arc::downgrade(&cluster);
+            state.server.route_resource_updates(Arc::new(move |uri: &str| {
+                if let Some(cluster) = updates.upgrade() {
+                    cluster.resource_updated(uri);
+                }
+            }));
             Ok(cluster)
         })
         .await
@@ -189,6 +195,34 @@ pub(super) async fn remember_level(
     }
     let Some(level) = request.params.as_ref().and_then(|p| p.get("level")) else { return Ok(()) };
     cluster.set_level(&session.id, level).await.map_err(unavailable)
+}
+
+/// What a request changes in the session's subscriptions: subscribe (true) or unsubscribe
+/// (false), and the resource.
+pub(super) fn subscription_of(message: &JsonRpcMessage) -> Option<(bool, String)> {
+    let JsonRpcMessage::Request(request) = message else { return None };
+    let subscribe = match request.method.as_str() {
+        methods::RESOURCES_SUBSCRIBE => true,
+        methods::RESOURCES_UNSUBSCRIBE => false,
+        _ => return None,
+    };
+    let uri = request.params.as_ref()?.get("uri")?.as_str()?;
+    Some((subscribe, uri.to_owned()))
+}
+
+/// Records a subscription the session took (or left) in the cluster, so that an update
+/// announced through any process reaches it.
+pub(super) async fn record_subscription(
+    session: &Arc<HttpSession>,
+    (subscribe, uri): (bool, String),
+) -> Result<(), Response> {
+    let Some(cluster) = &session.cluster else { return Ok(()) };
+    // A refused subscription (unknown capability, too many) is not recorded.
+    let subscribed = subscribe && session.handle.is_subscribed(&uri);
+    if subscribe && !subscribed {
+        return Ok(());
+    }
+    cluster.set_subscribed(&session.id, &uri, subscribed).await.map_err(unavailable)
 }
 
 /// Hands a notification or response from the client to the session it belongs to: a response
