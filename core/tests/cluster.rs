@@ -70,8 +70,20 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
 /// * `pid`: answers this process's id;
 /// * `announce {n}`: sends `n` log messages on the session's standalone stream;
 /// * `ask_progress`: reports progress, elicits a name, reports progress again, answers the name;
-/// * `touch`: announces an update of the resource `test://doc`.
+/// * `touch`: announces an update of the resource `test://doc`;
+/// * `book`: asks for guests, then a date (revision 2026-07-28 input rounds), keeping state.
 fn add_cluster_tools(server: &mcpkit::Server) {
+    server
+        .add_tool(Tool::without_arguments("book", "Asks for guests, then a date."), |_: JsonObject, ctx: RequestContext| async move {
+            let form = |message: &str| {
+                json!({ "mode": "form", "message": message, "requestedSchema": { "type": "object", "properties": { "v": { "type": "string" } } } })
+            };
+            let guests = ctx.ask("guests", "elicitation/create", form("guests")).await.map_err(internal)?;
+            ctx.set_state(json!({ "guests": guests["content"]["v"] }));
+            let date = ctx.ask("date", "elicitation/create", form("date")).await.map_err(internal)?;
+            Ok(CallToolResult::text(format!("{} guests on {}", guests["content"]["v"], date["content"]["v"])))
+        })
+        .unwrap();
     server.add_resource(Resource::new("test://doc", "doc"), |req: mcpkit::server::ResourceRequest, _| async move {
         Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "doc")], meta: None })
     });
@@ -550,4 +562,70 @@ async fn redis_going_away_is_503_and_its_return_is_recovery() {
     // New sessions too.
     let again = mcp.initialize(json!({})).await;
     pid(&mcp, &again, 1).await;
+}
+
+/// A 2026-07-28 POST of `method` to `mcp`.
+fn post_next(mcp: &Mcp, id: i64, method: &str, mut params: Value, name: Option<&str>) -> reqwest::RequestBuilder {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": NEXT,
+        "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } },
+        "io.modelcontextprotocol/clientInfo": { "name": "next-client", "version": "1" },
+    });
+    if let (Value::Object(meta), Some(Value::Object(extra))) = (&mut meta, params.get("_meta").cloned()) {
+        meta.extend(extra);
+    }
+    params["_meta"] = meta;
+    let mut builder =
+        mcp.post(None, &request(id, method, params)).header("mcp-protocol-version", NEXT).header("mcp-method", method);
+    if let Some(name) = name {
+        builder = builder.header("mcp-name", name);
+    }
+    builder
+}
+
+const NEXT: &str = "2026-07-28";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn revision_2026_requests_cross_processes() {
+    let Some(cluster) = Cluster::start() else { return };
+
+    // Each input round of one tool call lands on another process, which accepts the
+    // requestState another process signed.
+    let book = |extra: Value| {
+        let mut params = json!({ "name": "book", "arguments": {} });
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        params
+    };
+    let first =
+        read_reply(send(post_next(&cluster.member(0), 1, "tools/call", book(json!({})), Some("book"))).await).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].clone();
+    let answers = json!({ "guests": { "action": "accept", "content": { "v": "2" } } });
+    let round = book(json!({ "inputResponses": answers, "requestState": state }));
+    let second = read_reply(send(post_next(&cluster.member(1), 2, "tools/call", round, Some("book"))).await).await;
+    assert_eq!(second["result"]["resultType"], "input_required", "member 1 accepts member 0's state: {second}");
+    let state = second["result"]["requestState"].clone();
+    let answers = json!({ "guests": { "action": "accept", "content": { "v": "2" } },
+                          "date": { "action": "accept", "content": { "v": "May 1" } } });
+    let round = book(json!({ "inputResponses": answers, "requestState": state }));
+    let done = read_reply(send(post_next(&cluster.member(2), 3, "tools/call", round, Some("book"))).await).await;
+    assert_eq!(result_text(&done), "\"2\" guests on \"May 1\"", "{done}");
+
+    // A listen stream held by one process hears of resource changes announced by the others.
+    let filter = json!({ "notifications": { "resourceSubscriptions": ["test://doc"] } });
+    let mut listen = SseStream::new(send(post_next(&cluster.member(0), 7, "subscriptions/listen", filter, None)).await);
+    let (_, ack) = listen.message().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let mcp = cluster.mcp();
+    let session = mcp.initialize(json!({})).await;
+    for (id, member) in [(10, 1), (11, 2)] {
+        let reply = send(cluster.member(member).post(Some(&session), &call(id, "touch", json!({}), None))).await;
+        assert_eq!(reply.status(), 200);
+        let (_, updated) = listen.message().await;
+        assert_eq!(updated["method"], "notifications/resources/updated", "{updated}");
+        assert_eq!(updated["params"]["uri"], "test://doc");
+    }
+    listen.assert_quiet(Duration::from_millis(300)).await;
 }

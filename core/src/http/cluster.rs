@@ -145,6 +145,9 @@ pub(super) enum BusEvent {
     End { session: String },
     /// The client set the session's log level through another process.
     Level { session: String, level: Value },
+    /// A resource changed, announced through another process: this process's
+    /// `subscriptions/listen` streams hear of it.
+    ResourceUpdated { uri: String },
 }
 
 /// One SSE event on its way into Redis.
@@ -310,8 +313,8 @@ impl Cluster {
         Ok(())
     }
 
-    /// Tells every session of the cluster subscribed to `uri` that the resource changed, in the
-    /// background.
+    /// Tells every session of the cluster subscribed to `uri`, and the other processes'
+    /// `subscriptions/listen` streams, that the resource changed, in the background.
     pub(super) fn resource_updated(&self, uri: &str) {
         let _ = self.updates.send(uri.to_owned());
     }
@@ -319,7 +322,9 @@ impl Cluster {
     async fn send_resource_updated(&self, uri: &str) -> Result<(), Unavailable> {
         let key = self.key(&format!("subscribers:{uri}"));
         let mut conn = self.conn.clone();
-        let sessions: Vec<String> = conn.smembers(&key).await?;
+        let notice = json!({ "k": "resource", "uri": uri, "from": self.process }).to_string();
+        let (sessions, _): (Vec<String>, u64) =
+            redis::pipe().smembers(&key).publish(self.key("bus"), notice).query_async(&mut conn).await?;
         if sessions.is_empty() {
             return Ok(());
         }
@@ -795,6 +800,12 @@ async fn listen(
             };
             let Some(message) = message else { break };
             let Ok(payload) = serde_json::from_slice::<Value>(message.get_payload_bytes()) else { continue };
+            if payload["k"] == "resource" && payload["from"].as_u64() != Some(process) {
+                if let Some(uri) = payload["uri"].as_str() {
+                    on_event(BusEvent::ResourceUpdated { uri: uri.to_owned() });
+                }
+                continue;
+            }
             let Some(session) = payload["s"].as_str().map(str::to_owned) else { continue };
             match payload["k"].as_str() {
                 Some("events") => {

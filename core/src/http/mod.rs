@@ -9,6 +9,7 @@
 mod auth;
 #[cfg(feature = "redis")]
 mod cluster;
+mod headers;
 mod server;
 
 #[cfg(feature = "redis")]

@@ -1617,34 +1617,8 @@ async fn stateless_revision(
             ),
         );
     }
-    let method_header = header_str(headers, "mcp-method").map(str::trim);
-    if method_header != Some(request.method.as_str()) {
-        return refuse(
-            HEADER_MISMATCH,
-            format!(
-                "the Mcp-Method header ({}) does not match the method {}",
-                method_header.unwrap_or("missing"),
-                quoted(&request.method)
-            ),
-        );
-    }
-    let name_key = match request.method.as_str() {
-        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
-        methods::RESOURCES_READ => Some("uri"),
-        _ => None,
-    };
-    if let Some(key) = name_key {
-        let name = request.params.as_ref().and_then(|p| p.get(key)).and_then(Value::as_str);
-        let name_header = header_str(headers, "mcp-name").map(str::trim);
-        if name.is_some() && name_header != name {
-            return refuse(
-                HEADER_MISMATCH,
-                format!(
-                    "the Mcp-Name header ({}) does not match the request's {key}",
-                    name_header.unwrap_or("missing")
-                ),
-            );
-        }
+    if let Some(why) = super::headers::mismatch(&state.server, headers, request) {
+        return refuse(HEADER_MISMATCH, why);
     }
     let session = state.new_session(String::new(), caller);
     let guard = EndOnDrop(session.clone());

@@ -26,6 +26,7 @@
 
 mod context;
 mod handler;
+mod listen;
 mod registry;
 mod rounds;
 mod session;
@@ -34,7 +35,7 @@ mod typed;
 mod uri_template;
 
 use std::{
-    sync::{Arc, Mutex, Weak},
+    sync::{Arc, Mutex, OnceLock, Weak},
     time::Duration,
 };
 
@@ -228,6 +229,8 @@ pub(crate) struct ToolEntry {
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) input: Option<jsonschema::Validator>,
     pub(crate) output: Option<jsonschema::Validator>,
+    /// The parameters the tool mirrors into `Mcp-Param-*` headers (`x-mcp-header`).
+    pub(crate) header_params: Vec<crate::model::headers::HeaderParam>,
 }
 
 pub(crate) struct ResourceEntry {
@@ -261,9 +264,14 @@ pub(crate) struct ServerInner {
     sessions: Mutex<Vec<Weak<ServerSession>>>,
     /// The key and bookkeeping of revision 2026-07-28's requests for input across rounds.
     pub(crate) rounds: rounds::Rounds,
+    /// The open `subscriptions/listen` streams (revision 2026-07-28).
+    pub(crate) listeners: listen::Listeners,
+    /// The tasks of the tasks extension (revision 2026-07-28), shared by every request since
+    /// they outlive the requests that make them; made on first use when tasks are on.
+    task_extension: OnceLock<Arc<tasks::TaskStore>>,
     /// Where resource updates go instead of this process's sessions: a cluster's subscribers.
     #[cfg(feature = "redis")]
-    resource_updates: std::sync::OnceLock<ResourceUpdateRoute>,
+    resource_updates: OnceLock<ResourceUpdateRoute>,
 }
 
 impl ServerInner {
@@ -295,6 +303,25 @@ impl ServerInner {
         caps
     }
 
+    /// The capabilities declared to 2026-07-28 clients: tasks are the tasks extension there,
+    /// under `extensions`, rather than the `tasks` capability.
+    pub(crate) fn stateless_capabilities(&self) -> ServerCapabilities {
+        let mut caps = self.capabilities();
+        if caps.tasks.take().is_some() {
+            caps.extensions
+                .get_or_insert_with(JsonObject::new)
+                .entry(crate::model::TASKS_EXTENSION)
+                .or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
+        }
+        caps
+    }
+
+    /// The store of the tasks extension, when tasks are on.
+    pub(crate) fn task_extension(&self) -> Option<&Arc<tasks::TaskStore>> {
+        let options = self.options.tasks.as_ref()?;
+        Some(self.task_extension.get_or_init(|| Arc::new(tasks::TaskStore::extension(options.clone()))))
+    }
+
     fn session_config(&self) -> SessionConfig {
         SessionConfig {
             default_timeout: self.options.request_timeout,
@@ -324,6 +351,7 @@ impl ServerInner {
     }
 
     fn broadcast(&self, method: &str) {
+        self.listeners.publish(method, serde_json::json!({}));
         for session in self.live_sessions() {
             if session.phase() == session::Phase::Ready
                 && let Some(peer) = session.peer.get()
@@ -373,6 +401,12 @@ fn check_tool(tool: &Tool) -> Result<(), Error> {
 }
 
 impl Server {
+    /// Tells this process's `subscriptions/listen` streams that asked for `uri` that the
+    /// resource changed.
+    pub(crate) fn publish_resource_update(&self, uri: &str) {
+        self.inner.listeners.publish(methods::NOTIFICATIONS_RESOURCES_UPDATED, serde_json::json!({ "uri": uri }));
+    }
+
     /// Sends resource updates to `route` instead of this process's sessions, once: the cluster's
     /// record of subscriptions reaches the subscribed sessions wherever they are served.
     #[cfg(feature = "redis")]
@@ -405,8 +439,10 @@ impl Server {
                 completion: Mutex::default(),
                 sessions: Mutex::default(),
                 rounds: rounds::Rounds::new(),
+                listeners: listen::Listeners::default(),
+                task_extension: OnceLock::new(),
                 #[cfg(feature = "redis")]
-                resource_updates: std::sync::OnceLock::new(),
+                resource_updates: OnceLock::new(),
             }),
         }
     }
@@ -425,8 +461,10 @@ impl Server {
     ///
     /// Fails with [`Error::Config`] when the name does not follow the MCP tool-name guidance
     /// (see [`is_valid_tool_name`]), when the input schema is not an object schema
-    /// (`"type": "object"`), or when the input or output schema is not a valid JSON Schema.
-    /// Sessions in operation get `notifications/tools/list_changed`.
+    /// (`"type": "object"`), when the input or output schema is not a valid JSON Schema, or
+    /// when an `x-mcp-header` annotation breaks its rules (see
+    /// [`header_params`](crate::model::headers::header_params)). Sessions in operation get
+    /// `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<(), Error> {
         self.add_tool_arc(tool, Arc::new(handler))
     }
@@ -436,8 +474,10 @@ impl Server {
         check_tool(&tool)?;
         let input = Some(compile_schema(&tool.name, "inputSchema", &tool.input_schema)?);
         let output = tool.output_schema.as_ref().map(|s| compile_schema(&tool.name, "outputSchema", s)).transpose()?;
+        let header_params = crate::model::headers::header_params(&tool.input_schema)
+            .map_err(|e| Error::Config(format!("the inputSchema of tool {}: {e}", tool.name)))?;
         let name = tool.name.clone();
-        lock(&self.inner.tools).insert(name, ToolEntry { tool, handler, input, output });
+        lock(&self.inner.tools).insert(name, ToolEntry { tool, handler, input, output, header_params });
         self.inner.broadcast(methods::NOTIFICATIONS_TOOLS_LIST_CHANGED);
         Ok(())
     }
@@ -445,6 +485,11 @@ impl Server {
     /// Removes a tool, returning whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         self.inner.remove(&self.inner.tools, name, methods::NOTIFICATIONS_TOOLS_LIST_CHANGED)
+    }
+
+    /// Returns the registration of a tool, for the HTTP server's header checks.
+    pub(crate) fn tool_entry(&self, name: &str) -> Option<Arc<ToolEntry>> {
+        lock(&self.inner.tools).get(name)
     }
 
     /// Registers a resource with a fixed URI, or replaces the one with the same URI.
@@ -520,9 +565,11 @@ impl Server {
         *lock(&self.inner.completion) = Some(handler);
     }
 
-    /// Tells every session subscribed to `uri` that the resource changed; when the server
-    /// serves a cluster (feature `redis`), every session of the cluster subscribed to it.
+    /// Tells every session subscribed to `uri` that the resource changed, and every
+    /// `subscriptions/listen` stream that asked for it; when the server serves a cluster
+    /// (feature `redis`), those of every process of the cluster.
     pub fn notify_resource_updated(&self, uri: &str) {
+        self.publish_resource_update(uri);
         #[cfg(feature = "redis")]
         if let Some(route) = self.inner.resource_updates.get() {
             return route(uri);

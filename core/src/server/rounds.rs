@@ -8,7 +8,7 @@
 //! to the request it was made for, so it cannot be forged or replayed for another request.
 
 use std::sync::{
-    Mutex,
+    Arc, Mutex, OnceLock,
     atomic::{AtomicUsize, Ordering},
 };
 
@@ -18,13 +18,14 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::tasks::TaskStore;
 use crate::{jsonrpc::ErrorData, sync::lock};
 
 type HmacSha256 = Hmac<Sha256>;
 
 /// What one run of a 2026-07-28 request knows about input: the answers the client sent, and
 /// what the handler asked for that is not among them.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct Round {
     /// `inputResponses` of the request, by key.
     responses: Map<String, Value>,
@@ -40,9 +41,27 @@ pub(crate) struct Round {
     missing: Mutex<Option<Value>>,
     /// How many requests for input the handler made, for the keys it does not name.
     asked: AtomicUsize,
+    /// The task this round's call became (tasks extension): requests for input the round has
+    /// no answer for then wait for `tasks/update` instead of ending the round.
+    task: OnceLock<(Arc<TaskStore>, String)>,
 }
 
 impl Round {
+    /// Returns the answer the client gave under `key` in this round's `inputResponses`.
+    pub(crate) fn response(&self, key: &str) -> Option<Value> {
+        self.responses.get(key).cloned()
+    }
+
+    /// Makes the rest of this round's call run as task `task_id` of `store`.
+    pub(crate) fn escalate(&self, store: Arc<TaskStore>, task_id: String) {
+        let _ = self.task.set((store, task_id));
+    }
+
+    /// The task this round's call became, if it did.
+    pub(crate) fn task(&self) -> Option<&(Arc<TaskStore>, String)> {
+        self.task.get()
+    }
+
     /// Returns the answer to the request for input under `key`, or records the request
     /// (`method` with `params`) as pending and returns `None`.
     pub(crate) fn answer(&self, key: &str, method: &str, params: Value) -> Option<Value> {

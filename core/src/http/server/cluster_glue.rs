@@ -74,6 +74,7 @@ fn on_bus_event(state: &Arc<HttpState>, event: BusEvent) {
                 session.end();
             }
         }
+        BusEvent::ResourceUpdated { uri } => state.server.publish_resource_update(&uri),
         BusEvent::Level { session, level } => {
             let Some(session) = lock(&state.sessions).get(&session).cloned() else { return };
             tokio::spawn(async move {
