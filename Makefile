@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo test lint test-rust test-interop test-conformance test-python test-node build-node test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
+.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -14,7 +14,21 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-test: lint test-rust test-oidc test-python test-node test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
+demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and three cluster_server processes on loopback, installing redis-server and haproxy when missing, and runs cluster_client through the balancer.
+	$(CARGO) build -p mcpkit --features redis --example cluster_server --example cluster_client
+	tests/cluster/demo.sh
+
+test-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), the feature's lints, and the conformance server suite through the balancer.
+	$(CARGO) clippy -p mcpkit -p mcpkit-bridge --features mcpkit/redis,mcpkit-bridge/redis --all-targets -- -D warnings
+	$(CARGO) test -p mcpkit --features redis --test cluster
+	$(CARGO) test -p mcpkit-bridge --features redis --test server_client cluster
+	@if tests/cluster/setup.sh; then $(MAKE) conformance-cluster; \
+	else echo "SKIPPED: the conformance suite through the balancer needs redis-server and haproxy"; fi
+
+conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suite against three Rust fixture processes sharing their sessions in Redis, through haproxy without session affinity.
+	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust-cluster
+
+test: lint test-rust test-cluster test-oidc test-python test-node test-node-install test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 
 lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
@@ -67,6 +81,9 @@ test-node: build-node tests/conformance/node_modules/.package-lock.json ## Build
 	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \
 		node --test --test-reporter=dot test/*.test.mjs
 
+test-node-install: test-node ## Packs the Node package, installs the tarball into a fresh project (which builds its addon) and runs it from ESM and CommonJS.
+	cd node && node --test --test-reporter=spec test/install/
+
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
@@ -86,6 +103,10 @@ bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py be
 	python="$$(bench/python/setup.sh)" && node="$$(bench/node/setup.sh)" && \
 		$(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" --node "$$node" \
 		--server "mcpkit-swift=$(SWIFT_ECHO)" --http-server "mcpkit-swift=$(SWIFT_ECHO) --http {port}"
+
+bench-cluster: ## Prints the cluster benchmark: 64 sessions through haproxy over 1, 2 and 3 mcpkit processes sharing sessions in Redis, beside one process without Redis (release build).
+	$(CARGO) build --release -p mcpkit-bench --features redis
+	$(CARGO_TARGET_DIR)/release/mcpkit-bench --cluster-only
 
 fuzz: ## Runs each fuzz target for FUZZ_SECONDS (default 60); needs the nightly toolchain, installs cargo-fuzz if missing.
 	fuzz/run.sh

@@ -34,7 +34,7 @@ use crate::{
 /// The numbers of concurrent sessions of the load phase.
 const SESSION_COUNTS: [usize; 3] = [1, 16, 64];
 /// The number of concurrent sessions of the warm-up.
-const WARM_UP_SESSIONS: usize = 16;
+pub(crate) const WARM_UP_SESSIONS: usize = 16;
 /// The number of idle sessions whose memory is measured.
 const IDLE_SESSIONS: usize = 1_000;
 /// How many idle sessions are being opened at any time.
@@ -43,9 +43,9 @@ const IDLE_OPENERS: usize = 8;
 /// servers take a second or so.
 const READY_TIMEOUT: Duration = Duration::from_secs(20);
 /// The longest a load run lasts.
-const LOAD_BUDGET: Duration = Duration::from_secs(10);
+pub(crate) const LOAD_BUDGET: Duration = Duration::from_secs(10);
 /// The longest a warm-up lasts.
-const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
+pub(crate) const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
 /// How long a server is left to settle before its memory is read.
 const SETTLE: Duration = Duration::from_millis(200);
 /// The time after which the measurement of one server is abandoned.
@@ -67,16 +67,16 @@ impl Counts {
 }
 
 /// The result of one load run.
-struct Load {
-    calls: usize,
-    calls_per_s: f64,
+pub(crate) struct Load {
+    pub(crate) calls: usize,
+    pub(crate) calls_per_s: f64,
     p50_us: f64,
     p99_us: f64,
 }
 
 impl Load {
     /// The columns, in table order.
-    fn columns(&self) -> [f64; 3] {
+    pub(crate) fn columns(&self) -> [f64; 3] {
         [self.calls_per_s, self.p50_us, self.p99_us]
     }
 }
@@ -89,16 +89,16 @@ struct Row {
 }
 
 /// A server process listening on a loopback port.
-struct Process {
+pub(crate) struct Process {
     child: Child,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
 }
 
 impl Process {
     /// Spawns `server` on a free loopback port and waits until that port
     /// accepts connections. Its output is discarded, and it is killed if
     /// dropped.
-    async fn spawn(server: &Server) -> Result<Self> {
+    pub(crate) async fn spawn(server: &Server) -> Result<Self> {
         // The port is free once this listener is dropped; the server binds it
         // right after, and nothing else on this machine is expected to race.
         let port = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?.local_addr()?.port();
@@ -132,16 +132,28 @@ impl Process {
     }
 
     /// Kills the server and reaps it.
-    async fn kill(mut self) {
+    pub(crate) async fn kill(mut self) {
         // An error means the process is already gone, which is the goal.
         let _ = self.child.kill().await;
+    }
+
+    /// Asks the server to stop (SIGTERM), so that a script can stop what it started, and
+    /// reaps it; kills it when it is still there after 10 seconds.
+    pub(crate) async fn terminate(mut self) {
+        if let Some(pid) = self.child.id() {
+            let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status().await;
+            if tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await.is_ok() {
+                return;
+            }
+        }
+        self.kill().await;
     }
 }
 
 /// Opens `sessions` sessions, checks that `echo` works in each, then makes
 /// them all call `echo` sequentially at the same time, `calls` calls in
 /// total or as many as they make in `budget`, and measures the calls.
-async fn run_load(addr: SocketAddr, sessions: usize, calls: usize, budget: Duration) -> Result<Load> {
+pub(crate) async fn run_load(addr: SocketAddr, sessions: usize, calls: usize, budget: Duration) -> Result<Load> {
     let per_session = (calls / sessions).max(1);
     let mut opened = Vec::with_capacity(sessions);
     for _ in 0..sessions {

@@ -8,7 +8,7 @@
 //! mcpkit's Python package versus FastMCP and of its Node package versus the
 //! official TypeScript SDK, which drift less than absolute numbers.
 //!
-//! Usage: `mcpkit-bench [--quick] [--stdio-only|--http-only] [--python
+//! Usage: `mcpkit-bench [--quick] [--stdio-only|--http-only|--cluster-only] [--cluster] [--python
 //! PYTHON] [--node NODE] [--server NAME=COMMAND]... [--http-server
 //! NAME=COMMAND]...`. The rmcp and mcpkit echo servers are looked up next to
 //! the driver's own executable; `--python` (or `MCPKIT_BENCH_PYTHON`) adds
@@ -16,6 +16,7 @@
 //! the Node servers of `bench/node`; `--server` adds stdio servers and
 //! `--http-server` HTTP servers, whose commands are split on whitespace.
 
+mod cluster_bench;
 mod http;
 mod http_bench;
 mod report;
@@ -29,8 +30,8 @@ use rpc::Result;
 use servers::{PORT, Server};
 
 /// The command-line help.
-const USAGE: &str = "usage: mcpkit-bench [--quick] [--stdio-only|--http-only] [--python PYTHON]
-                    [--node NODE] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]...
+const USAGE: &str = "usage: mcpkit-bench [--quick] [--stdio-only|--http-only|--cluster-only] [--python PYTHON]
+                    [--node NODE] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]... [--cluster]
 
 Measures MCP servers over stdio and Streamable HTTP: the rmcp and mcpkit echo
 servers next to this executable, the Python ones with --python, the Node ones
@@ -39,6 +40,7 @@ spaces).
   --quick                    divide every request and spawn count by 10
   --stdio-only               run only the stdio section
   --http-only                run only the Streamable HTTP section
+  --cluster-only             run only the cluster section
   --python PYTHON            add the mcpkit-py and fastmcp rows, running
                              bench/python/*_echo.py with the interpreter PYTHON
                              (a venv made by bench/python/setup.sh); defaults
@@ -49,7 +51,10 @@ spaces).
                              $MCPKIT_BENCH_NODE when set
   --server NAME=COMMAND      add a stdio server
   --http-server NAME=COMMAND add an HTTP server; COMMAND must contain {port},
-                             replaced by the loopback port to listen on";
+                             replaced by the loopback port to listen on
+  --cluster                  add the cluster section: the mcpkit echo server alone,
+                             then 1, 2 and 3 processes sharing sessions in Redis
+                             behind haproxy (a build with the feature redis)";
 
 /// What the command line asks for.
 struct Options {
@@ -60,11 +65,14 @@ struct Options {
     servers: Vec<Server>,
     /// The HTTP servers to measure, whose commands contain [`PORT`].
     http_servers: Vec<Server>,
+    /// Whether the cluster section runs.
+    cluster: bool,
 }
 
 /// Parses the command line.
 fn parse_args() -> Result<Options> {
     let mut quick = false;
+    let mut cluster = false;
     let mut only = None;
     let mut python = std::env::var("MCPKIT_BENCH_PYTHON").ok().filter(|python| !python.is_empty());
     let mut node = std::env::var("MCPKIT_BENCH_NODE").ok().filter(|node| !node.is_empty());
@@ -74,9 +82,10 @@ fn parse_args() -> Result<Options> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => quick = true,
-            "--stdio-only" | "--http-only" => {
+            "--cluster" => cluster = true,
+            "--stdio-only" | "--http-only" | "--cluster-only" => {
                 if only.replace(arg.clone()).is_some_and(|previous| previous != arg) {
-                    return Err("--stdio-only and --http-only exclude each other".into());
+                    return Err("--stdio-only, --http-only and --cluster-only exclude each other".into());
                 }
             }
             "--python" => python = Some(args.next().ok_or("--python needs the path of an interpreter")?),
@@ -96,8 +105,9 @@ fn parse_args() -> Result<Options> {
             other => return Err(format!("unknown argument {other:?}\n{USAGE}").into()),
         }
     }
-    let stdio = only.as_deref() != Some("--http-only");
-    let http = only.as_deref() != Some("--stdio-only");
+    let stdio = only.is_none() || only.as_deref() == Some("--stdio-only");
+    let http = only.is_none() || only.as_deref() == Some("--http-only");
+    let cluster = cluster || only.as_deref() == Some("--cluster-only");
     let exe = std::env::current_exe()?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let mut servers = Vec::new();
@@ -114,7 +124,7 @@ fn parse_args() -> Result<Options> {
         http_servers.extend(node.iter().flat_map(|node| servers::node(node, true)));
         http_servers.extend(extra_http);
     }
-    Ok(Options { quick, stdio, http, servers, http_servers })
+    Ok(Options { quick, stdio, http, servers, http_servers, cluster })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -135,6 +145,13 @@ async fn main() -> ExitCode {
             println!();
         }
         ok &= http_bench::run(&options.http_servers, options.quick).await;
+    }
+    if options.cluster {
+        if options.stdio || options.http {
+            println!();
+        }
+        let exe = std::env::current_exe().unwrap_or_default();
+        ok &= cluster_bench::run(exe.parent().unwrap_or(Path::new(".")), options.quick).await;
     }
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

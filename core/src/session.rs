@@ -646,6 +646,13 @@ pub(crate) fn start<S: Service>(
 }
 
 impl Peer {
+    /// Makes `first` the id of the next request this side sends, so that processes serving
+    /// one session each draw ids from a range of their own.
+    #[cfg(feature = "redis")]
+    pub(crate) fn set_next_request_id(&self, first: i64) {
+        self.inner.next_id.store(first, Ordering::Relaxed);
+    }
+
     fn new(out: Output, config: &SessionConfig) -> Peer {
         Peer {
             inner: Arc::new(PeerInner {

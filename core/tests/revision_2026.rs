@@ -218,3 +218,164 @@ async fn a_handler_that_asks_twice_takes_two_input_rounds_and_refuses_altered_st
     assert_eq!(missing["error"]["code"], -32021, "{missing}");
     assert_eq!(missing["error"]["data"]["requiredCapabilities"], json!({ "elicitation": {} }));
 }
+
+/// Serves `server` over Streamable HTTP on loopback.
+async fn bind_server(server: &Server) -> (mcpkit::http::BoundHttpServer, Mcp) {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let bound = within(mcpkit::http::StreamableHttpServer::bind(server.clone(), addr, HttpServerOptions::default()))
+        .await
+        .expect("bind 127.0.0.1:0");
+    let mcp = Mcp::new(bound.url());
+    (bound, mcp)
+}
+
+#[tokio::test]
+async fn a_listen_stream_is_acknowledged_then_gets_only_what_it_asked_for() {
+    let server = Server::builder(Implementation::new("lists", "1"))
+        .tool(Tool::without_arguments("first", "One tool."), |_a: JsonObject, _c: RequestContext| async move {
+            Ok(CallToolResult::text("first"))
+        })
+        .prompt(Prompt::new("p"), |_a: std::collections::HashMap<String, String>, _c: RequestContext| async move {
+            Ok(GetPromptResult { description: None, messages: Vec::new(), meta: None })
+        })
+        .resource(
+            Resource::new("file:///watched", "watched"),
+            |r: mcpkit::server::ResourceRequest, _c: RequestContext| async move {
+                Ok(ReadResourceResult { contents: vec![ResourceContents::text(r.uri, "x")], meta: None })
+            },
+        )
+        .build()
+        .unwrap();
+    let (_bound, mcp) = bind_server(&server).await;
+    let filter = json!({ "notifications": { "toolsListChanged": true, "resourceSubscriptions": ["file:///watched"] } });
+    let mut stream = SseStream::new(send(post_next(&mcp, 7, "subscriptions/listen", filter, None)).await);
+    let (_, ack) = stream.message().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    assert_eq!(ack["params"]["notifications"]["toolsListChanged"], true);
+
+    // Not asked for: a prompt change and another resource. Asked for: a tool change, the resource.
+    server.remove_prompt("p");
+    server.notify_resource_updated("file:///other");
+    server.remove_tool("first");
+    server.notify_resource_updated("file:///watched");
+    let (_, changed) = stream.message().await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed", "{changed}");
+    assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    let (_, updated) = stream.message().await;
+    assert_eq!(updated["method"], "notifications/resources/updated", "{updated}");
+    assert_eq!(updated["params"]["uri"], "file:///watched");
+    stream.assert_quiet(std::time::Duration::from_millis(200)).await;
+}
+
+/// A server with tasks on and a tool that works a while, then asks for confirmation.
+fn task_server() -> Server {
+    let wait = |_a: JsonObject, ctx: RequestContext| async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let form =
+            json!({ "mode": "form", "message": "Sure?", "requestedSchema": { "type": "object", "properties": {} } });
+        let answer = ctx
+            .ask("confirm", "elicitation/create", form)
+            .await
+            .map_err(|e| mcpkit::ErrorData::internal_error(e.to_string()))?;
+        Ok(CallToolResult::text(format!("answered {}", answer["action"])))
+    };
+    Server::builder(Implementation::new("tasks", "1"))
+        .tasks(mcpkit::server::TaskOptions::new())
+        .tool(Tool::without_arguments("confirm", "Works, then asks.").with_task_support(TaskSupport::Optional), wait)
+        .tool(Tool::without_arguments("batch", "Must run as a task.").with_task_support(TaskSupport::Required), wait)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_task_of_the_extension_asks_for_input_through_tasks_get_and_update() {
+    let server = task_server();
+    let (mut raw, _session, _task) = common::raw_server(&server, None);
+    let with_tasks = json!({ "io.modelcontextprotocol/clientCapabilities": {
+        "elicitation": {}, "extensions": { "io.modelcontextprotocol/tasks": {} } } });
+    let discovered = raw.request(json!(1), "server/discover", json!({ "_meta": envelope(json!({})) })).await;
+    let caps = &discovered["result"]["capabilities"];
+    assert!(caps["extensions"]["io.modelcontextprotocol/tasks"].is_object() && caps.get("tasks").is_none(), "{caps}");
+
+    let created =
+        raw.request(json!(2), "tools/call", json!({ "name": "confirm", "_meta": envelope(with_tasks.clone()) })).await;
+    let created = &created["result"];
+    assert_eq!(created["resultType"], "task", "{created}");
+    assert!(created["ttlMs"].as_u64().is_some() && created.get("ttl").is_none());
+    let id = created["taskId"].clone();
+    let get = json!({ "taskId": id, "_meta": envelope(with_tasks.clone()) });
+    let mut polled = Value::Null;
+    for n in 0..100 {
+        polled = raw.request(json!(100 + n), "tasks/get", get.clone()).await;
+        if polled["result"]["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(polled["result"]["inputRequests"]["confirm"]["method"], "elicitation/create", "{polled}");
+    let answers = json!({ "confirm": { "action": "accept", "content": {} } });
+    let update = json!({ "taskId": id, "inputResponses": answers, "_meta": envelope(with_tasks.clone()) });
+    let acked = raw.request(json!(3), "tasks/update", update).await;
+    assert_eq!(acked["result"]["resultType"], "complete", "{acked}");
+    assert!(acked["result"].get("status").is_none());
+    for n in 0..100 {
+        polled = raw.request(json!(200 + n), "tasks/get", get.clone()).await;
+        if polled["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(polled["result"]["result"]["content"][0]["text"], "answered \"accept\"", "{polled}");
+    let cancelled = raw.request(json!(4), "tasks/cancel", get.clone()).await;
+    assert_eq!(cancelled["result"]["resultType"], "complete", "cancelling an ended task is acknowledged: {cancelled}");
+
+    let unknown = json!({ "taskId": "nope", "_meta": envelope(with_tasks) });
+    assert_eq!(raw.request(json!(5), "tasks/get", unknown).await["error"]["code"], -32602);
+    let undeclared = json!({ "taskId": id, "_meta": envelope(json!({})) });
+    let refused = raw.request(json!(6), "tasks/get", undeclared).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    let required = raw.request(json!(7), "tools/call", json!({ "name": "batch", "_meta": envelope(json!({})) })).await;
+    assert_eq!(
+        required["error"]["data"]["requiredCapabilities"]["extensions"],
+        json!({ "io.modelcontextprotocol/tasks": {} }),
+        "{required}"
+    );
+}
+
+#[tokio::test]
+async fn custom_headers_of_tool_parameters_must_match_the_arguments() {
+    let schema =
+        json!({ "type": "object", "properties": { "region": { "type": "string", "x-mcp-header": "Region" } } });
+    let tool = Tool::new("where", "Echoes a region.", schema.as_object().cloned().unwrap());
+    let server = Server::builder(Implementation::new("headers", "1"))
+        .tool(tool, |args: JsonObject, _c: RequestContext| async move {
+            Ok(CallToolResult::text(args["region"].as_str().unwrap_or_default().to_owned()))
+        })
+        .build()
+        .unwrap();
+    let (_bound, mcp) = bind_server(&server).await;
+    let call = |id: i64, region: &str| {
+        post_next(&mcp, id, "tools/call", json!({ "name": "where", "arguments": { "region": region } }), Some("where"))
+    };
+    let plain = read_reply(send(call(1, "us-west1").header("mcp-param-region", "us-west1")).await).await;
+    assert_eq!(result_text(&plain), "us-west1");
+    let encoded = send(call(2, "Zürich").header("mcp-param-region", "=?base64?WsO8cmljaA==?=")).await;
+    assert_eq!(result_text(&read_reply(encoded).await), "Zürich");
+    for (id, header) in [(3, None), (4, Some("eu")), (5, Some("=?base64?WsO8cmljaA?="))] {
+        let mut request = call(id, "Zürich");
+        if let Some(header) = header {
+            request = request.header("mcp-param-region", header);
+        }
+        let refused = send(request).await;
+        assert_eq!(refused.status(), 400, "{header:?}");
+        assert_eq!(body_json(refused).await["error"]["code"], -32020);
+    }
+
+    let stray = json!({ "type": "object", "properties": { "list": { "type": "array",
+        "items": { "type": "string", "x-mcp-header": "Item" } } } });
+    let bad = Tool::new("bad", "Annotates an array item.", stray.as_object().cloned().unwrap());
+    let registered =
+        server.add_tool(bad, |_a: JsonObject, _c: RequestContext| async move { Ok(CallToolResult::text("")) });
+    assert!(matches!(registered, Err(mcpkit::Error::Config(_))), "{registered:?}");
+}

@@ -279,6 +279,7 @@ fn client_capabilities() -> ClientCapabilities {
                 elicitation: Some(ElicitationTasksCapability { create: Some(JsonObject::new()) }),
             }),
         }),
+        extensions: None,
     }
 }
 

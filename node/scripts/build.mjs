@@ -3,7 +3,8 @@
 //
 //   node scripts/build.mjs [--debug]
 //
-// Cargo builds the crate (release unless --debug) into CARGO_TARGET_DIR, or the workspace's
+// Cargo builds the crate (release unless --debug, or MCPKIT_BUILD_PROFILE=debug in the
+// environment, which reaches the script through `npm install` too) into CARGO_TARGET_DIR, or the workspace's
 // target folder, so that the build shares its artifacts with every other cargo command of the
 // workspace; the library is copied to mcpkit.node, and @napi-rs/cli writes native.d.ts from
 // the type definitions that napi-derive emitted during the build. In a packed tarball the
@@ -37,7 +38,8 @@ const { generateTypeDef } = await napiCli();
 const packed = join(pkg, 'rust');
 const workspace = existsSync(join(packed, 'Cargo.toml')) ? packed : resolve(pkg, '..');
 const manifest = join(workspace, 'bindings', 'node', 'Cargo.toml');
-const profile = process.argv.includes('--debug') ? 'debug' : 'release';
+const debug = process.argv.includes('--debug') || process.env.MCPKIT_BUILD_PROFILE === 'debug';
+const profile = debug ? 'debug' : 'release';
 const ownTarget = process.env.CARGO_TARGET_DIR === undefined || process.env.CARGO_TARGET_DIR === '';
 const target = ownTarget ? join(workspace, 'target') : resolve(workspace, process.env.CARGO_TARGET_DIR);
 const typeDefs = join(target, 'napi-type-defs', profile);

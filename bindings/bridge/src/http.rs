@@ -39,6 +39,47 @@ struct HttpSpec {
     max_connections: Option<usize>,
     max_queued_events: Option<usize>,
     require_negotiated_version: Option<bool>,
+    cluster: Option<ClusterSpec>,
+}
+
+/// The cluster settings of a Streamable HTTP server, as JSON; a build without the `redis`
+/// feature reads them only to refuse them.
+#[derive(Deserialize)]
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ClusterSpec {
+    url: String,
+    prefix: Option<String>,
+    max_events_per_stream: Option<usize>,
+    liveness_ttl_ms: Option<u64>,
+    command_timeout_ms: Option<u64>,
+}
+
+impl ClusterSpec {
+    /// Puts the sessions of `options` in the Redis these settings name.
+    #[cfg(feature = "redis")]
+    fn apply(&self, options: HttpServerOptions) -> Result<HttpServerOptions, Error> {
+        let mut cluster = mcpkit::http::ClusterOptions::new(self.url.clone());
+        if let Some(prefix) = &self.prefix {
+            cluster = cluster.with_prefix(prefix.clone());
+        }
+        if let Some(events) = self.max_events_per_stream {
+            cluster = cluster.with_max_events_per_stream(events);
+        }
+        if let Some(ms) = self.liveness_ttl_ms {
+            cluster = cluster.with_liveness_ttl(Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.command_timeout_ms {
+            cluster = cluster.with_command_timeout(Duration::from_millis(ms));
+        }
+        Ok(options.with_cluster(cluster))
+    }
+
+    /// Refuses cluster settings in a build without the `redis` feature.
+    #[cfg(not(feature = "redis"))]
+    fn apply(&self, _: HttpServerOptions) -> Result<HttpServerOptions, Error> {
+        Err(Error::invalid_input("the cluster option needs a build with the `redis` feature"))
+    }
 }
 
 impl HttpSpec {
@@ -103,6 +144,9 @@ impl HttpSpec {
         if let Some(require) = self.require_negotiated_version {
             options.require_negotiated_version = require;
         }
+        if let Some(cluster) = &self.cluster {
+            options = cluster.apply(options)?;
+        }
         Ok(options)
     }
 }
@@ -154,7 +198,10 @@ impl Server {
     /// turns keep-alive comments off), `eventStoreCapacity` (events kept per session for
     /// resumption), `headerReadTimeoutMs` (`0` turns it off), `bodyReadTimeoutMs`,
     /// `maxConnections`, `maxQueuedEvents` (per SSE stream) and `requireNegotiatedVersion`;
-    /// the README's table of limits gives the defaults.
+    /// the README's table of limits gives the defaults. `cluster` (builds with the feature
+    /// `redis`) shares the sessions with other processes through Redis: an object with `url`,
+    /// `prefix` (of keys and channels, `mcpkit`), `maxEventsPerStream` (1024), `livenessTtlMs`
+    /// (5000) and `commandTimeoutMs` (2000).
     ///
     /// `auth` protects the server: an object with `resource` (the server's canonical URL),
     /// `authorizationServers`, `requiredScopes`, `scopesSupported`, `methodScopes` and

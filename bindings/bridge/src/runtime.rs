@@ -63,6 +63,47 @@ where
     task
 }
 
+/// Runs the future `make` returns on a thread of its own, named `name`, that drives a
+/// single-threaded Tokio runtime, and returns the task that yields its output.
+///
+/// A connection with one peer, such as a stdio server, does its protocol work (reading,
+/// parsing, dispatching, writing) best on one thread: on the shared multi-thread runtime each
+/// message would wake another worker and cross between threads. Handlers that block or run
+/// in the host language's executor leave that thread as they would the runtime's. Dropping
+/// the task stops the work; the runtime is then shut down without waiting for blocking calls.
+pub(crate) fn spawn_dedicated<T, F, Fut>(name: &str, make: F) -> Task<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future<Output = Result<T, Error>> + 'static,
+{
+    let name = name.to_owned();
+    Task::new(async move {
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        let stop = CancellationToken::new();
+        let _stop_when_dropped = stop.clone().drop_guard();
+        let thread = std::thread::Builder::new().name(name.clone()).spawn(move || {
+            let local = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                Ok(local) => local,
+                Err(e) => {
+                    let _ = sender.send(Err(Error::internal(format!("no runtime for {name}: {e}"))));
+                    return;
+                }
+            };
+            let outcome = local.block_on(async move {
+                tokio::select! {
+                    () = stop.cancelled() => Err(Error::new(ErrorKind::Cancelled, "the work was cancelled")),
+                    outcome = make() => outcome,
+                }
+            });
+            local.shutdown_background();
+            let _ = sender.send(outcome);
+        });
+        thread.map_err(|e| Error::internal(format!("could not start a thread: {e}")))?;
+        receiver.await.unwrap_or_else(|_| Err(Error::internal("the work panicked on its thread")))
+    })
+}
+
 enum State<T> {
     Lazy(BoxFuture<'static, Result<T, Error>>),
     Running(JoinHandle<Result<T, Error>>),

@@ -348,10 +348,11 @@ impl Server {
         serde_json::to_value(self.inner.capabilities()).unwrap_or(Value::Null)
     }
 
-    /// Serves one client over this process's stdin and stdout; the task ends when it leaves.
+    /// Serves one client over this process's stdin and stdout, on a thread of its own; the task
+    /// ends when the client leaves.
     pub fn serve_stdio(&self) -> Task<()> {
         let server = self.inner.clone();
-        Task::new(async move { Ok(server.serve_stdio().await?) })
+        crate::runtime::spawn_dedicated("mcpkit-stdio", move || async move { Ok(server.serve_stdio().await?) })
     }
 }
 

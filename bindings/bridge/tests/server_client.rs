@@ -630,3 +630,31 @@ fn blocking_handlers_are_bounded() {
     drop(running);
     release.wait();
 }
+
+#[test]
+fn the_cluster_option_needs_the_redis_feature_and_a_reachable_redis() {
+    let server = server();
+    // Nothing listens on port 1 of loopback.
+    let options = json!({ "port": 0, "cluster": { "url": "redis://127.0.0.1:1/0", "commandTimeoutMs": 200 } });
+    let served = block_on(server.serve_http(options));
+    #[cfg(not(feature = "redis"))]
+    {
+        let error = served.unwrap_err();
+        assert_eq!(error.kind, ErrorKind::InvalidInput);
+        assert!(error.message.contains("redis"), "{error:?}");
+    }
+    #[cfg(feature = "redis")]
+    {
+        // The server starts; its requests are refused until Redis can be reached.
+        let http = served.unwrap();
+        let refused = block_on(Client::connect(
+            json!({ "type": "http", "url": http.url() }),
+            json!({ "name": "cluster-tester", "version": "1" }),
+            ClientCallbacks::new(),
+        ));
+        assert!(refused.is_err(), "initialize needs Redis");
+        block_on(http.close()).unwrap();
+    }
+    let unknown = block_on(server.serve_http(json!({ "port": 0, "cluster": { "url": "redis://x", "colour": 1 } })));
+    assert_eq!(unknown.unwrap_err().kind, ErrorKind::InvalidInput);
+}

@@ -7,6 +7,12 @@
 
 #[cfg(feature = "auth")]
 mod auth;
+#[cfg(feature = "redis")]
+mod cluster;
+mod headers;
 mod server;
+
+#[cfg(feature = "redis")]
+pub use cluster::ClusterOptions;
 
 pub use server::*;

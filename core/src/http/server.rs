@@ -45,6 +45,9 @@ use crate::{
 #[cfg(feature = "auth")]
 use crate::auth::AuthInfo;
 
+#[cfg(feature = "redis")]
+mod cluster_glue;
+
 /// Without the `auth` feature no request carries an identity.
 #[cfg(not(feature = "auth"))]
 #[derive(Debug)]
@@ -134,6 +137,11 @@ pub struct HttpServerOptions {
     /// session negotiated (`400 Bad Request` otherwise). True by default; when false any
     /// supported version is accepted, for clients that send a stale one.
     pub require_negotiated_version: bool,
+    /// Where the sessions are shared with other server processes: with it set, any process of
+    /// the cluster serves any request of any session (see [`ClusterOptions`]). `None` (the
+    /// default) keeps every session in this process.
+    #[cfg(feature = "redis")]
+    pub cluster: Option<super::ClusterOptions>,
 }
 
 /// The default of [`HttpServerOptions::header_read_timeout`] and
@@ -164,6 +172,8 @@ impl Default for HttpServerOptions {
             auth: None,
             allow_remote_without_auth: false,
             require_negotiated_version: true,
+            #[cfg(feature = "redis")]
+            cluster: None,
         }
     }
 }
@@ -291,12 +301,21 @@ impl HttpServerOptions {
         self.require_negotiated_version = required;
         self
     }
+
+    /// Shares the sessions, their events and the routing of messages with the other processes
+    /// that use the same Redis, so that a load balancer without session affinity can spread a
+    /// session's requests over all of them.
+    #[cfg(feature = "redis")]
+    pub fn with_cluster(mut self, cluster: super::ClusterOptions) -> Self {
+        self.cluster = Some(cluster);
+        self
+    }
 }
 
 impl std::fmt::Debug for HttpServerOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpServerOptions")
-            .field("path", &self.path)
+        let mut f = f.debug_struct("HttpServerOptions");
+        f.field("path", &self.path)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("json_response", &self.json_response)
@@ -311,8 +330,10 @@ impl std::fmt::Debug for HttpServerOptions {
             .field("max_queued_events", &self.max_queued_events)
             .field("auth", &self.has_auth())
             .field("allow_remote_without_auth", &self.allow_remote_without_auth)
-            .field("require_negotiated_version", &self.require_negotiated_version)
-            .finish_non_exhaustive()
+            .field("require_negotiated_version", &self.require_negotiated_version);
+        #[cfg(feature = "redis")]
+        f.field("cluster", &self.cluster);
+        f.finish_non_exhaustive()
     }
 }
 
@@ -407,16 +428,16 @@ const STANDALONE: u64 = 0;
 ///
 /// Frames are boxed in their queues: an idle queue then costs a few hundred bytes, not a few
 /// kilobytes, which keeps idle sessions and per-request streams small.
-enum Frame {
+pub(super) enum Frame {
     /// A message with its event id.
     Event(String, JsonRpcMessage),
 }
 
 /// The queue of one HTTP response's frames, bounded by
 /// [`HttpServerOptions::max_queued_events`].
-type FrameSender = mpsc::Sender<Box<Frame>>;
+pub(super) type FrameSender = mpsc::Sender<Box<Frame>>;
 /// The receiving end of a [`FrameSender`].
-type FrameReceiver = mpsc::Receiver<Box<Frame>>;
+pub(super) type FrameReceiver = mpsc::Receiver<Box<Frame>>;
 
 /// Hands a frame to a stream's queue, returning whether the stream stays open: a closed
 /// response, or one whose client reads too slowly to keep up, loses its queue, and the client
@@ -464,6 +485,12 @@ struct HttpSession {
     max_queued: usize,
     /// The identity that created the session; no other may use it.
     owner: Caller,
+    /// The cluster this session is shared with, when it is.
+    #[cfg(feature = "redis")]
+    cluster: Option<Arc<super::cluster::Cluster>>,
+    /// How many streams read from the cluster's Redis are open for this session's clients.
+    #[cfg(feature = "redis")]
+    followers: Arc<AtomicU64>,
 }
 
 const BACKLOG_LIMIT: usize = 256;
@@ -487,6 +514,10 @@ impl HttpSession {
     /// Returns whether a request is running or a client is listening on a stream; a busy
     /// session is never idle.
     fn is_busy(&self) -> bool {
+        #[cfg(feature = "redis")]
+        if self.followers.load(Ordering::Relaxed) > 0 {
+            return true;
+        }
         let routes = lock(&self.routes);
         !routes.by_request.is_empty()
             || routes.streams.values().any(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed()))
@@ -532,6 +563,10 @@ impl HttpSession {
         let id = event_id(stream, seq);
         let first_and_final = is_final && seq == 1 && state.json_candidate;
         if !first_and_final {
+            #[cfg(feature = "redis")]
+            if let (Some(cluster), Some(request)) = (&self.cluster, &state.request) {
+                cluster.append(&self.id, stream, seq, request, &message);
+            }
             self.store.append(&self.id, stream, StoredEvent { id: id.clone(), message: message.clone() });
         }
         if let Some(sink) = &state.sink
@@ -554,6 +589,11 @@ impl HttpSession {
         // Once a GET stream has been opened, every message gets an id and is stored, even while
         // no client listens, so that resuming with Last-Event-ID replays all of them; the
         // backlog keeps undelivered ones for a fresh GET.
+        #[cfg(feature = "redis")]
+        if let Some(cluster) = &self.cluster {
+            // The process holding the client's GET stream, whichever it is, reads it from Redis.
+            return cluster.append_standalone(&self.id, &message);
+        }
         if let Some(state) = routes.streams.get_mut(&STANDALONE) {
             let seq = state.next_seq;
             state.next_seq = seq.saturating_add(1);
@@ -637,6 +677,9 @@ struct HttpState {
     host_refusal_logged: std::sync::atomic::AtomicBool,
     /// Whether a refused `Origin` header was logged; only the first one is.
     origin_refusal_logged: std::sync::atomic::AtomicBool,
+    /// The link to the cluster, made on the first request when the options name one.
+    #[cfg(feature = "redis")]
+    cluster: tokio::sync::OnceCell<Arc<super::cluster::Cluster>>,
 }
 
 impl Drop for HttpState {
@@ -689,6 +732,8 @@ impl StreamableHttpServer {
                 sweeper: Mutex::default(),
                 host_refusal_logged: Default::default(),
                 origin_refusal_logged: Default::default(),
+                #[cfg(feature = "redis")]
+                cluster: tokio::sync::OnceCell::new(),
             }),
         }
     }
@@ -961,21 +1006,37 @@ impl HttpState {
     }
 
     fn new_session(self: &Arc<Self>, id: String, owner: Caller) -> Arc<HttpSession> {
+        // Sessions without an id (stateless requests) are never shared.
+        #[cfg(feature = "redis")]
+        let cluster = self.cluster.get().filter(|_| !id.is_empty()).cloned();
+        #[cfg(feature = "redis")]
+        let first_stream = cluster.as_ref().map_or(0, |c| c.id_base()) + STANDALONE + 1;
+        #[cfg(not(feature = "redis"))]
+        let first_stream = STANDALONE + 1;
         Arc::new_cyclic(|weak: &Weak<HttpSession>| {
             let (handle, input) = self.server.serve_direct(Arc::new(SessionWriter(weak.clone())));
             set_caller(&handle, &owner);
             handle.set_session_id(id.clone());
+            #[cfg(feature = "redis")]
+            if let Some(cluster) = &cluster {
+                // The ids fit in 53 bits, so JavaScript clients read them exactly.
+                handle.set_request_id_base(i64::try_from(cluster.id_base()).unwrap_or(i64::MAX));
+            }
             HttpSession {
                 id,
                 input,
                 handle,
                 routes: Mutex::default(),
-                next_stream: AtomicU64::new(STANDALONE + 1),
+                next_stream: AtomicU64::new(first_stream),
                 last_seen: Mutex::new(Instant::now()),
                 store: self.options.event_store.clone(),
                 closed: CancellationToken::new(),
                 max_queued: self.options.max_queued_events.max(1),
                 owner,
+                #[cfg(feature = "redis")]
+                cluster,
+                #[cfg(feature = "redis")]
+                followers: Arc::default(),
             }
         })
     }
@@ -1071,10 +1132,16 @@ async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Respon
         Ok(caller) => caller,
         Err(response) => return response,
     };
+    #[cfg(feature = "redis")]
+    if state.options.stateful
+        && let Err(response) = cluster_glue::connect(&state).await
+    {
+        return response;
+    }
     match *request.method() {
         Method::POST => post(state, request, caller).await,
-        Method::GET => get(state, request.headers(), &caller),
-        Method::DELETE => delete(state, request.headers(), &caller),
+        Method::GET => get(state, request.headers(), &caller).await,
+        Method::DELETE => delete(state, request.headers(), &caller).await,
         _ => method_not_allowed(),
     }
 }
@@ -1113,7 +1180,7 @@ async fn post(state: Arc<HttpState>, request: Request, caller: Caller) -> Respon
     }
     // A request for a session that does not exist is refused before its body is read.
     let named = match header_str(&headers, SESSION_ID_HEADER) {
-        Some(_) if state.options.stateful => match state.session(&headers, &caller) {
+        Some(_) if state.options.stateful => match find_session(&state, &headers, &caller).await {
             Ok(session) => Some(session),
             Err(response) => return response,
         },
@@ -1168,11 +1235,20 @@ async fn post(state: Arc<HttpState>, request: Request, caller: Caller) -> Respon
     }
     let session = match named {
         Some(session) => session,
-        None => match state.session(&headers, &caller) {
+        None => match find_session(&state, &headers, &caller).await {
             Ok(s) => s,
             Err(response) => return response,
         },
     };
+    #[cfg(feature = "redis")]
+    if let Some(cluster) = session.cluster.clone() {
+        if !matches!(message, JsonRpcMessage::Request(_)) {
+            return cluster_glue::deliver(&session, cluster, message).await;
+        }
+        if let Err(response) = cluster_glue::remember_level(&session, &cluster, &message).await {
+            return response;
+        }
+    }
     let JsonRpcMessage::Request(req) = &message else {
         // Notifications and responses are accepted once handed to the session.
         return match session.deliver(message).await {
@@ -1188,6 +1264,20 @@ async fn post(state: Arc<HttpState>, request: Request, caller: Caller) -> Respon
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     }
     reply(&state, &session, stream, rx).await
+}
+
+/// Finds the session a request names: in this process, or, in a cluster, through the
+/// directory (checking first that the session still exists there).
+async fn find_session(
+    state: &Arc<HttpState>,
+    headers: &HeaderMap,
+    caller: &Caller,
+) -> Result<Arc<HttpSession>, Response> {
+    #[cfg(feature = "redis")]
+    if let Some(cluster) = state.cluster.get().cloned() {
+        return cluster_glue::find_session(state, cluster, headers, caller).await;
+    }
+    state.session(headers, caller)
 }
 
 fn id_in_use(id: RequestId) -> Response {
@@ -1227,6 +1317,11 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
                 error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "Internal error: initialize was not answered")
             }
         };
+    }
+    #[cfg(feature = "redis")]
+    if let Err(response) = cluster_glue::register(&session).await {
+        session.end();
+        return response;
     }
     state.ensure_sweeper();
     lock(&state.sessions).insert(session.id.clone(), session.clone());
@@ -1326,7 +1421,7 @@ fn frames_response(
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-fn get(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
+async fn get(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
     if !accepts(headers, &["text/event-stream"]) {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
@@ -1337,10 +1432,14 @@ fn get(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response 
     if !state.options.stateful {
         return method_not_allowed();
     }
-    let session = match state.session(headers, caller) {
+    let session = match find_session(&state, headers, caller).await {
         Ok(s) => s,
         Err(response) => return response,
     };
+    #[cfg(feature = "redis")]
+    if let Some(cluster) = session.cluster.clone() {
+        return cluster_glue::get(&state, &session, cluster, header_str(headers, "last-event-id")).await;
+    }
     if let Some(last) = header_str(headers, "last-event-id") {
         return resume(&state, &session, last);
     }
@@ -1392,14 +1491,20 @@ fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Res
     frames_response(head, rx, state.options.keep_alive, session.closed.clone())
 }
 
-fn delete(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
+async fn delete(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
     if !state.options.stateful {
         return method_not_allowed();
     }
-    let session = match state.session(headers, caller) {
+    let session = match find_session(&state, headers, caller).await {
         Ok(s) => s,
         Err(response) => return response,
     };
+    #[cfg(feature = "redis")]
+    if let Some(cluster) = &session.cluster
+        && let Err(e) = cluster.delete(&session.id).await
+    {
+        return cluster_glue::unavailable(e);
+    }
     lock(&state.sessions).remove(&session.id);
     session.end();
     StatusCode::OK.into_response()
@@ -1504,34 +1609,8 @@ async fn stateless_revision(
             ),
         );
     }
-    let method_header = header_str(headers, "mcp-method").map(str::trim);
-    if method_header != Some(request.method.as_str()) {
-        return refuse(
-            HEADER_MISMATCH,
-            format!(
-                "the Mcp-Method header ({}) does not match the method {}",
-                method_header.unwrap_or("missing"),
-                quoted(&request.method)
-            ),
-        );
-    }
-    let name_key = match request.method.as_str() {
-        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
-        methods::RESOURCES_READ => Some("uri"),
-        _ => None,
-    };
-    if let Some(key) = name_key {
-        let name = request.params.as_ref().and_then(|p| p.get(key)).and_then(Value::as_str);
-        let name_header = header_str(headers, "mcp-name").map(str::trim);
-        if name.is_some() && name_header != name {
-            return refuse(
-                HEADER_MISMATCH,
-                format!(
-                    "the Mcp-Name header ({}) does not match the request's {key}",
-                    name_header.unwrap_or("missing")
-                ),
-            );
-        }
+    if let Some(why) = super::headers::mismatch(&state.server, headers, request) {
+        return refuse(HEADER_MISMATCH, why);
     }
     let session = state.new_session(String::new(), caller);
     let guard = EndOnDrop(session.clone());

@@ -123,6 +123,10 @@ pub struct ClientCapabilities {
     /// Present if the client supports task-augmented requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<ClientTasksCapability>,
+    /// The extensions the client supports (revision 2026-07-28), keyed by identifier such as
+    /// [`TASKS_EXTENSION`](crate::model::TASKS_EXTENSION), with their settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
 }
 
 impl ClientCapabilities {
@@ -216,6 +220,10 @@ pub struct ServerCapabilities {
     /// Present if the server supports task-augmented requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<ServerTasksCapability>,
+    /// The extensions the server supports (revision 2026-07-28), keyed by identifier such as
+    /// [`TASKS_EXTENSION`](crate::model::TASKS_EXTENSION), with their settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
 }
 
 impl ServerCapabilities {

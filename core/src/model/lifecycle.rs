@@ -32,7 +32,13 @@ pub mod meta_keys {
     pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
     /// The server's name and version, on results.
     pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+    /// The subscription (the id of its `subscriptions/listen` request) a notification belongs to.
+    pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 }
+
+/// The identifier of the tasks extension of revision 2026-07-28, under `extensions` in the
+/// capabilities of both sides.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// Returns whether `version` is one of [`SUPPORTED_PROTOCOL_VERSIONS`].
 pub fn is_supported_protocol_version(version: &str) -> bool {

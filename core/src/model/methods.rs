@@ -36,6 +36,12 @@ pub const TASKS_RESULT: &str = "tasks/result";
 pub const TASKS_LIST: &str = "tasks/list";
 /// The `tasks/cancel` request (requestor → receiver, either direction).
 pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// Gives a task of the tasks extension the input it asked for (revision 2026-07-28).
+pub const TASKS_UPDATE: &str = "tasks/update";
+/// Opens a stream of the notifications a client opts in to (revision 2026-07-28).
+pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// The first message of a `subscriptions/listen` stream: what the server agreed to send.
+pub const NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 /// The `sampling/createMessage` request (server → client).
 pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 /// The `roots/list` request (server → client).

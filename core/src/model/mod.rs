@@ -11,6 +11,7 @@ pub mod common;
 pub mod completion;
 pub mod content;
 pub mod elicitation;
+pub mod headers;
 pub mod lifecycle;
 pub mod logging;
 pub mod methods;

@@ -218,7 +218,9 @@ impl RequestContext {
     /// result: without the client's answer under it yet, this fails with
     /// [`Error::InputRequired`]; the handler lets that through and runs again, from the start,
     /// when the client retries with the answer. Work done before asking is therefore repeated
-    /// on the retry; [`RequestContext::set_state`] carries what should not be. For older
+    /// on the retry; [`RequestContext::set_state`] carries what should not be. Once the call
+    /// has become a task of the tasks extension, the handler is not run again: the task waits,
+    /// `input_required`, until the client answers through `tasks/update`. For older
     /// revisions this sends the request to the client and waits for its answer, and `key` is
     /// not used.
     ///
@@ -238,7 +240,15 @@ impl RequestContext {
             return Err(self.missing(name, serde_json::json!({ name: {} })));
         }
         match &self.round {
-            Some(round) => round.answer(key, method, params).ok_or(Error::InputRequired),
+            Some(round) => match (round.response(key), round.task()) {
+                (Some(answer), _) => Ok(answer),
+                (None, Some((store, task_id))) => {
+                    let request = serde_json::json!({ "method": method, "params": params });
+                    let answer = store.ask(task_id, key, request).map_err(|e| Error::Protocol(e.message))?;
+                    answer.await.map_err(|_| Error::Protocol(format!("task {task_id} ended before its input arrived")))
+                }
+                (None, None) => round.answer(key, method, params).ok_or(Error::InputRequired),
+            },
             None => self.incoming.peer.request(method, Some(params), self.options()).await,
         }
     }

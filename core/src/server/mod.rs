@@ -26,6 +26,7 @@
 
 mod context;
 mod handler;
+mod listen;
 mod registry;
 mod rounds;
 mod schema;
@@ -35,7 +36,7 @@ mod typed;
 mod uri_template;
 
 use std::{
-    sync::{Arc, Mutex, Weak},
+    sync::{Arc, Mutex, OnceLock, Weak},
     time::Duration,
 };
 
@@ -229,6 +230,8 @@ pub(crate) struct ToolEntry {
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) input: Option<ToolSchema>,
     pub(crate) output: Option<ToolSchema>,
+    /// The parameters the tool mirrors into `Mcp-Param-*` headers (`x-mcp-header`).
+    pub(crate) header_params: Vec<crate::model::headers::HeaderParam>,
 }
 
 pub(crate) struct ResourceEntry {
@@ -258,6 +261,11 @@ pub(crate) struct ServerInner {
     sessions: Mutex<Vec<Weak<ServerSession>>>,
     /// The key and bookkeeping of revision 2026-07-28's requests for input across rounds.
     pub(crate) rounds: rounds::Rounds,
+    /// The open `subscriptions/listen` streams (revision 2026-07-28).
+    pub(crate) listeners: listen::Listeners,
+    /// The tasks of the tasks extension (revision 2026-07-28), shared by every request since
+    /// they outlive the requests that make them; made on first use when tasks are on.
+    task_extension: OnceLock<Arc<tasks::TaskStore>>,
 }
 
 impl ServerInner {
@@ -289,6 +297,25 @@ impl ServerInner {
         caps
     }
 
+    /// The capabilities declared to 2026-07-28 clients: tasks are the tasks extension there,
+    /// under `extensions`, rather than the `tasks` capability.
+    pub(crate) fn stateless_capabilities(&self) -> ServerCapabilities {
+        let mut caps = self.capabilities();
+        if caps.tasks.take().is_some() {
+            caps.extensions
+                .get_or_insert_with(JsonObject::new)
+                .entry(crate::model::TASKS_EXTENSION)
+                .or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
+        }
+        caps
+    }
+
+    /// The store of the tasks extension, when tasks are on.
+    pub(crate) fn task_extension(&self) -> Option<&Arc<tasks::TaskStore>> {
+        let options = self.options.tasks.as_ref()?;
+        Some(self.task_extension.get_or_init(|| Arc::new(tasks::TaskStore::extension(options.clone()))))
+    }
+
     fn session_config(&self) -> SessionConfig {
         SessionConfig {
             default_timeout: self.options.request_timeout,
@@ -318,6 +345,7 @@ impl ServerInner {
     }
 
     fn broadcast(&self, method: &str) {
+        self.listeners.publish(method, serde_json::json!({}));
         for session in self.live_sessions() {
             if session.phase() == session::Phase::Ready
                 && let Some(peer) = session.peer.get()
@@ -361,6 +389,13 @@ fn check_tool(tool: &Tool) -> Result<(), Error> {
 }
 
 impl Server {
+    /// Signs and checks revision 2026-07-28's `requestState` with `key` from now on, the key
+    /// every process of a cluster shares.
+    #[cfg(feature = "redis")]
+    pub(crate) fn share_round_key(&self, key: [u8; 32]) {
+        self.inner.rounds.share_key(key);
+    }
+
     /// Starts building a server that presents itself with `info`.
     pub fn builder(info: Implementation) -> ServerBuilder {
         ServerBuilder { server: Server::new(info, ServerOptions::default()), errors: Vec::new() }
@@ -379,6 +414,8 @@ impl Server {
                 completion: Mutex::default(),
                 sessions: Mutex::default(),
                 rounds: rounds::Rounds::new(),
+                listeners: listen::Listeners::default(),
+                task_extension: OnceLock::new(),
             }),
         }
     }
@@ -397,8 +434,10 @@ impl Server {
     ///
     /// Fails with [`Error::Config`] when the name does not follow the MCP tool-name guidance
     /// (see [`is_valid_tool_name`]), when the input schema is not an object schema
-    /// (`"type": "object"`), or when the input or output schema is not a valid JSON Schema.
-    /// Sessions in operation get `notifications/tools/list_changed`.
+    /// (`"type": "object"`), when the input or output schema is not a valid JSON Schema, or
+    /// when an `x-mcp-header` annotation breaks its rules (see
+    /// [`header_params`](crate::model::headers::header_params)). Sessions in operation get
+    /// `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<(), Error> {
         self.add_tool_arc(tool, Arc::new(handler))
     }
@@ -408,8 +447,10 @@ impl Server {
         check_tool(&tool)?;
         let input = Some(ToolSchema::new(&tool.name, "inputSchema", &tool.input_schema)?);
         let output = tool.output_schema.as_ref().map(|s| ToolSchema::new(&tool.name, "outputSchema", s)).transpose()?;
+        let header_params = crate::model::headers::header_params(&tool.input_schema)
+            .map_err(|e| Error::Config(format!("the inputSchema of tool {}: {e}", tool.name)))?;
         let name = tool.name.clone();
-        lock(&self.inner.tools).insert(name, ToolEntry { tool, handler, input, output });
+        lock(&self.inner.tools).insert(name, ToolEntry { tool, handler, input, output, header_params });
         self.inner.broadcast(methods::NOTIFICATIONS_TOOLS_LIST_CHANGED);
         Ok(())
     }
@@ -417,6 +458,11 @@ impl Server {
     /// Removes a tool, returning whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         self.inner.remove(&self.inner.tools, name, methods::NOTIFICATIONS_TOOLS_LIST_CHANGED)
+    }
+
+    /// Returns the registration of a tool, for the HTTP server's header checks.
+    pub(crate) fn tool_entry(&self, name: &str) -> Option<Arc<ToolEntry>> {
+        lock(&self.inner.tools).get(name)
     }
 
     /// Registers a resource with a fixed URI, or replaces the one with the same URI.
@@ -492,8 +538,10 @@ impl Server {
         *lock(&self.inner.completion) = Some(handler);
     }
 
-    /// Tells every session subscribed to `uri` that the resource changed.
+    /// Tells every session subscribed to `uri` that the resource changed, and every
+    /// `subscriptions/listen` stream that asked for it.
     pub fn notify_resource_updated(&self, uri: &str) {
+        self.inner.listeners.publish(methods::NOTIFICATIONS_RESOURCES_UPDATED, serde_json::json!({ "uri": uri }));
         for session in self.inner.live_sessions() {
             let _ = session.resource_updated(uri);
         }
@@ -711,6 +759,18 @@ impl SessionHandle {
     /// the transport has one.
     pub fn session_id(&self) -> Option<&str> {
         self.session.transport_id.get().map(String::as_str)
+    }
+
+    /// Makes `first` the id of the next request the server sends in this session.
+    #[cfg(feature = "redis")]
+    pub(crate) fn set_request_id_base(&self, first: i64) {
+        self.peer().set_next_request_id(first);
+    }
+
+    /// Returns what the client sent in `initialize`, once it did.
+    #[cfg(feature = "redis")]
+    pub(crate) fn client_params(&self) -> Option<crate::model::InitializeRequestParams> {
+        self.session.client_params()
     }
 
     /// Records the transport's id of the session.

@@ -8,7 +8,7 @@
 //! to the request it was made for, so it cannot be forged or replayed for another request.
 
 use std::sync::{
-    Mutex,
+    Arc, Mutex, OnceLock,
     atomic::{AtomicUsize, Ordering},
 };
 
@@ -18,13 +18,14 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::tasks::TaskStore;
 use crate::{jsonrpc::ErrorData, sync::lock};
 
 type HmacSha256 = Hmac<Sha256>;
 
 /// What one run of a 2026-07-28 request knows about input: the answers the client sent, and
 /// what the handler asked for that is not among them.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct Round {
     /// `inputResponses` of the request, by key.
     responses: Map<String, Value>,
@@ -40,9 +41,27 @@ pub(crate) struct Round {
     missing: Mutex<Option<Value>>,
     /// How many requests for input the handler made, for the keys it does not name.
     asked: AtomicUsize,
+    /// The task this round's call became (tasks extension): requests for input the round has
+    /// no answer for then wait for `tasks/update` instead of ending the round.
+    task: OnceLock<(Arc<TaskStore>, String)>,
 }
 
 impl Round {
+    /// Returns the answer the client gave under `key` in this round's `inputResponses`.
+    pub(crate) fn response(&self, key: &str) -> Option<Value> {
+        self.responses.get(key).cloned()
+    }
+
+    /// Makes the rest of this round's call run as task `task_id` of `store`.
+    pub(crate) fn escalate(&self, store: Arc<TaskStore>, task_id: String) {
+        let _ = self.task.set((store, task_id));
+    }
+
+    /// The task this round's call became, if it did.
+    pub(crate) fn task(&self) -> Option<&(Arc<TaskStore>, String)> {
+        self.task.get()
+    }
+
     /// Returns the answer to the request for input under `key`, or records the request
     /// (`method` with `params`) as pending and returns `None`.
     pub(crate) fn answer(&self, key: &str, method: &str, params: Value) -> Option<Value> {
@@ -81,6 +100,8 @@ pub(crate) struct Rounds {
     /// A random key of this server; `None` when the operating system's random source failed,
     /// and then no state is issued or accepted.
     key: Option<[u8; 32]>,
+    /// The key every process of a cluster shares, once set; it replaces `key`.
+    shared: std::sync::OnceLock<[u8; 32]>,
 }
 
 impl Rounds {
@@ -88,10 +109,10 @@ impl Rounds {
     pub(crate) fn new() -> Self {
         let mut key = [0u8; 32];
         match getrandom::fill(&mut key) {
-            Ok(()) => Rounds { key: Some(key) },
+            Ok(()) => Rounds { key: Some(key), shared: std::sync::OnceLock::new() },
             Err(e) => {
                 tracing::error!(error = %e, "no random key for requestState: requests for input across rounds fail");
-                Rounds { key: None }
+                Rounds { key: None, shared: std::sync::OnceLock::new() }
             }
         }
     }
@@ -156,8 +177,16 @@ impl Rounds {
         })))
     }
 
+    /// Uses `key` from now on instead of this process's own, so that `requestState` made by any
+    /// process sharing it is accepted by every other; the first key set stays.
+    #[cfg(feature = "redis")]
+    pub(crate) fn share_key(&self, key: [u8; 32]) {
+        let _ = self.shared.set(key);
+    }
+
     fn mac(&self) -> Option<HmacSha256> {
-        HmacSha256::new_from_slice(self.key.as_ref()?).ok()
+        let key = self.shared.get().or(self.key.as_ref())?;
+        HmacSha256::new_from_slice(key).ok()
     }
 
     fn sign(&self, payload: &Value) -> Option<String> {

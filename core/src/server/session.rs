@@ -8,7 +8,14 @@ use std::{
 use futures::FutureExt;
 use serde_json::Value;
 
-use super::{RequestContext, ServerInner, ToolEntry, rounds::Round, tasks::TaskStore};
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    RequestContext, ServerInner, ToolEntry,
+    listen::{Filter, MAX_LISTENERS},
+    rounds::Round,
+    tasks::TaskStore,
+};
 use crate::model::{JsonObject, ServerCapabilities};
 use crate::{
     Error,
@@ -18,8 +25,8 @@ use crate::{
         EmptyResult, GetPromptRequestParams, InitializeRequestParams, InitializeResult, ListPromptsResult,
         ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
         LoggingMessageNotificationParams, Meta, PaginatedRequestParams, ResourceRequestParams,
-        ResourceUpdatedNotificationParams, STATELESS_PROTOCOL_VERSION, SetLevelRequestParams, TaskIdRequestParams,
-        TaskSupport, TaskWithMeta, meta_keys, methods, negotiate_protocol_version,
+        ResourceUpdatedNotificationParams, STATELESS_PROTOCOL_VERSION, SetLevelRequestParams, TASKS_EXTENSION,
+        TaskIdRequestParams, TaskSupport, TaskWithMeta, meta_keys, methods, negotiate_protocol_version,
     },
     server::handler::ResourceRequest,
     session::{IncomingRequest, Peer, Reply, Service, request_params, to_result},
@@ -178,6 +185,24 @@ impl ServerSession {
         let Some(entry) = lock(&self.server.tools).get(&params.name) else {
             return Reply::Now(Err(ErrorData::invalid_params(format!("Unknown tool: {}", quoted(&params.name)))));
         };
+        // A 2026-07-28 client of the tasks extension gets a task when a task-supporting tool
+        // outlasts the immediate window; without the extension such a tool runs as a plain
+        // call, unless it requires a task.
+        let support = entry.tool.execution.as_ref().and_then(|e| e.task_support).unwrap_or(TaskSupport::Forbidden);
+        if support != TaskSupport::Forbidden
+            && let Ok(round) = ROUND.try_with(Arc::clone)
+            && let Some(store) = self.server.task_extension()
+        {
+            let context = self.context(incoming.detach(), params.meta.clone());
+            let declared = context.client_capabilities().extensions.is_some_and(|e| e.contains_key(TASKS_EXTENSION));
+            if declared {
+                let work = tool_work(entry, params.arguments.unwrap_or_default(), context);
+                return call_as_task(store.clone(), round, work);
+            }
+            if support == TaskSupport::Required {
+                return Reply::Now(Err(missing_tasks_extension()));
+            }
+        }
         // With task support declared, the tool's taskSupport decides whether `task` is allowed
         // or required; without it, `task` is ignored.
         let store = self.tasks.as_ref().filter(|_| self.declares_tool_tasks());
@@ -205,26 +230,95 @@ impl ServerSession {
         };
         let incoming = if task.is_some() { incoming.detach() } else { incoming };
         let context = self.context(incoming.clone(), params.meta);
-        let arguments = params.arguments.unwrap_or_default();
-        // Validation runs in the request's own task, never in the reader of the session.
-        let work = async move {
-            let arguments = match entry.check_input(arguments) {
-                Ok(arguments) => arguments,
-                Err(failure) => return to_result(&CallToolResult::error(failure)),
-            };
-            let result = entry.handler.call(arguments, context).await?;
-            entry.check_output(&result)?;
-            to_result(&result)
-        }
-        .boxed();
+        let work = tool_work(entry, params.arguments.unwrap_or_default(), context);
         match task {
             None => Reply::Later(work),
             Some((store, metadata)) => Reply::Now(
                 store
-                    .spawn(metadata.ttl, incoming.cancellation.clone(), incoming.peer.clone(), work)
+                    .spawn(metadata.ttl, incoming.cancellation.clone(), Some(incoming.peer.clone()), work, |_| {})
                     .and_then(|task| to_result(&CreateTaskResult { task, meta: None })),
             ),
         }
+    }
+
+    /// Answers `tasks/get`, `tasks/update` and `tasks/cancel` of the tasks extension, for a
+    /// client that declared it in the request's capabilities.
+    fn extension_task_request(&self, method: &str, params: Option<Value>) -> Reply {
+        let Some(store) = self.server.task_extension() else {
+            return Reply::Now(Err(ErrorData::method_not_found(method)));
+        };
+        let params = params.unwrap_or(Value::Null);
+        let declared = params
+            .get("_meta")
+            .and_then(|m| m.get(meta_keys::CLIENT_CAPABILITIES))
+            .and_then(|c| c.get("extensions"))
+            .and_then(|e| e.get(TASKS_EXTENSION))
+            .is_some();
+        if !declared {
+            return Reply::Now(Err(missing_tasks_extension()));
+        }
+        let Some(task_id) = params.get("taskId").and_then(Value::as_str) else {
+            return Reply::Now(Err(ErrorData::invalid_params(format!("{method} needs a taskId string"))));
+        };
+        Reply::Now(match method {
+            methods::TASKS_GET => store.detailed(task_id),
+            methods::TASKS_UPDATE => match params.get("inputResponses") {
+                Some(Value::Object(responses)) => store.update(task_id, responses).map(|()| serde_json::json!({})),
+                _ => Err(ErrorData::invalid_params("tasks/update needs an inputResponses object")),
+            },
+            _ => store.cancel_extension(task_id).map(|()| serde_json::json!({})),
+        })
+    }
+
+    /// Answers `subscriptions/listen`: the acknowledgement first, then every notification the
+    /// filter asked for, each tagged with the subscription id, until the client goes away.
+    fn listen(&self, params: Option<Value>, incoming: IncomingRequest) -> Reply {
+        let options = &self.server.options;
+        let filter = match Filter::parse(params.as_ref(), options.max_subscriptions, options.max_uri_length) {
+            Ok(filter) => filter.supported(&self.server.capabilities()),
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let acknowledged = filter.to_json();
+        let Some(mut queue) = self.server.listeners.open(filter) else {
+            return Reply::Now(Err(ErrorData::new(
+                crate::jsonrpc::TOO_MANY_REQUESTS,
+                format!("this server keeps at most {MAX_LISTENERS} subscriptions/listen streams open"),
+            )));
+        };
+        Reply::Later(
+            async move {
+                let id = serde_json::to_value(&incoming.id).unwrap_or(Value::Null);
+                let tagged = |params: Value| {
+                    let mut params = match params {
+                        Value::Object(map) => map,
+                        _ => JsonObject::new(),
+                    };
+                    let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+                    if let Value::Object(meta) = meta {
+                        meta.insert(meta_keys::SUBSCRIPTION_ID.to_owned(), id.clone());
+                    }
+                    Value::Object(params)
+                };
+                let ack = tagged(serde_json::json!({ "notifications": acknowledged }));
+                incoming
+                    .peer
+                    .notify(methods::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, &ack, incoming.related())
+                    .map_err(|e| ErrorData::internal_error(e.to_string()))?;
+                loop {
+                    tokio::select! {
+                        _ = incoming.cancellation.cancelled() => break,
+                        next = queue.recv() => {
+                            let Some((method, params)) = next else { break };
+                            if incoming.peer.notify(&method, &tagged(params), incoming.related()).is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+                Ok(tagged(serde_json::json!({})))
+            }
+            .boxed(),
+        )
     }
 
     /// Returns whether this session declared that `tools/call` may run as a task.
@@ -500,6 +594,10 @@ impl ServerSession {
         let asked = (method.clone(), params.clone());
         let reply = match m {
             methods::SERVER_DISCOVER => Reply::Now(Ok(self.discover())),
+            methods::SUBSCRIPTIONS_LISTEN => self.listen(params, incoming),
+            methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => {
+                self.extension_task_request(m, params)
+            }
             // Removed in 2026-07-28, or replaced by other methods.
             methods::INITIALIZE
             | methods::PING
@@ -532,7 +630,7 @@ impl ServerSession {
     fn discover(&self) -> Value {
         let mut result = serde_json::json!({
             "supportedVersions": ALL_PROTOCOL_VERSIONS,
-            "capabilities": self.server.capabilities(),
+            "capabilities": self.server.stateless_capabilities(),
             "serverInfo": self.server.info,
         });
         if let Some(instructions) = &self.server.options.instructions {
@@ -540,6 +638,59 @@ impl ServerSession {
         }
         result
     }
+}
+
+/// The work of one tool call: validation of the arguments (in the request's own task, never
+/// in the reader of the session), the handler, and the check of its output.
+fn tool_work(
+    entry: Arc<ToolEntry>,
+    arguments: JsonObject,
+    context: RequestContext,
+) -> futures::future::BoxFuture<'static, Result<Value, ErrorData>> {
+    async move {
+        let arguments = match entry.check_input(arguments) {
+            Ok(arguments) => arguments,
+            Err(failure) => return to_result(&CallToolResult::error(failure)),
+        };
+        let result = entry.handler.call(arguments, context).await?;
+        entry.check_output(&result)?;
+        to_result(&result)
+    }
+    .boxed()
+}
+
+/// Runs a tool call of a tasks-extension client: answered directly when it ends (or asks for
+/// input) within the store's immediate window, else a task of `store` from then on, whose
+/// requests for input wait for `tasks/update`.
+fn call_as_task(
+    store: Arc<TaskStore>,
+    round: Arc<Round>,
+    mut work: futures::future::BoxFuture<'static, Result<Value, ErrorData>>,
+) -> Reply {
+    Reply::Later(
+        async move {
+            tokio::select! {
+                biased;
+                outcome = &mut work => return outcome,
+                _ = tokio::time::sleep(store.immediate_window()) => {}
+            }
+            let link = store.clone();
+            let escalate = |task: &crate::model::Task| round.escalate(link, task.task_id.clone());
+            let task = store.spawn(None, CancellationToken::new(), None, work, escalate)?;
+            Ok(TaskStore::created(&task))
+        }
+        .boxed(),
+    )
+}
+
+/// The error for a request that needs the tasks extension from a client that did not declare
+/// it.
+fn missing_tasks_extension() -> ErrorData {
+    ErrorData::new(
+        crate::jsonrpc::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("this request needs the {TASKS_EXTENSION} extension, which the client did not declare"),
+    )
+    .with_data(serde_json::json!({ "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } } }))
 }
 
 /// The protocol version a request's `_meta` names, if any.

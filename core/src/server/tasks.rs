@@ -7,8 +7,9 @@ use std::{
 };
 
 use futures::future::BoxFuture;
+use indexmap::IndexMap;
 use serde_json::Value;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
@@ -42,6 +43,11 @@ pub struct TaskOptions {
     /// How many tasks one session may hold at once; the oldest finished ones make room for
     /// new ones, and a session with this many running tasks gets an error.
     pub max_tasks: usize,
+    /// How long a task-supporting tool called by a client of the tasks extension (revision
+    /// 2026-07-28) may run before its call becomes a task: a call that ends sooner is answered
+    /// with its result, and one that asks for input sooner with an `input_required` result.
+    /// 100 ms by default.
+    pub immediate_window: Duration,
 }
 
 impl Default for TaskOptions {
@@ -51,6 +57,7 @@ impl Default for TaskOptions {
             default_ttl: Some(Duration::from_secs(300)),
             poll_interval: Duration::from_secs(1),
             max_tasks: 100,
+            immediate_window: Duration::from_millis(100),
         }
     }
 }
@@ -83,6 +90,13 @@ impl TaskOptions {
     /// Sets how many tasks one session may hold at once.
     pub fn with_max_tasks(mut self, max_tasks: usize) -> Self {
         self.max_tasks = max_tasks;
+        self
+    }
+
+    /// Sets how long a task-supporting tool called by a client of the tasks extension may run
+    /// before its call becomes a task.
+    pub fn with_immediate_window(mut self, window: Duration) -> Self {
+        self.immediate_window = window;
         self
     }
 
@@ -119,6 +133,9 @@ struct TaskRecord {
     cancel: CancellationToken,
     outcome: Option<Result<Value, ErrorData>>,
     done: watch::Sender<bool>,
+    /// The requests for input the task waits on (tasks extension), by key: the request as the
+    /// client sees it, and where its answer goes.
+    inputs: IndexMap<String, (Value, oneshot::Sender<Value>)>,
 }
 
 impl TaskRecord {
@@ -131,11 +148,26 @@ impl TaskRecord {
 pub(crate) struct TaskStore {
     options: TaskOptions,
     tasks: Mutex<Vec<TaskRecord>>,
+    /// Whether this store serves the tasks extension of revision 2026-07-28 (server-wide, a
+    /// tool error completes the task) rather than 2025-11-25's tasks (per session, a tool error
+    /// fails it).
+    extension: bool,
 }
 
 impl TaskStore {
     pub(crate) fn new(options: TaskOptions) -> Self {
-        TaskStore { options, tasks: Mutex::default() }
+        TaskStore { options, tasks: Mutex::default(), extension: false }
+    }
+
+    /// Creates the server-wide store of the tasks extension (revision 2026-07-28).
+    pub(crate) fn extension(options: TaskOptions) -> Self {
+        TaskStore { options, tasks: Mutex::default(), extension: true }
+    }
+
+    /// How long a task-supporting tool may take before its call becomes a task (tasks
+    /// extension); a call that ends sooner, or asks for input sooner, is answered directly.
+    pub(crate) fn immediate_window(&self) -> Duration {
+        self.options.immediate_window
     }
 
     /// Drops expired tasks, stopping those that still run.
@@ -159,8 +191,9 @@ impl TaskStore {
         self: &std::sync::Arc<Self>,
         requested_ttl: Option<u64>,
         cancel: CancellationToken,
-        peer: Peer,
+        peer: Option<Peer>,
         work: BoxFuture<'static, Result<Value, ErrorData>>,
+        before_start: impl FnOnce(&Task),
     ) -> Result<Task, ErrorData> {
         let task_id =
             random_id().map_err(|e| ErrorData::internal_error(format!("No randomness for a task id: {e}")))?;
@@ -189,23 +222,31 @@ impl TaskStore {
                 cancel: cancel.clone(),
                 outcome: None,
                 done: watch::channel(false).0,
+                inputs: IndexMap::new(),
             });
         }
+        before_start(&task);
         let store = self.clone();
         tokio::spawn(async move {
-            let closed = peer.closed();
+            // A task of the extension outlives the request (and the session) that made it.
+            let closed = async {
+                match &peer {
+                    Some(peer) => peer.closed().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 biased;
                 _ = cancel.cancelled() => {}
-                _ = closed => store.finish(&task_id, None, &peer),
-                outcome = work => store.finish(&task_id, Some(outcome), &peer),
+                _ = closed => store.finish(&task_id, None, peer.as_ref()),
+                outcome = work => store.finish(&task_id, Some(outcome), peer.as_ref()),
             }
         });
         Ok(task)
     }
 
     /// Records how a task ended (`None`: the session ended), unless it already ended.
-    fn finish(&self, task_id: &str, outcome: Option<Result<Value, ErrorData>>, peer: &Peer) {
+    fn finish(&self, task_id: &str, outcome: Option<Result<Value, ErrorData>>, peer: Option<&Peer>) {
         let mut tasks = lock(&self.tasks);
         let Some(record) = tasks.iter_mut().find(|r| r.task.task_id == task_id) else { return };
         if record.task.status.is_terminal() {
@@ -213,17 +254,20 @@ impl TaskStore {
         }
         let (status, message) = match &outcome {
             None => (TaskStatus::Cancelled, Some("The session ended".to_owned())),
-            Some(Ok(result)) if result.get("isError") == Some(&Value::Bool(true)) => {
+            Some(Ok(result)) if !self.extension && result.get("isError") == Some(&Value::Bool(true)) => {
                 (TaskStatus::Failed, Some(error_text(result)))
             }
             Some(Ok(_)) => (TaskStatus::Completed, None),
             Some(Err(error)) => (TaskStatus::Failed, Some(error.message.clone())),
         };
         record.outcome = outcome;
+        record.inputs.clear();
         Self::set_status(record, status, message);
         let task = record.task.clone();
         drop(tasks);
-        let _ = peer.notify(methods::NOTIFICATIONS_TASKS_STATUS, &TaskWithMeta::from(task), None);
+        if let Some(peer) = peer {
+            let _ = peer.notify(methods::NOTIFICATIONS_TASKS_STATUS, &TaskWithMeta::from(task), None);
+        }
     }
 
     fn set_status(record: &mut TaskRecord, status: TaskStatus, message: Option<String>) {
@@ -313,6 +357,84 @@ impl TaskStore {
     }
 
     /// Stops every task still running; called when the session ends.
+    /// Records a request for input of a running task (tasks extension) and returns where its
+    /// answer will arrive; the task is `input_required` until every such request is answered
+    /// through `tasks/update`.
+    pub(crate) fn ask(&self, task_id: &str, key: &str, request: Value) -> Result<oneshot::Receiver<Value>, ErrorData> {
+        let mut tasks = lock(&self.tasks);
+        let record = tasks.iter_mut().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
+        if record.task.status.is_terminal() {
+            return Err(ErrorData::invalid_params(format!("Task {task_id} has already ended")));
+        }
+        let (tx, rx) = oneshot::channel();
+        record.inputs.insert(key.to_owned(), (request, tx));
+        if record.task.status != TaskStatus::InputRequired {
+            record.task.status = TaskStatus::InputRequired;
+            record.task.last_updated_at = now_iso8601();
+        }
+        Ok(rx)
+    }
+
+    /// Answers `tasks/update` (tasks extension): hands each response to the request for input
+    /// it answers (keys the task does not wait on are ignored); the task works again once none
+    /// is left.
+    pub(crate) fn update(&self, task_id: &str, responses: &JsonObject) -> Result<(), ErrorData> {
+        let mut tasks = lock(&self.tasks);
+        Self::purge(&mut tasks);
+        let record = tasks.iter_mut().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
+        for (key, response) in responses {
+            if let Some((_, answer)) = record.inputs.shift_remove(key) {
+                let _ = answer.send(response.clone());
+            }
+        }
+        if record.inputs.is_empty() && record.task.status == TaskStatus::InputRequired {
+            record.task.status = TaskStatus::Working;
+            record.task.last_updated_at = now_iso8601();
+        }
+        Ok(())
+    }
+
+    /// Answers `tasks/cancel` of the extension: an empty acknowledgement, the same for a task
+    /// that has already ended; only an unknown task is an error.
+    pub(crate) fn cancel_extension(&self, task_id: &str) -> Result<(), ErrorData> {
+        let mut tasks = lock(&self.tasks);
+        Self::purge(&mut tasks);
+        let record = tasks.iter_mut().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
+        if !record.task.status.is_terminal() {
+            record.cancel.cancel();
+            record.inputs.clear();
+            Self::set_status(record, TaskStatus::Cancelled, Some("Cancelled by the client".to_owned()));
+        }
+        Ok(())
+    }
+
+    /// The task as the extension's `CreateTaskResult` has it: flat, with `resultType: "task"`.
+    pub(crate) fn created(task: &Task) -> Value {
+        let mut value = extension_task(task);
+        value["resultType"] = Value::String("task".into());
+        value
+    }
+
+    /// Answers `tasks/get` of the extension: the task with its result or error inlined once it
+    /// ended, and the requests for input it waits on while `input_required`.
+    pub(crate) fn detailed(&self, task_id: &str) -> Result<Value, ErrorData> {
+        let mut tasks = lock(&self.tasks);
+        Self::purge(&mut tasks);
+        let record = tasks.iter().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
+        let mut value = extension_task(&record.task);
+        match (&record.task.status, &record.outcome) {
+            (TaskStatus::Completed, Some(Ok(result))) => value["result"] = result.clone(),
+            (TaskStatus::Failed, Some(Err(error))) => value["error"] = serde_json::to_value(error).unwrap_or_default(),
+            (TaskStatus::InputRequired, _) => {
+                let requests: JsonObject =
+                    record.inputs.iter().map(|(k, (request, _))| (k.clone(), request.clone())).collect();
+                value["inputRequests"] = Value::Object(requests);
+            }
+            _ => {}
+        }
+        Ok(value)
+    }
+
     pub(crate) fn stop_all(&self) {
         for record in lock(&self.tasks).iter() {
             record.cancel.cancel();
@@ -321,6 +443,24 @@ impl TaskStore {
 }
 
 /// The text of a failed tool result, for the task's status message.
+/// A task with the extension's field names (`ttlMs`, `pollIntervalMs`).
+fn extension_task(task: &Task) -> Value {
+    let mut value = serde_json::json!({
+        "taskId": task.task_id,
+        "status": task.status,
+        "createdAt": task.created_at,
+        "lastUpdatedAt": task.last_updated_at,
+        "ttlMs": task.ttl,
+    });
+    if let Some(interval) = task.poll_interval {
+        value["pollIntervalMs"] = Value::from(interval);
+    }
+    if let Some(message) = &task.status_message {
+        value["statusMessage"] = Value::String(message.clone());
+    }
+    value
+}
+
 fn error_text(result: &Value) -> String {
     result
         .get("content")

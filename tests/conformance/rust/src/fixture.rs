@@ -1,7 +1,11 @@
 //! The fixture server: every tool, resource, template, prompt and completion that the
 //! suite's server scenarios call, with the names and payloads they check.
 
-use std::{collections::HashMap, time::Duration};
+use std::{
+    collections::HashMap,
+    sync::{Arc, OnceLock},
+    time::Duration,
+};
 
 use mcpkit::{
     ErrorData, RequestContext, Server,
@@ -12,7 +16,7 @@ use mcpkit::{
         ResourceContents, ResourceTemplate, Role, SamplingMessage, SamplingMessageContentBlock, TextResourceContents,
         Tool,
     },
-    server::ResourceRequest,
+    server::{ResourceRequest, TaskOptions},
 };
 use serde_json::{Value, json};
 
@@ -77,7 +81,7 @@ fn read_result(contents: ResourceContents) -> ReadResourceResult {
     ReadResourceResult { contents: vec![contents], meta: None }
 }
 
-fn prompt_result(messages: Vec<PromptMessage>) -> GetPromptResult {
+pub(crate) fn prompt_result(messages: Vec<PromptMessage>) -> GetPromptResult {
     GetPromptResult { description: None, messages, meta: None }
 }
 
@@ -201,7 +205,7 @@ const COMPLETIONS: &[&str] = &["testValue1", "testValue2", "test-data", "example
 /// before answering, so its result reaches the client on the stream it resumes with
 /// `Last-Event-ID` (the suite's `server-sse-polling` scenario).
 /// The form a conformance scenario asks its question with.
-fn form(message: &str, property: &str, kind: &str) -> Value {
+pub(crate) fn form(message: &str, property: &str, kind: &str) -> Value {
     json!({
         "message": message,
         "requestedSchema": { "type": "object", "properties": { property: { "type": kind } }, "required": [property] }
@@ -219,7 +223,7 @@ async fn ask_name(ctx: &RequestContext) -> Result<Value, mcpkit::Error> {
 }
 
 /// Greets the user by the name an elicitation answered with.
-fn greeting(answer: &Value) -> CallToolResult {
+pub(crate) fn greeting(answer: &Value) -> CallToolResult {
     CallToolResult::text(format!("Hello, {}!", answer["content"]["name"].as_str().unwrap_or("stranger")))
 }
 
@@ -382,7 +386,18 @@ fn input_required(builder: mcpkit::server::ServerBuilder) -> mcpkit::server::Ser
 
 /// The fixture server of the conformance suites.
 pub fn fixture() -> Server {
-    input_required(Server::builder(server_info()))
+    // The tools that change the lists reach the server through this cell, filled in below.
+    let cell = Arc::new(OnceLock::new());
+    let builder = crate::tasks::register(input_required(Server::builder(server_info())), cell.clone());
+    let server = fixture_with(builder);
+    let _ = cell.set(server.clone());
+    server
+}
+
+/// The registrations of the 2025-11-25 scenarios, added to `builder`, with tasks on.
+fn fixture_with(builder: mcpkit::server::ServerBuilder) -> Server {
+    builder
+        .tasks(TaskOptions::new())
         .instructions("The mcpkit fixture for the official MCP conformance suite.")
         .tool(
             no_arguments("test_simple_text", "Returns a simple text response."),

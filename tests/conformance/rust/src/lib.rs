@@ -9,6 +9,7 @@
 
 pub mod client;
 pub mod fixture;
+mod tasks;
 
 pub use fixture::{RECONNECTION_TEXT, fixture, json_schema_2020_12};
 

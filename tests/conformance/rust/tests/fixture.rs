@@ -86,8 +86,9 @@ async fn declares_the_capabilities_the_suite_uses() {
 async fn every_tool_has_a_description_and_an_input_schema() {
     let (client, _) = connect().await;
     let tools = client.list_all_tools().await.unwrap();
-    // 14 for suite 0.1.16 and 11 for the revision 2026-07-28 scenarios of suite 0.2.0-alpha.12.
-    assert_eq!(tools.len(), 25);
+    // 14 for suite 0.1.16, 11 for the input-required and stateless scenarios of suite
+    // 0.2.0-alpha.12, and 10 for its tasks, subscriptions/listen and custom-header scenarios.
+    assert_eq!(tools.len(), 35);
     for tool in &tools {
         assert!(!tool.name.is_empty());
         assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()), "{}", tool.name);

@@ -1,0 +1,736 @@
+//! Stateful Streamable HTTP across many server processes that share their state in Redis
+//! (feature `redis`).
+//!
+//! Every process keeps the core sessions it serves in memory, as a lone server does; Redis holds
+//! what the others need to take over:
+//!
+//! - the **session directory**: for each session its negotiated version, the client's
+//!   `initialize` params (capabilities, client info), the identity that created it and its
+//!   expiry. A process that gets a request for a session it has not seen rebuilds the core
+//!   session from it, initializing it on the client's behalf.
+//! - the **event store**: every SSE event, in one Redis stream per SSE stream, bounded in length
+//!   and expiring with the session. The standalone (GET) stream lives only there: every process
+//!   appends to it and the process holding the client's GET stream reads it, so a message sent
+//!   anywhere reaches the client. A request stream is delivered by the process running the
+//!   request, and read back from Redis by whichever process the client resumes it on.
+//! - **routing**: each process draws the ids of the requests it sends to clients, and the ids
+//!   of its SSE streams, from a range of its own (its process number times 2^32), so a client's
+//!   response names the process waiting for it and goes there through that process's channel;
+//!   notifications (cancellations among them) go to every process on the cluster's channel.
+//! - **liveness**: each process refreshes a key while it runs. A client that resumes the stream
+//!   of a request whose process died gets what was stored and then an error, never a hang.
+//! - the `requestState` key of revision 2026-07-28, so that any process accepts what another
+//!   minted.
+//!
+//! Any Redis failure on a request's path is answered `503 Service Unavailable`; connections are
+//! re-established when Redis is back.
+
+use std::{
+    collections::{HashMap, HashSet},
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use futures::StreamExt;
+use redis::{AsyncCommands, aio::ConnectionManager};
+use serde_json::{Value, json};
+use tokio::{
+    sync::{Notify, mpsc},
+    task::JoinHandle,
+};
+use tokio_util::sync::CancellationToken;
+
+use super::server::Frame;
+use crate::{
+    jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
+    sync::lock,
+};
+
+/// Settings of a server process that shares its sessions with others through Redis.
+///
+/// Build them with [`ClusterOptions::new`] and the `with_*` methods; fields may be added in
+/// later versions.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ClusterOptions {
+    /// The Redis URL, such as `redis://127.0.0.1:6379/0`.
+    pub url: String,
+    /// The prefix of every key and channel, so that several clusters can share one Redis.
+    pub prefix: String,
+    /// How many events each SSE stream keeps for resumption (approximately: Redis trims in
+    /// whole nodes).
+    pub max_events_per_stream: usize,
+    /// How long a process counts as alive after its last sign of life; it renews it every
+    /// third of this.
+    pub liveness_ttl: Duration,
+    /// How long one Redis command may take before it counts as failed.
+    pub command_timeout: Duration,
+}
+
+impl ClusterOptions {
+    /// Creates the settings for the Redis at `url`: keys prefixed `mcpkit`, 1,024 events per
+    /// stream, processes dead 5 seconds after their last sign of life, commands failed after
+    /// 2 seconds.
+    pub fn new(url: impl Into<String>) -> Self {
+        ClusterOptions {
+            url: url.into(),
+            prefix: "mcpkit".to_owned(),
+            max_events_per_stream: 1024,
+            liveness_ttl: Duration::from_secs(5),
+            command_timeout: Duration::from_secs(2),
+        }
+    }
+
+    /// Sets the prefix of every key and channel.
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Sets how many events each SSE stream keeps (at least 16).
+    pub fn with_max_events_per_stream(mut self, events: usize) -> Self {
+        self.max_events_per_stream = events.max(16);
+        self
+    }
+
+    /// Sets how long a process counts as alive after its last sign of life (at least 1 second).
+    pub fn with_liveness_ttl(mut self, ttl: Duration) -> Self {
+        self.liveness_ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// Sets how long one Redis command may take before it counts as failed.
+    pub fn with_command_timeout(mut self, timeout: Duration) -> Self {
+        self.command_timeout = timeout.max(Duration::from_millis(10));
+        self
+    }
+}
+
+/// A Redis failure on a request's path; the request is answered 503.
+#[derive(Debug)]
+pub(super) struct Unavailable(pub(super) String);
+
+impl From<redis::RedisError> for Unavailable {
+    fn from(e: redis::RedisError) -> Self {
+        Unavailable(e.to_string())
+    }
+}
+
+/// How many bits of a request or stream id are the process's own counter.
+const PROCESS_SHIFT: u32 = 32;
+
+/// Returns the process that owns an id drawn from a process's range, or `None` for ids of a
+/// lone server (process 0) and ids outside every range.
+pub(super) fn owner_of(id: u64) -> Option<u64> {
+    Some(id >> PROCESS_SHIFT).filter(|p| *p > 0)
+}
+
+/// What a session's directory entry says.
+pub(super) struct DirectoryEntry {
+    /// The version the session negotiated.
+    pub(super) version: String,
+    /// The client's `initialize` params.
+    pub(super) params: Value,
+    /// The identity that created the session, as JSON (`null` without authorization).
+    pub(super) owner: Value,
+    /// The log level the client last set, if it set one.
+    pub(super) level: Option<Value>,
+}
+
+/// What another process asks this one to do with a session it may hold.
+pub(super) enum BusEvent {
+    /// Hand a message from the client to the session.
+    Deliver { session: String, message: JsonRpcMessage },
+    /// The session was deleted: end it here too.
+    End { session: String },
+}
+
+/// One SSE event on its way into Redis.
+struct Append {
+    key: String,
+    /// The Redis entry id, or `*` for one Redis picks.
+    entry: String,
+    message: Vec<u8>,
+    request: Option<String>,
+    notice: String,
+}
+
+/// A process's link to the cluster's shared state.
+pub(super) struct Cluster {
+    options: ClusterOptions,
+    /// The connection for commands on requests' paths.
+    conn: ConnectionManager,
+    /// This process's number (at least 1).
+    process: u64,
+    /// How long a session may stay unused, in seconds.
+    session_ttl: u64,
+    appends: mpsc::UnboundedSender<Append>,
+    /// Followers of streams on this process, woken when events are appended anywhere.
+    waiters: Mutex<HashMap<(String, u64), Arc<Notify>>>,
+    tasks: Vec<JoinHandle<()>>,
+    /// Fires when the process stops serving.
+    stopped: CancellationToken,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.stopped.cancel();
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl Cluster {
+    /// Connects to Redis, takes a process number, starts the liveness, appending and listening
+    /// tasks, and returns the shared `requestState` key with the link; `on_event` gets what
+    /// other processes ask of this one's sessions.
+    pub(super) async fn connect(
+        options: ClusterOptions,
+        session_ttl: Duration,
+        on_event: Arc<dyn Fn(BusEvent) + Send + Sync>,
+    ) -> Result<(Arc<Cluster>, [u8; 32]), Unavailable> {
+        let client = redis::Client::open(options.url.as_str())?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(options.command_timeout))
+            .set_response_timeout(Some(options.command_timeout))
+            .set_number_of_retries(1);
+        let mut conn = client.get_connection_manager_with_config(config.clone()).await?;
+        let appender = client.get_connection_manager_with_config(config).await?;
+        let prefix = options.prefix.clone();
+        let process: u64 = conn.incr(format!("{prefix}:processes"), 1u64).await?;
+        if owner_of(process << PROCESS_SHIFT) != Some(process) {
+            return Err(Unavailable("the cluster ran out of process numbers".to_owned()));
+        }
+        let key = shared_key(&mut conn, &prefix).await?;
+        let stopped = CancellationToken::new();
+        let alive_key = format!("{prefix}:alive:{process}");
+        let ttl_ms = u64::try_from(options.liveness_ttl.as_millis()).unwrap_or(u64::MAX);
+        let () = conn.pset_ex(&alive_key, 1u8, ttl_ms).await?;
+        let (appends, rx) = mpsc::unbounded_channel();
+        let mut tasks = Vec::new();
+        tasks.push(tokio::spawn(keep_alive(conn.clone(), alive_key, options.liveness_ttl, stopped.clone())));
+        tasks.push(tokio::spawn(run_appends(appender, rx, options.max_events_per_stream, session_ttl, prefix.clone())));
+        let cluster = Arc::new_cyclic(|weak: &std::sync::Weak<Cluster>| {
+            tasks.push(tokio::spawn(listen(client, prefix.clone(), process, weak.clone(), on_event, stopped.clone())));
+            Cluster {
+                options,
+                conn,
+                process,
+                session_ttl: session_ttl.as_secs().max(1),
+                appends,
+                waiters: Mutex::default(),
+                tasks,
+                stopped,
+            }
+        });
+        tracing::info!(process, "joined the cluster");
+        Ok((cluster, key))
+    }
+
+    /// Returns this process's number.
+    pub(super) fn process(&self) -> u64 {
+        self.process
+    }
+
+    /// Returns the first id of this process's range, for request and stream ids.
+    pub(super) fn id_base(&self) -> u64 {
+        self.process << PROCESS_SHIFT
+    }
+
+    fn key(&self, what: &str) -> String {
+        format!("{}:{what}", self.options.prefix)
+    }
+
+    fn events_key(&self, session: &str, stream: u64) -> String {
+        format!("{}:events:{session}:{stream}", self.options.prefix)
+    }
+
+    /// Records a new session in the directory.
+    pub(super) async fn create(
+        &self,
+        session: &str,
+        version: &str,
+        params: &Value,
+        owner: &Value,
+    ) -> Result<(), Unavailable> {
+        let key = self.key(&format!("session:{session}"));
+        let mut conn = self.conn.clone();
+        let () = redis::pipe()
+            .atomic()
+            .hset_multiple(
+                &key,
+                &[("version", version.to_owned()), ("params", params.to_string()), ("owner", owner.to_string())],
+            )
+            .ignore()
+            .expire(&key, self.session_ttl as i64)
+            .ignore()
+            .query_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    /// Records the log level a client set, for the processes that rebuild its session.
+    pub(super) async fn set_level(&self, session: &str, level: &Value) -> Result<(), Unavailable> {
+        let mut conn = self.conn.clone();
+        let () = conn.hset(self.key(&format!("session:{session}")), "level", level.to_string()).await?;
+        Ok(())
+    }
+
+    /// Renews a session's expiry; returns false when the directory no longer has it.
+    pub(super) async fn touch(&self, session: &str) -> Result<bool, Unavailable> {
+        let mut conn = self.conn.clone();
+        Ok(conn.expire(self.key(&format!("session:{session}")), self.session_ttl as i64).await?)
+    }
+
+    /// Reads a session's directory entry, renewing its expiry.
+    pub(super) async fn load(&self, session: &str) -> Result<Option<DirectoryEntry>, Unavailable> {
+        let key = self.key(&format!("session:{session}"));
+        let mut conn = self.conn.clone();
+        let (fields, _): (HashMap<String, String>, bool) =
+            redis::pipe().hgetall(&key).expire(&key, self.session_ttl as i64).query_async(&mut conn).await?;
+        let parse = |name: &str| fields.get(name).and_then(|v| serde_json::from_str::<Value>(v).ok());
+        let (Some(version), Some(params)) = (fields.get("version"), parse("params")) else { return Ok(None) };
+        Ok(Some(DirectoryEntry {
+            version: version.clone(),
+            params,
+            owner: parse("owner").unwrap_or(Value::Null),
+            level: parse("level"),
+        }))
+    }
+
+    /// Deletes a session everywhere: its directory entry and standalone events, and its copies
+    /// on other processes.
+    pub(super) async fn delete(&self, session: &str) -> Result<(), Unavailable> {
+        let mut conn = self.conn.clone();
+        let notice = json!({ "k": "end", "s": session }).to_string();
+        let () = redis::pipe()
+            .del(&[
+                self.key(&format!("session:{session}")),
+                self.events_key(session, 0),
+                self.key(&format!("delivered:{session}")),
+            ])
+            .ignore()
+            .publish(self.key("bus"), notice)
+            .ignore()
+            .query_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    /// Sends a message from the client to the copies of `session` on other processes: to the
+    /// one process `target` when given, else to all.
+    pub(super) async fn forward(
+        &self,
+        target: Option<u64>,
+        session: &str,
+        message: &JsonRpcMessage,
+    ) -> Result<(), Unavailable> {
+        let channel = match target {
+            Some(process) => self.key(&format!("process:{process}")),
+            None => self.key("bus"),
+        };
+        let payload = json!({ "k": "deliver", "s": session, "from": self.process, "m": message }).to_string();
+        let mut conn = self.conn.clone();
+        let _: u64 = conn.publish(channel, payload).await?;
+        Ok(())
+    }
+
+    /// Returns whether process `process` has shown a sign of life recently.
+    pub(super) async fn is_alive(&self, process: u64) -> Result<bool, Unavailable> {
+        let mut conn = self.conn.clone();
+        Ok(conn.exists(self.key(&format!("alive:{process}"))).await?)
+    }
+
+    /// Stores an event of a request stream under its sequence number, in order with the others
+    /// this process stores.
+    pub(super) fn append(&self, session: &str, stream: u64, seq: u64, request: &RequestId, message: &JsonRpcMessage) {
+        let _ = self.appends.send(Append {
+            key: self.events_key(session, stream),
+            entry: format!("{seq}-0"),
+            message: message.encode(),
+            request: serde_json::to_string(request).ok(),
+            notice: notice(session, stream),
+        });
+    }
+
+    /// Stores a message of a session's standalone stream, for whichever process holds the
+    /// client's GET stream.
+    pub(super) fn append_standalone(&self, session: &str, message: &JsonRpcMessage) {
+        let _ = self.appends.send(Append {
+            key: self.events_key(session, 0),
+            entry: "*".to_owned(),
+            message: message.encode(),
+            request: None,
+            notice: notice(session, 0),
+        });
+    }
+
+    fn waiter(&self, session: &str, stream: u64) -> Arc<Notify> {
+        lock(&self.waiters).entry((session.to_owned(), stream)).or_default().clone()
+    }
+
+    fn wake(&self, session: &str, stream: u64) {
+        if let Some(waiter) = lock(&self.waiters).get(&(session.to_owned(), stream)) {
+            waiter.notify_waiters();
+        }
+    }
+
+    fn forget_waiter(&self, session: &str, stream: u64, waiter: &Arc<Notify>) {
+        let mut waiters = lock(&self.waiters);
+        // Only the map and this follower hold it: no other follower of the stream is left.
+        if Arc::strong_count(waiter) <= 2 {
+            waiters.remove(&(session.to_owned(), stream));
+        }
+    }
+
+    /// Reads the events of a stream after entry `after` (`-` for all), at most 256.
+    async fn read(&self, session: &str, stream: u64, after: &str) -> Result<Vec<Entry>, Unavailable> {
+        let start = if after == "-" { "-".to_owned() } else { format!("({after}") };
+        let mut conn = self.conn.clone();
+        let entries: Vec<(String, Vec<String>)> = redis::cmd("XRANGE")
+            .arg(self.events_key(session, stream))
+            .arg(start)
+            .arg("+")
+            .arg("COUNT")
+            .arg(256)
+            .query_async(&mut conn)
+            .await?;
+        Ok(entries.into_iter().filter_map(Entry::parse).collect())
+    }
+
+    /// Returns the oldest entry of a stream still stored, if any.
+    async fn oldest(&self, session: &str, stream: u64) -> Result<Option<Entry>, Unavailable> {
+        let mut conn = self.conn.clone();
+        let entries: Vec<(String, Vec<String>)> = redis::cmd("XRANGE")
+            .arg(self.events_key(session, stream))
+            .arg("-")
+            .arg("+")
+            .arg("COUNT")
+            .arg(1)
+            .query_async(&mut conn)
+            .await?;
+        Ok(entries.into_iter().next().and_then(Entry::parse))
+    }
+
+    /// Opens the client's view of a stream stored in Redis from just after `after` (a Redis
+    /// entry id, or `None` to start after what an earlier GET stream delivered), checking that
+    /// nothing was trimmed in between. Events then arrive on the returned queue; a request
+    /// stream ends after its response, or with an error when the process that ran it died.
+    /// `guard` is dropped when the stream ends.
+    pub(super) async fn follow(
+        self: &Arc<Self>,
+        session: String,
+        stream: u64,
+        after: Option<String>,
+        queue: usize,
+        closed: CancellationToken,
+        guard: impl Send + 'static,
+    ) -> Result<Result<mpsc::Receiver<Box<Frame>>, &'static str>, Unavailable> {
+        let mut request = None;
+        let after = match after {
+            Some(after) => {
+                // A request stream's entries are numbered without gaps: an oldest entry past the
+                // one after the client's means events were trimmed. The standalone stream's ids
+                // are Redis's own, and there only an emptied stream tells.
+                let oldest = self.oldest(&session, stream).await?;
+                let after_seq = parse_entry(&after).0;
+                if stream != 0 && oldest.as_ref().is_some_and(|o| parse_entry(&o.id).0 > after_seq.saturating_add(1)) {
+                    return Ok(Err("the events after Last-Event-ID are gone"));
+                }
+                // Every entry of a request stream names the request.
+                request = oldest.and_then(|o| o.request);
+                after
+            }
+            None => {
+                let mut conn = self.conn.clone();
+                let delivered: Option<String> = conn.get(self.key(&format!("delivered:{session}"))).await?;
+                delivered.unwrap_or_else(|| "-".to_owned())
+            }
+        };
+        let (tx, rx) = mpsc::channel(queue.max(1));
+        let cluster = self.clone();
+        tokio::spawn(async move {
+            let _guard = guard;
+            let waiter = cluster.waiter(&session, stream);
+            let position = Position { session: session.clone(), stream, after, request };
+            let result = cluster.run_follower(position, &tx, &waiter, &closed).await;
+            cluster.forget_waiter(&session, stream, &waiter);
+            if let Err(Unavailable(e)) = result {
+                tracing::warn!(session, stream, error = %e, "a followed stream ended: Redis failed");
+            }
+        });
+        Ok(Ok(rx))
+    }
+
+    async fn run_follower(
+        &self,
+        position: Position,
+        tx: &mpsc::Sender<Box<Frame>>,
+        waiter: &Arc<Notify>,
+        closed: &CancellationToken,
+    ) -> Result<(), Unavailable> {
+        let Position { session, stream, mut after, mut request } = position;
+        let session = session.as_str();
+        let delivered_key = self.key(&format!("delivered:{session}"));
+        let mut idle_rounds = 0u32;
+        loop {
+            let woken = waiter.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            let entries = self.read(session, stream, &after).await?;
+            let fetched = entries.len();
+            for entry in entries {
+                after = entry.id.clone();
+                if request.is_none() {
+                    request = entry.request.clone();
+                }
+                let is_final = matches!(
+                    (&entry.message, &request),
+                    (JsonRpcMessage::Response(r), Some(id)) if &r.id == id
+                ) || matches!((&entry.message, &request), (JsonRpcMessage::Error(e), Some(id)) if e.id.as_ref() == Some(id));
+                let event_id = format!("{stream}_{}", client_entry(stream, &entry.id));
+                if tx.send(Box::new(Frame::Event(event_id, entry.message))).await.is_err() {
+                    return Ok(());
+                }
+                if is_final {
+                    return Ok(());
+                }
+            }
+            if stream == 0 && fetched > 0 {
+                let mut conn = self.conn.clone();
+                let () = conn.set_ex(&delivered_key, &after, self.session_ttl).await?;
+            }
+            if fetched == 256 {
+                continue;
+            }
+            let tick = tokio::time::sleep(Duration::from_secs(1));
+            tokio::select! {
+                _ = woken => idle_rounds = 0,
+                _ = tick => idle_rounds += 1,
+                _ = closed.cancelled() => return Ok(()),
+                _ = tx.closed() => return Ok(()),
+                _ = self.stopped.cancelled() => return Ok(()),
+            }
+            if idle_rounds > 0 && idle_rounds.is_multiple_of(2) {
+                if stream == 0 {
+                    if !self.touch(session).await? {
+                        return Ok(());
+                    }
+                } else if let Some(process) = owner_of(stream)
+                    && process != self.process
+                    && !self.is_alive(process).await?
+                {
+                    // Nothing more comes: the events appended before the end are read once
+                    // more, then the request fails.
+                    for entry in self.read(session, stream, &after).await? {
+                        after = entry.id.clone();
+                        let event_id = format!("{stream}_{}", client_entry(stream, &entry.id));
+                        if tx.send(Box::new(Frame::Event(event_id, entry.message))).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    let error = ErrorData::internal_error(format!(
+                        "the server process that ran this request (process {process}) ended before it finished"
+                    ));
+                    let seq = after.split('-').next().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+                    let message = JsonRpcMessage::error(request.clone(), error);
+                    let event_id = format!("{stream}_{}", seq.saturating_add(1));
+                    let _ = tx.send(Box::new(Frame::Event(event_id, message))).await;
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// Where a follower stands in a stream.
+struct Position {
+    session: String,
+    stream: u64,
+    /// The last entry delivered (`-` before the first).
+    after: String,
+    /// The request a request stream answers, once known.
+    request: Option<RequestId>,
+}
+
+/// One stored event read back.
+struct Entry {
+    id: String,
+    message: JsonRpcMessage,
+    request: Option<RequestId>,
+}
+
+impl Entry {
+    fn parse((id, fields): (String, Vec<String>)) -> Option<Entry> {
+        let mut message = None;
+        let mut request = None;
+        for pair in fields.chunks(2) {
+            match (pair[0].as_str(), pair.get(1)) {
+                ("m", Some(m)) => message = JsonRpcMessage::decode(m.as_bytes()).ok(),
+                ("r", Some(r)) => request = serde_json::from_str(r).ok(),
+                _ => {}
+            }
+        }
+        Some(Entry { id, message: message?, request })
+    }
+}
+
+/// The part of an event id after the stream: the sequence number for a request stream, the
+/// Redis entry id for the standalone stream.
+fn client_entry(stream: u64, entry: &str) -> String {
+    if stream == 0 { entry.to_owned() } else { entry.split('-').next().unwrap_or(entry).to_owned() }
+}
+
+/// Turns the part of a client's `Last-Event-ID` after the stream into a Redis entry id.
+pub(super) fn entry_of(stream: u64, part: &str) -> Option<String> {
+    let parse = |s: &str| s.parse::<u64>().ok();
+    if stream == 0 {
+        let (ms, n) = part.split_once('-')?;
+        Some(format!("{}-{}", parse(ms)?, parse(n)?))
+    } else {
+        Some(format!("{}-0", parse(part)?))
+    }
+}
+
+fn parse_entry(id: &str) -> (u64, u64) {
+    let (a, b) = id.split_once('-').unwrap_or((id, "0"));
+    (a.parse().unwrap_or(0), b.parse().unwrap_or(0))
+}
+
+fn notice(session: &str, stream: u64) -> String {
+    json!({ "k": "events", "s": session, "st": stream }).to_string()
+}
+
+/// Reads the cluster's `requestState` key, making it when this is the first process.
+async fn shared_key(conn: &mut ConnectionManager, prefix: &str) -> Result<[u8; 32], Unavailable> {
+    let name = format!("{prefix}:request-state-key");
+    let mut fresh = [0u8; 32];
+    getrandom::fill(&mut fresh).map_err(|e| Unavailable(format!("no random key: {e}")))?;
+    let fresh_hex: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
+    let (_, stored): (bool, String) = redis::pipe().set_nx(&name, &fresh_hex).get(&name).query_async(conn).await?;
+    let mut key = [0u8; 32];
+    for (i, byte) in key.iter_mut().enumerate() {
+        let pair = stored.get(i * 2..i * 2 + 2).ok_or_else(|| Unavailable("a malformed shared key".to_owned()))?;
+        *byte = u8::from_str_radix(pair, 16).map_err(|_| Unavailable("a malformed shared key".to_owned()))?;
+    }
+    Ok(key)
+}
+
+/// Renews this process's liveness key until the process stops.
+async fn keep_alive(mut conn: ConnectionManager, key: String, ttl: Duration, stopped: CancellationToken) {
+    let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(ttl / 3) => {}
+            _ = stopped.cancelled() => break,
+        }
+        let renewed: Result<(), _> = conn.pset_ex(&key, 1u8, ttl_ms).await;
+        if let Err(e) = renewed {
+            tracing::warn!(error = %e, "could not renew this process's liveness in Redis");
+        }
+    }
+    let _: Result<(), _> = conn.del(&key).await;
+}
+
+/// Writes events into Redis in the order they were produced, many per round trip.
+async fn run_appends(
+    mut conn: ConnectionManager,
+    mut rx: mpsc::UnboundedReceiver<Append>,
+    max_events: usize,
+    ttl: Duration,
+    prefix: String,
+) {
+    let ttl = ttl.as_secs().max(1) as i64;
+    let bus = format!("{prefix}:bus");
+    let mut batch = Vec::with_capacity(64);
+    while rx.recv_many(&mut batch, 256).await > 0 {
+        let mut pipe = redis::pipe();
+        let mut notices = HashSet::new();
+        let mut keys = HashSet::new();
+        for append in batch.drain(..) {
+            let mut xadd = redis::cmd("XADD");
+            xadd.arg(&append.key)
+                .arg("MAXLEN")
+                .arg("~")
+                .arg(max_events)
+                .arg(&append.entry)
+                .arg("m")
+                .arg(&append.message);
+            if let Some(request) = &append.request {
+                xadd.arg("r").arg(request);
+            }
+            pipe.add_command(xadd).ignore();
+            keys.insert(append.key);
+            notices.insert(append.notice);
+        }
+        for key in keys {
+            pipe.expire(key, ttl).ignore();
+        }
+        for notice in notices {
+            pipe.publish(&bus, notice).ignore();
+        }
+        let written: Result<(), _> = pipe.query_async(&mut conn).await;
+        if let Err(e) = written {
+            tracing::warn!(error = %e, "SSE events could not be stored in Redis: a resumed stream will miss them");
+        }
+    }
+}
+
+/// Listens on the cluster's channel and this process's own, reconnecting when Redis goes away,
+/// and acts on what arrives.
+async fn listen(
+    client: redis::Client,
+    prefix: String,
+    process: u64,
+    cluster: std::sync::Weak<Cluster>,
+    on_event: Arc<dyn Fn(BusEvent) + Send + Sync>,
+    stopped: CancellationToken,
+) {
+    let channels = [format!("{prefix}:bus"), format!("{prefix}:process:{process}")];
+    let mut delay = Duration::from_millis(100);
+    while !stopped.is_cancelled() {
+        let subscribed = async {
+            let mut pubsub = client.get_async_pubsub().await?;
+            pubsub.subscribe(&channels).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        };
+        let pubsub = match subscribed.await {
+            Ok(pubsub) => pubsub,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not subscribe to the cluster's channels; retrying");
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = stopped.cancelled() => return,
+                }
+                delay = (delay * 2).min(Duration::from_secs(2));
+                continue;
+            }
+        };
+        delay = Duration::from_millis(100);
+        let mut messages = pubsub.into_on_message();
+        loop {
+            let message = tokio::select! {
+                message = messages.next() => message,
+                _ = stopped.cancelled() => return,
+            };
+            let Some(message) = message else { break };
+            let Ok(payload) = serde_json::from_slice::<Value>(message.get_payload_bytes()) else { continue };
+            let Some(session) = payload["s"].as_str().map(str::to_owned) else { continue };
+            match payload["k"].as_str() {
+                Some("events") => {
+                    if let (Some(cluster), Some(stream)) = (cluster.upgrade(), payload["st"].as_u64()) {
+                        cluster.wake(&session, stream);
+                    }
+                }
+                Some("end") => on_event(BusEvent::End { session }),
+                Some("deliver") if payload["from"].as_u64() != Some(process) => {
+                    let Ok(message) = serde_json::from_value::<JsonRpcMessage>(payload["m"].clone()) else { continue };
+                    on_event(BusEvent::Deliver { session, message });
+                }
+                _ => {}
+            }
+        }
+        tracing::warn!("the cluster's channels were lost; resubscribing");
+    }
+}

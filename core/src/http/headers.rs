@@ -1,0 +1,80 @@
+//! The checks of revision 2026-07-28's request headers against the body: `Mcp-Method`,
+//! `Mcp-Name` (the tool or prompt name, resource URI or task id) and the `Mcp-Param-*` headers
+//! of tool parameters annotated with `x-mcp-header`. A failed check is answered with
+//! `HeaderMismatch` (-32020) and HTTP 400.
+
+use axum::http::HeaderMap;
+use serde_json::Value;
+
+use crate::{
+    Server,
+    jsonrpc::{Request, quoted},
+    model::{
+        headers::{decode_header_value, header_matches},
+        methods,
+    },
+};
+
+/// Returns why the headers of a 2026-07-28 request do not match its body, if they do not.
+pub(super) fn mismatch(server: &Server, headers: &HeaderMap, request: &Request) -> Option<String> {
+    let method = text(headers, "mcp-method").map(|r| r.map(str::trim));
+    match method {
+        Some(Ok(m)) if m == request.method => {}
+        Some(Ok(m)) => {
+            return Some(format!("the Mcp-Method header ({m}) does not match the method {}", quoted(&request.method)));
+        }
+        Some(Err(())) => return Some("the Mcp-Method header is not visible ASCII text".into()),
+        None => return Some(format!("the Mcp-Method header is missing (the method is {})", quoted(&request.method))),
+    }
+    let params = request.params.as_ref();
+    let name_key = match request.method.as_str() {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
+        methods::RESOURCES_READ => Some("uri"),
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => Some("taskId"),
+        _ => None,
+    };
+    if let Some(key) = name_key
+        && let Some(name) = params.and_then(|p| p.get(key)).and_then(Value::as_str)
+    {
+        let header = match text(headers, "mcp-name") {
+            None => return Some(format!("the Mcp-Name header is missing (the request's {key} is {})", quoted(name))),
+            Some(Err(())) => return Some("the Mcp-Name header is not visible ASCII text".into()),
+            Some(Ok(raw)) => match decode_header_value(raw.trim()) {
+                Ok(decoded) => decoded,
+                Err(e) => return Some(format!("the Mcp-Name header: {e}")),
+            },
+        };
+        if header != name {
+            return Some(format!("the Mcp-Name header ({}) does not match the request's {key}", quoted(&header)));
+        }
+    }
+    if request.method == methods::TOOLS_CALL {
+        let name = params.and_then(|p| p.get("name")).and_then(Value::as_str)?;
+        let entry = server.tool_entry(name)?;
+        let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
+        for param in &entry.header_params {
+            let header_name = param.header_name();
+            let body = param.body_value(arguments);
+            let header = match text(headers, &header_name) {
+                None if body.is_none() => continue,
+                None => return Some(format!("the {header_name} header is missing but the argument is set")),
+                Some(Err(())) => return Some(format!("the {header_name} header is not visible ASCII text")),
+                Some(Ok(raw)) => match decode_header_value(raw.trim()) {
+                    Ok(decoded) => decoded,
+                    Err(e) => return Some(format!("the {header_name} header: {e}")),
+                },
+            };
+            match body {
+                Some(body) if header_matches(&header, body) => {}
+                Some(_) => return Some(format!("the {header_name} header does not match the argument")),
+                None => return Some(format!("the {header_name} header is set but the argument is not")),
+            }
+        }
+    }
+    None
+}
+
+/// A header's value as text: `None` when absent, `Err` when it is not visible ASCII.
+fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<Result<&'a str, ()>> {
+    headers.get(name).map(|v| v.to_str().map_err(|_| ()))
+}

@@ -1,0 +1,255 @@
+//! Where the HTTP server meets the cluster (feature `redis`): connecting on the first request,
+//! finding and rebuilding sessions through the directory, routing the client's messages to the
+//! process they belong to, and serving GET streams from Redis.
+
+use super::*;
+use crate::http::cluster::{BusEvent, Cluster, Unavailable, entry_of, owner_of};
+
+/// Counts one open followed stream of a session while it lives.
+struct Follower(Arc<AtomicU64>);
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The answer to a request that needed Redis while it failed.
+pub(super) fn unavailable(error: Unavailable) -> Response {
+    tracing::warn!(error = %error.0, "Redis failed: the request is answered 503");
+    let mut response = error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        crate::jsonrpc::INTERNAL_ERROR,
+        "Service Unavailable: the shared session store (Redis) cannot be reached",
+    );
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+/// Joins the cluster the options name, once; until that succeeds every request is answered 503.
+pub(super) async fn connect(state: &Arc<HttpState>) -> Result<(), Response> {
+    let Some(options) = &state.options.cluster else { return Ok(()) };
+    if state.cluster.initialized() {
+        return Ok(());
+    }
+    let weak = Arc::downgrade(state);
+    let on_event: Arc<dyn Fn(BusEvent) + Send + Sync> = Arc::new(move |event| {
+        if let Some(state) = weak.upgrade() {
+            on_bus_event(&state, event);
+        }
+    });
+    state
+        .cluster
+        .get_or_try_init(|| async {
+            let (cluster, key) =
+                Cluster::connect(options.clone(), state.options.session_idle_timeout, on_event).await?;
+            state.server.share_round_key(key);
+            Ok(cluster)
+        })
+        .await
+        .map(|_| ())
+        .map_err(unavailable)
+}
+
+/// Acts on what another process asks of a session this one may hold.
+fn on_bus_event(state: &Arc<HttpState>, event: BusEvent) {
+    match event {
+        BusEvent::Deliver { session, message } => {
+            let Some(session) = lock(&state.sessions).get(&session).cloned() else {
+                tracing::debug!(session, "a message for a session this process does not hold was dropped");
+                return;
+            };
+            tokio::spawn(async move {
+                let _ = session.deliver(message).await;
+            });
+        }
+        BusEvent::End { session } => {
+            if let Some(session) = lock(&state.sessions).remove(&session) {
+                session.end();
+            }
+        }
+    }
+}
+
+/// The identity a caller speaks for, as the directory records it.
+fn identity(caller: &Caller) -> Value {
+    #[cfg(feature = "auth")]
+    if let Some(caller) = caller {
+        return serde_json::json!(caller.identity());
+    }
+    let _ = caller;
+    Value::Null
+}
+
+/// Records a session that was just initialized in the directory.
+pub(super) async fn register(session: &Arc<HttpSession>) -> Result<(), Response> {
+    let Some(cluster) = &session.cluster else { return Ok(()) };
+    let version = session.handle.protocol_version().unwrap_or_default();
+    let params = session.handle.client_params().map(|p| serde_json::to_value(p).unwrap_or_default());
+    let params = params.unwrap_or_default();
+    cluster.create(&session.id, &version, &params, &identity(&session.owner)).await.map_err(unavailable)
+}
+
+/// Finds the session a request names, rebuilding it from the directory when this process
+/// does not hold it yet; a session the directory no longer has is gone everywhere.
+pub(super) async fn find_session(
+    state: &Arc<HttpState>,
+    cluster: Arc<Cluster>,
+    headers: &HeaderMap,
+    caller: &Caller,
+) -> Result<Arc<HttpSession>, Response> {
+    let Some(id) = header_str(headers, SESSION_ID_HEADER) else {
+        return state.session(headers, caller);
+    };
+    let local = lock(&state.sessions).get(id).cloned();
+    if let Some(local) = local {
+        match cluster.touch(id).await {
+            Err(e) => return Err(unavailable(e)),
+            Ok(true) => return state.session(headers, caller),
+            Ok(false) => {
+                lock(&state.sessions).remove(id);
+                local.end();
+                return Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found"));
+            }
+        }
+    }
+    let entry = match cluster.load(id).await {
+        Err(e) => return Err(unavailable(e)),
+        Ok(None) => return Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found")),
+        Ok(Some(entry)) => entry,
+    };
+    if entry.owner != identity(caller) {
+        tracing::debug!(session = %id, "a request for a session of another identity was refused");
+        return Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found"));
+    }
+    let session = state.new_session(id.to_owned(), caller.clone());
+    let mut params = entry.params;
+    params["protocolVersion"] = Value::String(entry.version.clone());
+    let init =
+        JsonRpcMessage::request(RequestId::String("mcpkit-cluster-rebuild".into()), methods::INITIALIZE, Some(params));
+    if !replay_request(&session, init).await || session.handle.protocol_version().as_deref() != Some(&entry.version) {
+        session.end();
+        let message = "Internal error: the session could not be restored on this server process";
+        return Err(error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, message));
+    }
+    let _ = session.deliver(JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None)).await;
+    if let Some(level) = entry.level {
+        let set_level = JsonRpcMessage::request(
+            RequestId::String("mcpkit-cluster-level".into()),
+            methods::LOGGING_SET_LEVEL,
+            Some(serde_json::json!({ "level": level })),
+        );
+        replay_request(&session, set_level).await;
+    }
+    tracing::debug!(session = %id, process = cluster.process(), "session restored from the directory");
+    state.ensure_sweeper();
+    {
+        let mut sessions = lock(&state.sessions);
+        match sessions.get(id) {
+            // Another request restored it first: that copy is the one.
+            Some(other) if !other.closed.is_cancelled() => {
+                drop(sessions);
+                session.end();
+            }
+            _ => {
+                sessions.insert(id.to_owned(), session);
+            }
+        }
+    }
+    state.session(headers, caller)
+}
+
+/// Runs a request on the client's behalf and waits for its answer, which goes nowhere.
+async fn replay_request(session: &Arc<HttpSession>, request: JsonRpcMessage) -> bool {
+    let JsonRpcMessage::Request(r) = &request else { return false };
+    let Some((_, mut rx)) = session.open_stream(r.id.clone(), true) else { return false };
+    if session.deliver(request).await.is_err() {
+        return false;
+    }
+    rx.recv().await.is_some()
+}
+
+/// Records a `logging/setLevel` request's level in the directory, for the processes that
+/// restore the session later.
+pub(super) async fn remember_level(
+    session: &Arc<HttpSession>,
+    cluster: &Cluster,
+    message: &JsonRpcMessage,
+) -> Result<(), Response> {
+    let JsonRpcMessage::Request(request) = message else { return Ok(()) };
+    if request.method != methods::LOGGING_SET_LEVEL {
+        return Ok(());
+    }
+    let Some(level) = request.params.as_ref().and_then(|p| p.get("level")) else { return Ok(()) };
+    cluster.set_level(&session.id, level).await.map_err(unavailable)
+}
+
+/// Hands a notification or response from the client to the session it belongs to: a response
+/// goes to the process that sent the request it answers, a notification to every copy.
+pub(super) async fn deliver(session: &Arc<HttpSession>, cluster: Arc<Cluster>, message: JsonRpcMessage) -> Response {
+    let answered = match &message {
+        JsonRpcMessage::Response(r) => Some(&r.id),
+        JsonRpcMessage::Error(e) => e.id.as_ref(),
+        _ => None,
+    };
+    let target = match answered {
+        Some(RequestId::Number(n)) => u64::try_from(*n).ok().and_then(owner_of),
+        _ => None,
+    };
+    let forwarded = match (answered, target) {
+        // A response for another process: only that one waits for it.
+        (Some(_), Some(process)) if process != cluster.process() => {
+            return match cluster.forward(Some(process), &session.id, &message).await {
+                Ok(()) => StatusCode::ACCEPTED.into_response(),
+                Err(e) => unavailable(e),
+            };
+        }
+        (Some(_), _) => Ok(()),
+        (None, _) => cluster.forward(None, &session.id, &message).await,
+    };
+    if let Err(e) = forwarded {
+        return unavailable(e);
+    }
+    match session.deliver(message).await {
+        Ok(()) => StatusCode::ACCEPTED.into_response(),
+        Err(()) => error_response(StatusCode::NOT_FOUND, -32001, "Session not found"),
+    }
+}
+
+/// Serves a GET: the standalone stream, or the resumption of a stream, read from Redis unless
+/// the stream is a live one of this process.
+pub(super) async fn get(
+    state: &Arc<HttpState>,
+    session: &Arc<HttpSession>,
+    cluster: Arc<Cluster>,
+    last: Option<&str>,
+) -> Response {
+    let bad = |message: &str| error_response(StatusCode::BAD_REQUEST, -32600, &format!("Bad Request: {message}"));
+    let (stream, after) = match last.map(str::trim) {
+        None => (STANDALONE, None),
+        Some(last) => {
+            let parsed = last.split_once('_').and_then(|(stream, rest)| {
+                let stream = stream.parse::<u64>().ok()?;
+                Some((stream, entry_of(stream, rest)?))
+            });
+            let Some((stream, after)) = parsed else { return bad("unknown Last-Event-ID") };
+            if stream != STANDALONE && owner_of(stream) == Some(cluster.process()) && session.stream_exists(stream) {
+                return resume(state, session, last);
+            }
+            (stream, Some(after))
+        }
+    };
+    // A session whose client follows a stream here is busy: its copy here is not swept.
+    session.followers.fetch_add(1, Ordering::Relaxed);
+    let guard = Follower(session.followers.clone());
+    let closed = session.closed.clone();
+    let followed = cluster.follow(session.id.clone(), stream, after, session.max_queued, closed, guard).await;
+    let rx = match followed {
+        Err(e) => return unavailable(e),
+        Ok(Err(message)) => return bad(message),
+        Ok(Ok(rx)) => rx,
+    };
+    let retry = state.options.sse_retry.as_millis();
+    let head = vec![Bytes::from(format!("retry: {retry}\n\n"))];
+    frames_response(head, rx, state.options.keep_alive, session.closed.clone())
+}

@@ -1,0 +1,501 @@
+//! Stateful Streamable HTTP across three server processes that share their sessions in Redis,
+//! behind haproxy balancing round robin without session affinity (feature `redis`).
+//!
+//! Each test starts its own `redis-server`, three server processes (this test binary run again
+//! as `cluster_server_process`) and `haproxy`, all on 127.0.0.1. The packages come from
+//! `tests/cluster/setup.sh`; where they cannot be installed the tests say so and skip.
+
+mod common;
+mod http_common;
+
+use std::{
+    collections::HashSet,
+    net::{SocketAddr, TcpListener, TcpStream},
+    path::PathBuf,
+    process::{Child, Command, Stdio},
+    sync::atomic::{AtomicUsize, Ordering},
+    time::{Duration, Instant},
+};
+
+use http_common::*;
+use mcpkit::{
+    ErrorData, RequestContext,
+    http::{ClusterOptions, HttpServerOptions, StreamableHttpServer},
+    model::*,
+};
+use serde_json::{Value, json};
+
+const SERVE_ENV: &str = "MCPKIT_CLUSTER_TEST_SERVE";
+
+// ---------------------------------------------------------------------------------------------
+// The server process
+// ---------------------------------------------------------------------------------------------
+
+/// Serves the test server in cluster mode when this binary is started as a cluster member
+/// (`SERVE_ENV` = `port,balancer port,redis url,prefix`); otherwise does nothing.
+#[test]
+fn cluster_server_process() {
+    let Ok(spec) = std::env::var(SERVE_ENV) else { return };
+    let parts: Vec<&str> = spec.split(',').collect();
+    let [port, balancer, url, prefix] = parts[..] else { panic!("bad {SERVE_ENV}: {spec}") };
+    let port: u16 = port.parse().expect("a port");
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("mcpkit=debug"))
+        .with_writer(std::io::stderr)
+        .try_init();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async move {
+        let (server, _probes) = test_server();
+        add_cluster_tools(&server);
+        let options = HttpServerOptions::new()
+            .with_allowed_hosts([format!("127.0.0.1:{balancer}"), format!("127.0.0.1:{port}")])
+            .with_cluster(
+                ClusterOptions::new(url)
+                    .with_prefix(prefix)
+                    .with_liveness_ttl(Duration::from_secs(2))
+                    .with_command_timeout(Duration::from_millis(500)),
+            );
+        let bound = StreamableHttpServer::bind(server, SocketAddr::from(([127, 0, 0, 1], port)), options)
+            .await
+            .expect("the cluster member binds");
+        bound.wait().await;
+    });
+}
+
+fn internal(e: impl std::fmt::Display) -> ErrorData {
+    ErrorData::internal_error(e.to_string())
+}
+
+/// Tools that show where they ran and send what crosses processes:
+/// * `pid`: answers this process's id;
+/// * `announce {n}`: sends `n` log messages on the session's standalone stream;
+/// * `ask_progress`: reports progress, elicits a name, reports progress again, answers the name.
+fn add_cluster_tools(server: &mcpkit::Server) {
+    server
+        .add_tool(Tool::without_arguments("pid", "Names the process."), |_: JsonObject, _: RequestContext| async {
+            Ok(CallToolResult::text(std::process::id().to_string()))
+        })
+        .unwrap();
+    let schema =
+        obj(json!({ "type": "object", "properties": { "n": { "type": "integer" }, "tag": { "type": "string" } } }));
+    server
+        .add_tool(
+            Tool::new("announce", "Sends log messages outside any request.", schema),
+            |args: JsonObject, ctx: RequestContext| async move {
+                let n = args.get("n").and_then(Value::as_u64).unwrap_or(1);
+                let tag = args.get("tag").and_then(Value::as_str).unwrap_or("").to_owned();
+                for i in 0..n {
+                    let params = json!({ "level": "info", "data": format!("{tag}{i}") });
+                    ctx.peer().notify("notifications/message", &params, None).map_err(internal)?;
+                }
+                Ok(CallToolResult::text(format!("announced {n}")))
+            },
+        )
+        .unwrap();
+    server
+        .add_tool(
+            Tool::without_arguments("ask_progress", "Elicits between two progress reports."),
+            |_: JsonObject, ctx: RequestContext| async move {
+                ctx.report_progress(1.0, Some(2.0), Some("before".into())).map_err(internal)?;
+                let params: ElicitRequestParams = serde_json::from_value(json!({
+                    "mode": "form",
+                    "message": "What is your name?",
+                    "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } }
+                }))
+                .map_err(internal)?;
+                let answer = ctx.elicit(params).await.map_err(internal)?;
+                let answer = serde_json::to_value(&answer).map_err(internal)?;
+                ctx.report_progress(2.0, Some(2.0), Some("after".into())).map_err(internal)?;
+                Ok(CallToolResult::text(format!(
+                    "name={} pid={}",
+                    answer["content"]["name"].as_str().unwrap_or("-"),
+                    std::process::id()
+                )))
+            },
+        )
+        .unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cluster under test
+// ---------------------------------------------------------------------------------------------
+
+static CLUSTERS: AtomicUsize = AtomicUsize::new(0);
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn wait_for_port(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not listen on port {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Installs redis-server and haproxy when missing; returns false (after saying why) when they
+/// cannot be had.
+fn tools_available() -> bool {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/cluster/setup.sh");
+    let status = Command::new("sh").arg(script).status();
+    if status.is_ok_and(|s| s.success()) {
+        return true;
+    }
+    eprintln!("SKIPPED: the cluster tests need redis-server and haproxy, which could not be installed");
+    false
+}
+
+struct Cluster {
+    dir: PathBuf,
+    redis_port: u16,
+    redis: Option<Child>,
+    ports: Vec<u16>,
+    servers: Vec<Option<Child>>,
+    balancer_port: u16,
+    balancer: Option<Child>,
+    prefix: String,
+}
+
+impl Cluster {
+    fn start() -> Option<Cluster> {
+        if !tools_available() {
+            return None;
+        }
+        let n = CLUSTERS.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("mcpkit-cluster-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut cluster = Cluster {
+            dir,
+            redis_port: free_port(),
+            redis: None,
+            ports: (0..3).map(|_| free_port()).collect(),
+            servers: Vec::new(),
+            balancer_port: free_port(),
+            balancer: None,
+            prefix: format!("test{}-{n}", std::process::id()),
+        };
+        cluster.start_redis();
+        for i in 0..3 {
+            let child = cluster.spawn_server(i);
+            cluster.servers.push(Some(child));
+        }
+        for (i, port) in cluster.ports.iter().enumerate() {
+            wait_for_port(*port, &format!("server {i}"));
+        }
+        cluster.start_balancer();
+        Some(cluster)
+    }
+
+    fn start_redis(&mut self) {
+        let log = std::fs::File::create(self.dir.join("redis.log")).unwrap();
+        let child = Command::new("redis-server")
+            .args(["--port", &self.redis_port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
+            .arg(&self.dir)
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("redis-server starts");
+        self.redis = Some(child);
+        wait_for_port(self.redis_port, "redis-server");
+    }
+
+    fn stop_redis(&mut self) {
+        if let Some(mut redis) = self.redis.take() {
+            let _ = redis.kill();
+            let _ = redis.wait();
+        }
+    }
+
+    fn spawn_server(&self, i: usize) -> Child {
+        let log = std::fs::File::create(self.dir.join(format!("server{i}.log"))).unwrap();
+        let spec =
+            format!("{},{},redis://127.0.0.1:{}/0,{}", self.ports[i], self.balancer_port, self.redis_port, self.prefix);
+        Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "cluster_server_process", "--nocapture", "--test-threads=1"])
+            .env(SERVE_ENV, spec)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("a cluster member starts")
+    }
+
+    fn start_balancer(&mut self) {
+        let mut config = format!(
+            "global\n  maxconn 1000\n\ndefaults\n  mode http\n  timeout connect 1s\n  timeout client 60s\n  \
+             timeout server 60s\n  retries 2\n  option redispatch 1\n  http-reuse safe\n\n\
+             frontend mcp\n  bind 127.0.0.1:{}\n  default_backend members\n\nbackend members\n  balance roundrobin\n",
+            self.balancer_port
+        );
+        for (i, port) in self.ports.iter().enumerate() {
+            config.push_str(&format!("  server s{i} 127.0.0.1:{port} check inter 200 fall 1 rise 2\n"));
+        }
+        let path = self.dir.join("haproxy.cfg");
+        std::fs::write(&path, config).unwrap();
+        let log = std::fs::File::create(self.dir.join("haproxy.log")).unwrap();
+        let child = Command::new("haproxy")
+            .arg("-db")
+            .arg("-f")
+            .arg(&path)
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("haproxy starts");
+        self.balancer = Some(child);
+        wait_for_port(self.balancer_port, "haproxy");
+    }
+
+    /// A client of the balancer.
+    fn mcp(&self) -> Mcp {
+        Mcp::new(format!("http://127.0.0.1:{}/mcp", self.balancer_port))
+    }
+
+    /// A client of member `i` directly, past the balancer.
+    fn member(&self, i: usize) -> Mcp {
+        Mcp::new(format!("http://127.0.0.1:{}/mcp", self.ports[i]))
+    }
+
+    fn kill_server(&mut self, i: usize) {
+        if let Some(mut child) = self.servers[i].take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn logs(&self) -> String {
+        let mut out = String::new();
+        for name in ["server0.log", "server1.log", "server2.log", "haproxy.log", "redis.log"] {
+            let text = std::fs::read_to_string(self.dir.join(name)).unwrap_or_default();
+            let tail: Vec<&str> = text.lines().rev().take(40).collect();
+            out.push_str(&format!("--- {name}\n{}\n", tail.into_iter().rev().collect::<Vec<_>>().join("\n")));
+        }
+        out
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("{}", self.logs());
+        }
+        for i in 0..self.servers.len() {
+            self.kill_server(i);
+        }
+        if let Some(mut balancer) = self.balancer.take() {
+            let _ = balancer.kill();
+            let _ = balancer.wait();
+        }
+        self.stop_redis();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Calls `pid` and returns the process that answered.
+async fn pid(mcp: &Mcp, session: &str, id: i64) -> String {
+    result_text(&mcp.call_json(Some(session), id, "pid", json!({})).await).to_owned()
+}
+
+/// Reads message events until one passes `done`, returning them all.
+async fn messages_until(sse: &mut SseStream, mut done: impl FnMut(&Value) -> bool) -> Vec<(SseEvent, Value)> {
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        let (event, message) = sse.message().await;
+        let stop = done(&message);
+        seen.push((event, message));
+        if stop {
+            return seen;
+        }
+    }
+    panic!("no end in 200 messages: {seen:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_session_is_served_by_every_process() {
+    let Some(cluster) = Cluster::start() else { return };
+    let mcp = cluster.mcp();
+    let session = mcp.initialize(json!({ "elicitation": { "form": {} } })).await;
+
+    // Round robin spreads the session's requests over all three processes.
+    let mut pids = HashSet::new();
+    for id in 1..=6 {
+        pids.insert(pid(&mcp, &session, id).await);
+    }
+    assert_eq!(pids.len(), 3, "three processes served the session: {pids:?}");
+
+    // A tool elicits and reports progress while the client's answer lands on another process.
+    for round in 0..3 {
+        let id = 10 + round;
+        let response = send(mcp.post(Some(&session), &call(id, "ask_progress", json!({}), Some("p")))).await;
+        let mut sse = SseStream::new(response);
+        let (_, first) = sse.message().await;
+        assert_eq!(first["method"], "notifications/progress", "{first}");
+        assert_eq!(first["params"]["progress"], 1.0);
+        let (_, elicit) = sse.message().await;
+        assert_eq!(elicit["method"], "elicitation/create", "{elicit}");
+        let answer = json!({ "jsonrpc": "2.0", "id": elicit["id"], "result": { "action": "accept", "content": { "name": format!("n{round}") } } });
+        let posted = send(mcp.post(Some(&session), &answer)).await;
+        assert_eq!(posted.status(), 202, "the answer is accepted wherever it lands");
+        let rest = messages_until(&mut sse, |m| m.get("result").is_some() || m.get("error").is_some()).await;
+        assert_eq!(rest.len(), 2, "progress, then the result: {rest:?}");
+        assert_eq!(rest[0].1["params"]["progress"], 2.0);
+        let text = result_text(&rest[1].1);
+        assert!(text.starts_with(&format!("name=n{round} ")), "{text}");
+        sse.assert_ends().await;
+    }
+
+    // A cancellation that lands on another process reaches the running handler.
+    let slow_mcp = mcp.clone();
+    let slow_session = session.clone();
+    let started = Instant::now();
+    let slow =
+        tokio::spawn(async move { send(slow_mcp.post(Some(&slow_session), &call(50, "slow", json!({}), None))).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let cancel = notification("notifications/cancelled", Some(json!({ "requestId": 50, "reason": "test" })));
+    assert_eq!(send(mcp.post(Some(&session), &cancel)).await.status(), 202);
+    let response = within(slow).await.unwrap();
+    let _ = within(response.bytes()).await;
+    assert!(started.elapsed() < Duration::from_secs(8), "the cancelled call ended early: {:?}", started.elapsed());
+
+    // The GET stream, wherever it is held, gets what any process sends outside requests.
+    let mut get = SseStream::new(send(mcp.get(Some(&session), None)).await);
+    for (i, tag) in ["a", "b", "c"].iter().enumerate() {
+        let reply = mcp.call_json(Some(&session), 60 + i as i64, "announce", json!({ "n": 2, "tag": tag })).await;
+        assert_eq!(result_text(&reply), "announced 2");
+    }
+    let mut heard = Vec::new();
+    for _ in 0..6 {
+        let (event, message) = get.message().await;
+        assert!(event.id.is_some(), "every standalone event has an id");
+        heard.push(message["params"]["data"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(heard, ["a0", "a1", "b0", "b1", "c0", "c1"]);
+
+    // Deleting the session ends it on every process.
+    assert_eq!(send(mcp.delete(&session)).await.status(), 200);
+    for i in 0..3 {
+        let response = send(cluster.member(i).post(Some(&session), &call(70, "pid", json!({}), None))).await;
+        assert_eq!(response.status(), 404, "member {i} no longer knows the session");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_process_loses_no_session_and_no_event() {
+    let Some(mut cluster) = Cluster::start() else { return };
+    let mcp = cluster.mcp();
+    let session = mcp.initialize(json!({})).await;
+    for id in 1..=3 {
+        pid(&mcp, &session, id).await;
+    }
+
+    // The standalone stream, read on member 0 up to some event.
+    let mut get = SseStream::new(send(cluster.member(0).get(Some(&session), None)).await);
+    mcp.call_json(Some(&session), 10, "announce", json!({ "n": 3, "tag": "x" })).await;
+    let mut last = String::new();
+    for i in 0..3 {
+        let (event, message) = get.message().await;
+        assert_eq!(message["params"]["data"], format!("x{i}"));
+        last = event.id.unwrap();
+    }
+
+    // A request running on member 0, with two progress reports read.
+    let running = send(
+        cluster
+            .member(0)
+            .post(Some(&session), &call(20, "progress", json!({ "count": 400, "delay_ms": 25 }), Some("t"))),
+    )
+    .await;
+    let mut running = SseStream::new(running);
+    let mut last_progress = String::new();
+    for _ in 0..2 {
+        let (event, message) = running.message().await;
+        assert_eq!(message["method"], "notifications/progress");
+        last_progress = event.id.unwrap();
+    }
+
+    cluster.kill_server(0);
+    drop(get);
+    drop(running);
+
+    // The session goes on through the others.
+    let mut pids = HashSet::new();
+    for id in 30..36 {
+        pids.insert(pid(&mcp, &session, id).await);
+    }
+    assert_eq!(pids.len(), 2, "the two members left serve the session: {pids:?}");
+    mcp.call_json(Some(&session), 40, "announce", json!({ "n": 3, "tag": "y" })).await;
+
+    // Resuming the standalone stream elsewhere replays exactly what was missed.
+    let mut resumed = SseStream::new(send(mcp.get(Some(&session), Some(&last))).await);
+    let mut ids = HashSet::new();
+    for i in 0..3 {
+        let (event, message) = resumed.message().await;
+        assert_eq!(message["params"]["data"], format!("y{i}"), "no loss, no duplicate");
+        assert!(ids.insert(event.id.unwrap()));
+    }
+    resumed.assert_quiet(Duration::from_millis(500)).await;
+
+    // Resuming the dead process's request replays its stored progress, then fails it clearly.
+    let mut stream = SseStream::new(send(mcp.get(Some(&session), Some(&last_progress))).await);
+    let rest = within_for(
+        Duration::from_secs(20),
+        messages_until(&mut stream, |m| m.get("error").is_some() || m.get("result").is_some()),
+    )
+    .await;
+    let (ended, progress) = rest.split_last().unwrap();
+    let mut previous = 2.0;
+    for (_, message) in progress {
+        let value = message["params"]["progress"].as_f64().unwrap();
+        assert!(value > previous, "progress goes on where it stopped, once each: {value} after {previous}");
+        previous = value;
+    }
+    assert_eq!(ended.1["id"], 20, "{}", ended.1);
+    let error = ended.1["error"]["message"].as_str().unwrap();
+    assert!(error.contains("ended before it finished"), "{error}");
+    stream.assert_ends().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_going_away_is_503_and_its_return_is_recovery() {
+    let Some(mut cluster) = Cluster::start() else { return };
+    let mcp = cluster.mcp();
+    let session = mcp.initialize(json!({})).await;
+    for id in 1..=3 {
+        pid(&mcp, &session, id).await;
+    }
+    cluster.stop_redis();
+    for id in 10..13 {
+        let response = send(mcp.post(Some(&session), &call(id, "pid", json!({}), None))).await;
+        assert_eq!(response.status(), 503, "Redis is down");
+        assert!(response.headers().get("retry-after").is_some());
+        let body = body_json(response).await;
+        assert!(body["error"]["message"].as_str().unwrap().contains("Redis"), "{body}");
+    }
+    let response = send(mcp.post(None, &request(0, "initialize", init_params(json!({}))))).await;
+    assert_eq!(response.status(), 503, "no session can be made without Redis");
+
+    cluster.start_redis();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut pids = HashSet::new();
+    let mut id = 20;
+    while pids.len() < 3 {
+        assert!(Instant::now() < deadline, "the cluster did not recover: {pids:?}");
+        id += 1;
+        let response = send(mcp.post(Some(&session), &call(id, "pid", json!({}), None))).await;
+        match response.status().as_u16() {
+            200 => {
+                pids.insert(result_text(&body_json(response).await).to_owned());
+            }
+            503 => tokio::time::sleep(Duration::from_millis(100)).await,
+            other => panic!("unexpected status {other}: {}", body_text(response).await),
+        }
+    }
+    // New sessions too.
+    let again = mcp.initialize(json!({})).await;
+    pid(&mcp, &again, 1).await;
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `make demo-cluster`: starts Redis, haproxy (round robin, no session affinity) and three
+# `cluster_server` example processes on loopback, runs the `cluster_client` example through the
+# balancer, and stops everything. Expects the examples built (feature `redis`) in
+# $CARGO_TARGET_DIR/debug/examples.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+examples="${CARGO_TARGET_DIR:-$repo/target}/debug/examples"
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+"$here/up.sh" "$port" 3 "$examples/cluster_server" &
+cluster=$!
+trap 'kill "$cluster" 2>/dev/null; wait "$cluster" 2>/dev/null || true' EXIT
+for _ in $(seq 600); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+  kill -0 "$cluster" 2>/dev/null || { echo "demo-cluster: the cluster did not start" >&2; exit 1; }
+  sleep 0.1
+done
+"$examples/cluster_client" "http://127.0.0.1:$port/mcp"
