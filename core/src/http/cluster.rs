@@ -143,6 +143,11 @@ pub(super) enum BusEvent {
     Deliver { session: String, message: JsonRpcMessage },
     /// The session was deleted: end it here too.
     End { session: String },
+    /// The client set the session's log level through another process.
+    Level { session: String, level: Value },
+    /// A resource changed, announced through another process: this process's
+    /// `subscriptions/listen` streams hear of it.
+    ResourceUpdated { uri: String },
 }
 
 /// One SSE event on its way into Redis.
@@ -165,6 +170,8 @@ pub(super) struct Cluster {
     /// How long a session may stay unused, in seconds.
     session_ttl: u64,
     appends: mpsc::UnboundedSender<Append>,
+    /// Resources whose subscribers are to be told of an update.
+    updates: mpsc::UnboundedSender<String>,
     /// Followers of streams on this process, woken when events are appended anywhere.
     waiters: Mutex<HashMap<(String, u64), Arc<Notify>>>,
     tasks: Vec<JoinHandle<()>>,
@@ -208,17 +215,20 @@ impl Cluster {
         let ttl_ms = u64::try_from(options.liveness_ttl.as_millis()).unwrap_or(u64::MAX);
         let () = conn.pset_ex(&alive_key, 1u8, ttl_ms).await?;
         let (appends, rx) = mpsc::unbounded_channel();
+        let (updates, updated) = mpsc::unbounded_channel();
         let mut tasks = Vec::new();
         tasks.push(tokio::spawn(keep_alive(conn.clone(), alive_key, options.liveness_ttl, stopped.clone())));
         tasks.push(tokio::spawn(run_appends(appender, rx, options.max_events_per_stream, session_ttl, prefix.clone())));
         let cluster = Arc::new_cyclic(|weak: &std::sync::Weak<Cluster>| {
             tasks.push(tokio::spawn(listen(client, prefix.clone(), process, weak.clone(), on_event, stopped.clone())));
+            tasks.push(tokio::spawn(run_updates(weak.clone(), updated)));
             Cluster {
                 options,
                 conn,
                 process,
                 session_ttl: session_ttl.as_secs().max(1),
                 appends,
+                updates,
                 waiters: Mutex::default(),
                 tasks,
                 stopped,
@@ -270,10 +280,74 @@ impl Cluster {
         Ok(())
     }
 
-    /// Records the log level a client set, for the processes that rebuild its session.
+    /// Records the log level a client set, for the processes that restore its session later,
+    /// and tells the processes that hold it now.
     pub(super) async fn set_level(&self, session: &str, level: &Value) -> Result<(), Unavailable> {
         let mut conn = self.conn.clone();
-        let () = conn.hset(self.key(&format!("session:{session}")), "level", level.to_string()).await?;
+        let notice = json!({ "k": "level", "s": session, "from": self.process, "level": level }).to_string();
+        let () = redis::pipe()
+            .hset(self.key(&format!("session:{session}")), "level", level.to_string())
+            .ignore()
+            .publish(self.key("bus"), notice)
+            .ignore()
+            .query_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    /// Records whether `session` is subscribed to updates of `uri`.
+    pub(super) async fn set_subscribed(&self, session: &str, uri: &str, subscribed: bool) -> Result<(), Unavailable> {
+        let key = self.key(&format!("subscribers:{uri}"));
+        let mut conn = self.conn.clone();
+        if subscribed {
+            let () = redis::pipe()
+                .sadd(&key, session)
+                .ignore()
+                .expire(&key, self.session_ttl as i64)
+                .ignore()
+                .query_async(&mut conn)
+                .await?;
+        } else {
+            let _: u64 = conn.srem(&key, session).await?;
+        }
+        Ok(())
+    }
+
+    /// Tells every session of the cluster subscribed to `uri`, and the other processes'
+    /// `subscriptions/listen` streams, that the resource changed, in the background.
+    pub(super) fn resource_updated(&self, uri: &str) {
+        let _ = self.updates.send(uri.to_owned());
+    }
+
+    async fn send_resource_updated(&self, uri: &str) -> Result<(), Unavailable> {
+        let key = self.key(&format!("subscribers:{uri}"));
+        let mut conn = self.conn.clone();
+        let notice = json!({ "k": "resource", "uri": uri, "from": self.process }).to_string();
+        let (sessions, _): (Vec<String>, u64) =
+            redis::pipe().smembers(&key).publish(self.key("bus"), notice).query_async(&mut conn).await?;
+        if sessions.is_empty() {
+            return Ok(());
+        }
+        let mut exists = redis::pipe();
+        for session in &sessions {
+            exists.exists(self.key(&format!("session:{session}")));
+        }
+        let alive: Vec<bool> = exists.query_async(&mut conn).await?;
+        let message = JsonRpcMessage::notification(
+            crate::model::methods::NOTIFICATIONS_RESOURCES_UPDATED,
+            Some(json!({ "uri": uri })),
+        );
+        let mut gone = Vec::new();
+        for (session, alive) in sessions.iter().zip(alive) {
+            if alive {
+                self.append_standalone(session, &message);
+            } else {
+                gone.push(session);
+            }
+        }
+        if !gone.is_empty() {
+            let _: u64 = conn.srem(&key, gone).await?;
+        }
         Ok(())
     }
 
@@ -677,6 +751,16 @@ async fn run_appends(
     }
 }
 
+/// Tells subscribers of resource updates, one update after the other.
+async fn run_updates(cluster: std::sync::Weak<Cluster>, mut updated: mpsc::UnboundedReceiver<String>) {
+    while let Some(uri) = updated.recv().await {
+        let Some(cluster) = cluster.upgrade() else { return };
+        if let Err(Unavailable(e)) = cluster.send_resource_updated(&uri).await {
+            tracing::warn!(uri, error = %e, "a resource update could not reach its subscribers: Redis failed");
+        }
+    }
+}
+
 /// Listens on the cluster's channel and this process's own, reconnecting when Redis goes away,
 /// and acts on what arrives.
 async fn listen(
@@ -716,6 +800,12 @@ async fn listen(
             };
             let Some(message) = message else { break };
             let Ok(payload) = serde_json::from_slice::<Value>(message.get_payload_bytes()) else { continue };
+            if payload["k"] == "resource" && payload["from"].as_u64() != Some(process) {
+                if let Some(uri) = payload["uri"].as_str() {
+                    on_event(BusEvent::ResourceUpdated { uri: uri.to_owned() });
+                }
+                continue;
+            }
             let Some(session) = payload["s"].as_str().map(str::to_owned) else { continue };
             match payload["k"].as_str() {
                 Some("events") => {
@@ -724,6 +814,9 @@ async fn listen(
                     }
                 }
                 Some("end") => on_event(BusEvent::End { session }),
+                Some("level") if payload["from"].as_u64() != Some(process) => {
+                    on_event(BusEvent::Level { session, level: payload["level"].clone() });
+                }
                 Some("deliver") if payload["from"].as_u64() != Some(process) => {
                     let Ok(message) = serde_json::from_value::<JsonRpcMessage>(payload["m"].clone()) else { continue };
                     on_event(BusEvent::Deliver { session, message });

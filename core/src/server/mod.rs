@@ -29,6 +29,7 @@ mod handler;
 mod listen;
 mod registry;
 mod rounds;
+mod schema;
 mod session;
 mod tasks;
 mod typed;
@@ -47,7 +48,7 @@ pub use tasks::TaskOptions;
 pub use typed::{IntoToolResult, Json};
 pub use uri_template::UriTemplate;
 
-use self::{registry::Registry, session::ServerSession};
+use self::{registry::Registry, schema::ToolSchema, session::ServerSession};
 use crate::{
     Error,
     model::{
@@ -227,8 +228,8 @@ impl std::fmt::Debug for ServerOptions {
 pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<dyn ToolHandler>,
-    pub(crate) input: Option<jsonschema::Validator>,
-    pub(crate) output: Option<jsonschema::Validator>,
+    pub(crate) input: Option<ToolSchema>,
+    pub(crate) output: Option<ToolSchema>,
     /// The parameters the tool mirrors into `Mcp-Param-*` headers (`x-mcp-header`).
     pub(crate) header_params: Vec<crate::model::headers::HeaderParam>,
 }
@@ -249,6 +250,10 @@ pub(crate) struct PromptEntry {
     pub(crate) handler: Arc<dyn PromptHandler>,
 }
 
+/// Where a cluster sends the resource updates of its server.
+#[cfg(feature = "redis")]
+pub(crate) type ResourceUpdateRoute = Arc<dyn Fn(&str) + Send + Sync>;
+
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     pub(crate) options: ServerOptions,
@@ -265,6 +270,9 @@ pub(crate) struct ServerInner {
     /// The tasks of the tasks extension (revision 2026-07-28), shared by every request since
     /// they outlive the requests that make them; made on first use when tasks are on.
     task_extension: OnceLock<Arc<tasks::TaskStore>>,
+    /// Where resource updates go instead of this process's sessions: a cluster's subscribers.
+    #[cfg(feature = "redis")]
+    resource_updates: OnceLock<ResourceUpdateRoute>,
 }
 
 impl ServerInner {
@@ -369,12 +377,6 @@ impl std::fmt::Debug for Server {
     }
 }
 
-fn compile_schema(tool: &str, kind: &str, schema: &JsonObject) -> Result<jsonschema::Validator, Error> {
-    let schema = serde_json::Value::Object(schema.clone());
-    jsonschema::validator_for(&schema)
-        .map_err(|e| Error::Config(format!("the {kind} of tool {tool} is not a valid JSON Schema: {e}")))
-}
-
 /// Checks what the specification asks of a tool beyond a valid schema: its name follows the
 /// tool-name guidance and its arguments are an object.
 fn check_tool(tool: &Tool) -> Result<(), Error> {
@@ -394,6 +396,19 @@ fn check_tool(tool: &Tool) -> Result<(), Error> {
 }
 
 impl Server {
+    /// Tells this process's `subscriptions/listen` streams that asked for `uri` that the
+    /// resource changed.
+    pub(crate) fn publish_resource_update(&self, uri: &str) {
+        self.inner.listeners.publish(methods::NOTIFICATIONS_RESOURCES_UPDATED, serde_json::json!({ "uri": uri }));
+    }
+
+    /// Sends resource updates to `route` instead of this process's sessions, once: the cluster's
+    /// record of subscriptions reaches the subscribed sessions wherever they are served.
+    #[cfg(feature = "redis")]
+    pub(crate) fn route_resource_updates(&self, route: ResourceUpdateRoute) {
+        let _ = self.inner.resource_updates.set(route);
+    }
+
     /// Signs and checks revision 2026-07-28's `requestState` with `key` from now on, the key
     /// every process of a cluster shares.
     #[cfg(feature = "redis")]
@@ -421,6 +436,8 @@ impl Server {
                 rounds: rounds::Rounds::new(),
                 listeners: listen::Listeners::default(),
                 task_extension: OnceLock::new(),
+                #[cfg(feature = "redis")]
+                resource_updates: OnceLock::new(),
             }),
         }
     }
@@ -450,8 +467,8 @@ impl Server {
     /// Registers a tool whose handler is already shared.
     pub fn add_tool_arc(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), Error> {
         check_tool(&tool)?;
-        let input = Some(compile_schema(&tool.name, "inputSchema", &tool.input_schema)?);
-        let output = tool.output_schema.as_ref().map(|s| compile_schema(&tool.name, "outputSchema", s)).transpose()?;
+        let input = Some(ToolSchema::new(&tool.name, "inputSchema", &tool.input_schema)?);
+        let output = tool.output_schema.as_ref().map(|s| ToolSchema::new(&tool.name, "outputSchema", s)).transpose()?;
         let header_params = crate::model::headers::header_params(&tool.input_schema)
             .map_err(|e| Error::Config(format!("the inputSchema of tool {}: {e}", tool.name)))?;
         let name = tool.name.clone();
@@ -544,9 +561,14 @@ impl Server {
     }
 
     /// Tells every session subscribed to `uri` that the resource changed, and every
-    /// `subscriptions/listen` stream that asked for it.
+    /// `subscriptions/listen` stream that asked for it; when the server serves a cluster
+    /// (feature `redis`), those of every process of the cluster.
     pub fn notify_resource_updated(&self, uri: &str) {
-        self.inner.listeners.publish(methods::NOTIFICATIONS_RESOURCES_UPDATED, serde_json::json!({ "uri": uri }));
+        self.publish_resource_update(uri);
+        #[cfg(feature = "redis")]
+        if let Some(route) = self.inner.resource_updates.get() {
+            return route(uri);
+        }
         for session in self.inner.live_sessions() {
             let _ = session.resource_updated(uri);
         }
@@ -770,6 +792,12 @@ impl SessionHandle {
     #[cfg(feature = "redis")]
     pub(crate) fn set_request_id_base(&self, first: i64) {
         self.peer().set_next_request_id(first);
+    }
+
+    /// Returns whether the client subscribed to updates of `uri` in this session.
+    #[cfg(feature = "redis")]
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.session.is_subscribed(uri)
     }
 
     /// Returns what the client sent in `initialize`, once it did.
