@@ -422,6 +422,9 @@ impl OAuthClient {
                 break;
             }
         }
+        // A 2025-03-26 server without protected resource metadata is its own authorization
+        // server, named by its origin only: its metadata's issuer is taken as it is.
+        let declared = prm.is_some();
         let (issuer, resource, resource_scopes) = match prm {
             Some(prm) => {
                 if !resource_matches(&prm.resource, &self.server_url) {
@@ -439,9 +442,9 @@ impl OAuthClient {
         let issuer_url = Url::parse(&issuer).map_err(|e| auth_error("invalid issuer", e))?;
         for url in metadata_urls(&issuer_url) {
             if let Some(metadata) = self.get_json::<AuthorizationServerMetadata>(&url).await {
-                // RFC 8414 §3.3: metadata naming another issuer is not this server's (a trailing
-                // slash aside).
-                if metadata.issuer.trim_end_matches('/') != issuer.trim_end_matches('/') {
+                // RFC 8414 §3.3: metadata naming another issuer than the declared one is not that
+                // server's (a trailing slash aside).
+                if declared && metadata.issuer.trim_end_matches('/') != issuer.trim_end_matches('/') {
                     return Err(Error::Auth(format!(
                         "the authorization server metadata at {url} names issuer {:?}, not {issuer:?}",
                         metadata.issuer
