@@ -119,6 +119,10 @@ impl From<redis::RedisError> for Unavailable {
 /// How many bits of a request or stream id are the process's own counter.
 const PROCESS_SHIFT: u32 = 32;
 
+/// The first process number past those whose ids stay within JavaScript's exact integers
+/// (2^53).
+const PROCESS_LIMIT: u64 = 1 << (53 - PROCESS_SHIFT);
+
 /// Returns the process that owns an id drawn from a process's range, or `None` for ids of a
 /// lone server (process 0) and ids outside every range.
 pub(super) fn owner_of(id: u64) -> Option<u64> {
@@ -206,8 +210,9 @@ impl Cluster {
         let appender = client.get_connection_manager_with_config(config).await?;
         let prefix = options.prefix.clone();
         let process: u64 = conn.incr(format!("{prefix}:processes"), 1u64).await?;
-        if owner_of(process << PROCESS_SHIFT) != Some(process) {
-            return Err(Unavailable("the cluster ran out of process numbers".to_owned()));
+        if process == 0 || process >= PROCESS_LIMIT {
+            let message = format!("the cluster ran out of process numbers: delete the key {prefix}:processes");
+            return Err(Unavailable(message));
         }
         let key = shared_key(&mut conn, &prefix).await?;
         let stopped = CancellationToken::new();
