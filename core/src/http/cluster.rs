@@ -50,7 +50,7 @@ use crate::{
 ///
 /// Build them with [`ClusterOptions::new`] and the `with_*` methods; fields may be added in
 /// later versions.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct ClusterOptions {
     /// The Redis URL, such as `redis://127.0.0.1:6379/0`.
@@ -65,6 +65,29 @@ pub struct ClusterOptions {
     pub liveness_ttl: Duration,
     /// How long one Redis command may take before it counts as failed.
     pub command_timeout: Duration,
+}
+
+impl std::fmt::Debug for ClusterOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterOptions")
+            .field("url", &redacted(&self.url))
+            .field("prefix", &self.prefix)
+            .field("max_events_per_stream", &self.max_events_per_stream)
+            .field("liveness_ttl", &self.liveness_ttl)
+            .field("command_timeout", &self.command_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A Redis URL without the password it may carry (`redis://user:secret@host` shows as
+/// `redis://user:***@host`).
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let Some((credentials, host)) = rest.rsplit_once('@') else { return url.to_owned() };
+    match credentials.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => format!("{scheme}://***@{host}"),
+    }
 }
 
 impl ClusterOptions {
@@ -830,5 +853,29 @@ async fn listen(
             }
         }
         tracing::warn!("the cluster's channels were lost; resubscribing");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_in_the_url_is_not_shown() {
+        let options = ClusterOptions::new("redis://app:s3cret@cache:6379/0");
+        let shown = format!("{options:?}");
+        assert!(!shown.contains("s3cret") && shown.contains("redis://app:***@cache:6379/0"), "{shown}");
+        assert_eq!(redacted("redis://:s3cret@cache"), "redis://:***@cache");
+        assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+    }
+
+    #[test]
+    fn ids_name_the_process_that_minted_them() {
+        assert_eq!(owner_of(3 << PROCESS_SHIFT | 17), Some(3));
+        assert_eq!(owner_of(17), None, "a lone server's ids belong to no process");
+        assert_eq!(entry_of(0, "1700000000000-3").as_deref(), Some("1700000000000-3"));
+        assert_eq!(entry_of(5, "12").as_deref(), Some("12-0"));
+        assert_eq!(entry_of(5, "x"), None);
+        assert_eq!(client_entry(5, "12-0"), "12");
     }
 }
