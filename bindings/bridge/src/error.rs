@@ -186,7 +186,11 @@ impl Error {
         if e.is_cancelled() {
             return Error::new(ErrorKind::Cancelled, "the task was cancelled");
         }
-        let panic = e.into_panic();
+        Error::from_panic(e.into_panic().as_ref())
+    }
+
+    /// Converts the payload of a panic.
+    pub(crate) fn from_panic(panic: &(dyn std::any::Any + Send)) -> Self {
         let text = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())

@@ -21,6 +21,7 @@ mod client;
 mod context;
 mod error;
 mod http;
+mod pool;
 pub mod results;
 mod runtime;
 mod server;
@@ -30,8 +31,8 @@ pub use client::{CallOptions, Client, ClientCallbacks};
 pub use context::Context;
 pub use error::{ERROR_CODES, Error, ErrorKind};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
-pub use runtime::{
-    CancelHandle, DEFAULT_BLOCKING_LIMIT, Task, TaskHandle, blocking_limit, init_logging, run_blocking,
-    set_blocking_limit, spawn,
+pub use pool::{
+    BlockingScope, DEFAULT_BLOCKING_LIMIT, blocking_limit, run_blocking, set_blocking_limit, set_blocking_scope,
 };
+pub use runtime::{CancelHandle, Task, TaskHandle, init_logging, spawn};
 pub use server::Server;

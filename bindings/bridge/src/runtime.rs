@@ -7,17 +7,13 @@
 
 use std::{
     pin::Pin,
-    sync::{
-        LazyLock, Once,
-        atomic::{AtomicUsize, Ordering},
-    },
+    sync::{LazyLock, Once},
     task::{Context, Poll},
 };
 
 use futures::future::BoxFuture;
 use tokio::{
     runtime::Runtime,
-    sync::Semaphore,
     task::{AbortHandle, JoinHandle},
 };
 use tokio_util::sync::CancellationToken;
@@ -251,60 +247,4 @@ impl TaskHandle {
     pub fn is_finished(&self) -> bool {
         self.0.is_finished()
     }
-}
-
-/// The default of [`set_blocking_limit`]: how many blocking handlers may run at once.
-pub const DEFAULT_BLOCKING_LIMIT: usize = 64;
-
-static BLOCKING_LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_BLOCKING_LIMIT);
-static BLOCKING_QUEUED: AtomicUsize = AtomicUsize::new(0);
-static BLOCKING: LazyLock<Semaphore> = LazyLock::new(|| Semaphore::new(BLOCKING_LIMIT.load(Ordering::SeqCst)));
-
-/// Sets how many blocking handlers may run at once in this process (default
-/// [`DEFAULT_BLOCKING_LIMIT`]); it takes effect if called before the first blocking call.
-///
-/// Beyond the limit, up to four times as many calls wait in a queue (a cancelled call leaves
-/// the queue at once); further calls fail with an error of kind
-/// [`crate::ErrorKind::Overloaded`], so stuck handlers can never exhaust the thread pool and
-/// hang every other handler.
-pub fn set_blocking_limit(limit: usize) {
-    BLOCKING_LIMIT.store(limit.max(1), Ordering::SeqCst);
-}
-
-/// Returns how many blocking handlers may run at once.
-pub fn blocking_limit() -> usize {
-    BLOCKING_LIMIT.load(Ordering::SeqCst)
-}
-
-/// Runs a blocking function (a synchronous handler of a language binding) on the runtime's
-/// blocking pool, within the limit of [`set_blocking_limit`].
-///
-/// The function runs on the blocking threads of the bridge's runtime, wherever the returned
-/// future is awaited. Dropping the
-/// returned future while the call waits for a slot gives the slot up; a call that already
-/// runs cannot be interrupted and keeps its slot until it returns.
-pub async fn run_blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R, Error> {
-    let limit = blocking_limit();
-    let queued = BLOCKING_QUEUED.fetch_add(1, Ordering::SeqCst);
-    struct Dequeue;
-    impl Drop for Dequeue {
-        fn drop(&mut self) {
-            BLOCKING_QUEUED.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
-    let dequeue = Dequeue;
-    if queued >= limit.saturating_mul(4) {
-        return Err(Error::overloaded(format!(
-            "too many synchronous handlers are running or waiting ({limit} may run at once); try again later"
-        )));
-    }
-    let permit = BLOCKING.acquire().await.map_err(|_| Error::internal("the blocking pool is closed"))?;
-    drop(dequeue);
-    let joined = runtime()
-        .spawn_blocking(move || {
-            let _permit = permit;
-            f()
-        })
-        .await;
-    joined.map_err(Error::from_join)
 }

@@ -35,6 +35,7 @@ fn sync_handler_limit() -> usize {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     mcpkit_bridge::init_logging();
+    mcpkit_bridge::set_blocking_scope(runtime::Interpreter);
     let drain = wrap_pyfunction!(runtime::drain_before_exit, m)?;
     m.py().import("atexit")?.call_method1("register", (drain,))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

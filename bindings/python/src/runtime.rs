@@ -2,12 +2,14 @@
 //! from asyncio, and running Python callables as bridge callbacks.
 //!
 //! Sync Python callables run on the bridge's bounded blocking pool
-//! ([`mcpkit_bridge::run_blocking`]), so they never stall the asyncio loop; coroutine
+//! ([`mcpkit_bridge::run_blocking`]), so they never stall the asyncio loop; its workers run
+//! the calls queued meanwhile in one attach ([`Interpreter`]), so under load a call costs
+//! neither a thread hop nor a GIL hand-off of its own; coroutine
 //! functions run as tasks on the asyncio loop captured when serving or connecting started.
 //! Dropping the Rust future of a coroutine cancels its asyncio task.
 //!
 //! A call attaches to the interpreter as few times as it can: a sync call builds its
-//! arguments, runs and converts its result to JSON in one attach, on the blocking thread; a
+//! arguments, runs and converts its result to JSON inside its worker's attach; a
 //! coroutine's result is converted by the done callback on the asyncio loop, which already
 //! holds the interpreter. Under load every attach is a hand-off of the GIL between threads,
 //! which costs far more than the Python code of a small handler.
@@ -21,7 +23,7 @@ use std::{
 };
 
 use async_trait::async_trait;
-use mcpkit_bridge::{Callback, Context, Error, Task, TaskHandle};
+use mcpkit_bridge::{BlockingScope, Callback, Context, Error, Task, TaskHandle};
 use pyo3::{exceptions::PyRuntimeError, prelude::*, types::PyTuple};
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -52,6 +54,19 @@ pub(crate) fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> 
         return None;
     }
     Some(Python::attach(f))
+}
+
+/// The scope of the bridge's blocking pool: a worker attaches once for a whole batch of
+/// synchronous handlers, so each call's own attach only counts a nesting level.
+pub(crate) struct Interpreter;
+
+impl BlockingScope for Interpreter {
+    fn enter(&self, batch: &mut dyn FnMut()) {
+        // Once the interpreter exits, the batch still runs, unattached: its calls fail.
+        if attach(|_py| batch()).is_none() {
+            batch();
+        }
+    }
 }
 
 /// Stops Rust threads from attaching and waits (detached, up to a few seconds) for those that

@@ -29,6 +29,7 @@ mod handler;
 mod listen;
 mod registry;
 mod rounds;
+mod schema;
 mod session;
 mod tasks;
 mod typed;
@@ -47,7 +48,7 @@ pub use tasks::TaskOptions;
 pub use typed::{IntoToolResult, Json};
 pub use uri_template::UriTemplate;
 
-use self::{registry::Registry, session::ServerSession};
+use self::{registry::Registry, schema::ToolSchema, session::ServerSession};
 use crate::{
     Error,
     model::{
@@ -227,8 +228,8 @@ impl std::fmt::Debug for ServerOptions {
 pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<dyn ToolHandler>,
-    pub(crate) input: Option<jsonschema::Validator>,
-    pub(crate) output: Option<jsonschema::Validator>,
+    pub(crate) input: Option<ToolSchema>,
+    pub(crate) output: Option<ToolSchema>,
     /// The parameters the tool mirrors into `Mcp-Param-*` headers (`x-mcp-header`).
     pub(crate) header_params: Vec<crate::model::headers::HeaderParam>,
 }
@@ -376,12 +377,6 @@ impl std::fmt::Debug for Server {
     }
 }
 
-fn compile_schema(tool: &str, kind: &str, schema: &JsonObject) -> Result<jsonschema::Validator, Error> {
-    let schema = serde_json::Value::Object(schema.clone());
-    jsonschema::validator_for(&schema)
-        .map_err(|e| Error::Config(format!("the {kind} of tool {tool} is not a valid JSON Schema: {e}")))
-}
-
 /// Checks what the specification asks of a tool beyond a valid schema: its name follows the
 /// tool-name guidance and its arguments are an object.
 fn check_tool(tool: &Tool) -> Result<(), Error> {
@@ -472,8 +467,8 @@ impl Server {
     /// Registers a tool whose handler is already shared.
     pub fn add_tool_arc(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), Error> {
         check_tool(&tool)?;
-        let input = Some(compile_schema(&tool.name, "inputSchema", &tool.input_schema)?);
-        let output = tool.output_schema.as_ref().map(|s| compile_schema(&tool.name, "outputSchema", s)).transpose()?;
+        let input = Some(ToolSchema::new(&tool.name, "inputSchema", &tool.input_schema)?);
+        let output = tool.output_schema.as_ref().map(|s| ToolSchema::new(&tool.name, "outputSchema", s)).transpose()?;
         let header_params = crate::model::headers::header_params(&tool.input_schema)
             .map_err(|e| Error::Config(format!("the inputSchema of tool {}: {e}", tool.name)))?;
         let name = tool.name.clone();

@@ -800,7 +800,9 @@ impl ToolEntry {
     /// Validates arguments against the input schema, handing them back, or a message on
     /// failure.
     fn check_input(&self, arguments: JsonObject) -> Result<JsonObject, String> {
-        let Some(validator) = self.input.as_ref() else { return Ok(arguments) };
+        let Some(schema) = self.input.as_ref() else { return Ok(arguments) };
+        let validator =
+            schema.validator().map_err(|e| format!("The inputSchema of tool {} is unusable: {e}", self.tool.name))?;
         let instance = Value::Object(arguments);
         if validator.is_valid(&instance) {
             let Value::Object(arguments) = instance else { unreachable!("built from an object above") };
@@ -812,10 +814,13 @@ impl ToolEntry {
 
     /// Checks a successful result against the output schema.
     fn check_output(&self, result: &CallToolResult) -> Result<(), ErrorData> {
-        let Some(validator) = &self.output else { return Ok(()) };
+        let Some(schema) = &self.output else { return Ok(()) };
         if result.is_error == Some(true) {
             return Ok(());
         }
+        let validator = schema.validator().map_err(|e| {
+            ErrorData::internal_error(format!("The outputSchema of tool {} is unusable: {e}", self.tool.name))
+        })?;
         let Some(structured) = &result.structured_content else {
             return Err(ErrorData::internal_error(format!(
                 "Tool {} declares an outputSchema but returned no structuredContent",

@@ -438,14 +438,31 @@ def _hints(fn: Callable[..., Any], context_type: type) -> dict[str, Any]:
     return hints
 
 
+#: The hints whose validated JSON values are already what the parameter takes, so that binding
+#: passes them on without calling ``coerce``.
+_PLAIN_HINTS: tuple[Any, ...] = (str, int, bool, dict, list, Any, inspect.Parameter.empty)
+
+
+def _is_plain(hint: Any) -> bool:
+    """Whether ``coerce`` returns every validated JSON value of ``hint`` unchanged."""
+    bare, _ = _strip_annotated(hint)
+    if any(bare is plain for plain in _PLAIN_HINTS):
+        return True
+    if typing.get_origin(bare) in _UNION_TYPES:
+        return all(arm is _NONE_TYPE or _is_plain(arm) for arm in typing.get_args(bare))
+    return False
+
+
 class Parameter:
-    """One parameter of a handler: its name, hint, default, and whether it takes the context."""
+    """One parameter of a handler: its name, hint, default, whether it takes the context, and
+    whether its JSON value is passed on as it is (``plain``)."""
 
     def __init__(self, name: str, hint: Any, default: Any, is_context: bool) -> None:
         self.name = name
         self.hint = hint
         self.default = default
         self.is_context = is_context
+        self.plain = not is_context and _is_plain(hint)
 
 
 class Signature:
@@ -453,6 +470,7 @@ class Signature:
 
     def __init__(self, fn: Callable[..., Any], context_type: type) -> None:
         self.fn = fn
+        self.context_type = context_type
         self.is_async = inspect.iscoroutinefunction(fn)
         hints = _hints(fn, context_type)
         doc = inspect.getdoc(fn)
@@ -471,6 +489,7 @@ class Signature:
             is_context = bare is context_type or context_type in typing.get_args(bare)
             self.params.append(Parameter(name, hint, default, is_context))
         self.returns = hints.get("return", inspect.Parameter.empty)
+        self.takes_context = any(p.is_context for p in self.params)
 
     def input_schema(self) -> JsonObject:
         builder = SchemaBuilder()
@@ -508,12 +527,15 @@ class Signature:
         inner = builder.schema(self.returns)
         return builder.finish({"type": "object", "properties": {"result": inner}, "required": ["result"]})
 
-    def bind(self, arguments: Mapping[str, Any], context: Any) -> dict[str, Any]:
-        """Builds the keyword arguments of a call from JSON arguments and the context."""
+    def bind(self, arguments: Mapping[str, Any], *context_args: Any) -> dict[str, Any]:
+        """Builds the keyword arguments of a call from JSON arguments; the context, built from
+        ``context_args`` by the signature's ``context_type``, only when a parameter takes it."""
         kwargs: dict[str, Any] = {}
+        context = self.context_type(*context_args) if self.takes_context else None
         for p in self.params:
             if p.is_context:
                 kwargs[p.name] = context
             elif p.name in arguments:
-                kwargs[p.name] = coerce(arguments[p.name], p.hint)
+                value = arguments[p.name]
+                kwargs[p.name] = value if p.plain else coerce(value, p.hint)
         return kwargs

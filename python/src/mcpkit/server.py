@@ -374,13 +374,13 @@ class Server:
         if sig.is_async:
 
             async def run_async(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
-                return tool_value(await fn(**sig.bind(arguments, Context(ctx, self))))
+                return tool_value(await fn(**sig.bind(arguments, ctx, self)))
 
             self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_async, True))
         else:
 
             def run_sync(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
-                return tool_value(fn(**sig.bind(arguments, Context(ctx, self))))
+                return tool_value(fn(**sig.bind(arguments, ctx, self)))
 
             self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_sync, False))
 
@@ -422,7 +422,7 @@ class Server:
             )
 
             def call(payload: Mapping[str, Any], ctx: _native.Context) -> Any:
-                return fn(**sig.bind(payload["variables"], Context(ctx, self)))
+                return fn(**sig.bind(payload["variables"], ctx, self))
 
             handler = _adapt(call, sig.is_async, lambda value: _convert.resource_value(value, mime_type))
             if _TEMPLATE.search(uri):
@@ -487,7 +487,7 @@ class Server:
             }
 
             def call(arguments: Mapping[str, str], ctx: _native.Context) -> Any:
-                return fn(**sig.bind(arguments, Context(ctx, self)))
+                return fn(**sig.bind(arguments, ctx, self))
 
             handler = _adapt(call, sig.is_async, _convert.prompt_value)
             self._register(

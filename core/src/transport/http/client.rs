@@ -412,7 +412,7 @@ impl Shared {
         if session {
             request = request.headers(self.session_headers());
         }
-        request
+        request.headers(revision_headers(message))
     }
 
     /// Sends an HTTP request and waits, within `timeout`, for its response headers.
@@ -1087,4 +1087,36 @@ impl TransportReader for HttpReader {
             _ = self.closed.cancelled() => Ok(None),
         }
     }
+}
+
+/// The headers revision 2026-07-28 requires of a request that carries its version in `_meta`:
+/// `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` (the tool or prompt name, resource URI or
+/// task id, Base64-encoded when it is not plain header text). Empty for other messages.
+fn revision_headers(message: &JsonRpcMessage) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    let JsonRpcMessage::Request(request) = message else { return headers };
+    let params = request.params.as_ref();
+    let version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(crate::model::meta_keys::PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    let Some(version) = version.filter(|v| *v == crate::model::STATELESS_PROTOCOL_VERSION) else { return headers };
+    let name_key = match request.method.as_str() {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
+        methods::RESOURCES_READ => Some("uri"),
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => Some("taskId"),
+        _ => None,
+    };
+    let name = name_key.and_then(|key| params?.get(key)?.as_str());
+    let pairs = [
+        (PROTOCOL_VERSION, Some(version.to_owned())),
+        ("mcp-method", Some(crate::model::headers::encode_header_value(&request.method))),
+        ("mcp-name", name.map(crate::model::headers::encode_header_value)),
+    ];
+    for (header, value) in pairs {
+        if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
+            headers.insert(header, value);
+        }
+    }
+    headers
 }

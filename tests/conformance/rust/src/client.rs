@@ -39,6 +39,10 @@ pub enum Scenario {
     SseRetry,
     /// `auth/...`: log in to the protected mock server as it asks, then list and call its tools.
     Auth(String),
+    /// The revision 2026-07-28 scenarios that watch an ordinary exchange (`request-metadata`,
+    /// `sep-2322-client-request-state`, `http-standard-headers`): list the tools and call each,
+    /// all at once, answering the rounds of input they ask for.
+    Exchange(String),
 }
 
 impl Scenario {
@@ -46,10 +50,13 @@ impl Scenario {
     pub const ALL: [Scenario; 4] =
         [Scenario::Initialize, Scenario::ToolsCall, Scenario::ElicitationDefaults, Scenario::SseRetry];
 
+    /// The scenarios run as [`Scenario::Exchange`].
+    pub const EXCHANGES: [&str; 3] = ["request-metadata", "sep-2322-client-request-state", "http-standard-headers"];
+
     /// Returns the suite's name of the scenario.
     pub fn name(&self) -> &str {
         match self {
-            Scenario::Auth(name) => name,
+            Scenario::Auth(name) | Scenario::Exchange(name) => name,
             Scenario::Initialize => "initialize",
             Scenario::ToolsCall => "tools_call",
             Scenario::ElicitationDefaults => "elicitation-sep1034-client-defaults",
@@ -71,9 +78,13 @@ impl FromStr for Scenario {
         if s.starts_with("auth/") {
             return Ok(Scenario::Auth(s.to_owned()));
         }
+        if Scenario::EXCHANGES.contains(&s) {
+            return Ok(Scenario::Exchange(s.to_owned()));
+        }
         Scenario::ALL.into_iter().find(|scenario| scenario.name() == s).ok_or_else(|| {
             let known: Vec<&str> = Scenario::ALL.iter().map(|s| s.name()).collect();
-            format!("unsupported scenario `{s}` (supported: {}, auth/...)", known.join(", "))
+            let exchanges = Scenario::EXCHANGES.join(", ");
+            format!("unsupported scenario `{s}` (supported: {}, {exchanges}, auth/...)", known.join(", "))
         })
     }
 }
@@ -119,10 +130,12 @@ impl ClientHandler for AcceptDefaults {
     }
 }
 
-/// The options the client connects with: its name and version, and form-mode elicitation.
+/// The options the client connects with: its name and version, form-mode elicitation, and
+/// revision 2026-07-28 first (falling back to `initialize` with an older server).
 pub fn options() -> ClientOptions {
     ClientOptions::new("mcpkit-conformance-client", env!("CARGO_PKG_VERSION"))
         .with_capabilities(ClientCapabilities::default().with_elicitation(false))
+        .with_protocol_version(mcpkit::model::STATELESS_PROTOCOL_VERSION)
 }
 
 fn text_of(result: &CallToolResult) -> String {
@@ -179,6 +192,20 @@ async fn steps(scenario: Scenario, client: &Client) -> Result<String, String> {
         Scenario::SseRetry => {
             require_tool(client, "test_reconnection").await?;
             call(client, "test_reconnection", json!({})).await
+        }
+        Scenario::Exchange(_) => {
+            if client.server().capabilities.tools.is_none() {
+                return Ok(format!("discovered a server without tools at protocol {}", client.protocol_version()));
+            }
+            let tools = client.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
+            let calls = tools.iter().map(|tool| async move {
+                match client.call_tool(&tool.name, json!({})).await {
+                    Ok(result) => format!("{}: {}", tool.name, text_of(&result)),
+                    Err(e) => format!("{}: {e}", tool.name),
+                }
+            });
+            let answers = futures::future::join_all(calls).await;
+            Ok(format!("at protocol {}: {}", client.protocol_version(), answers.join("; ")))
         }
         Scenario::Auth(_) => {
             let tools = client.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
