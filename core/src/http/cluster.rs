@@ -232,16 +232,11 @@ impl Cluster {
         let mut conn = client.get_connection_manager_with_config(config.clone()).await?;
         let appender = client.get_connection_manager_with_config(config).await?;
         let prefix = options.prefix.clone();
-        let process: u64 = conn.incr(format!("{prefix}:processes"), 1u64).await?;
-        if process == 0 || process >= PROCESS_LIMIT {
-            let message = format!("the cluster ran out of process numbers: delete the key {prefix}:processes");
-            return Err(Unavailable(message));
-        }
+        let ttl_ms = u64::try_from(options.liveness_ttl.as_millis()).unwrap_or(u64::MAX);
+        let process = claim_process_number(&mut conn, &prefix, ttl_ms).await?;
         let key = shared_key(&mut conn, &prefix).await?;
         let stopped = CancellationToken::new();
         let alive_key = format!("{prefix}:alive:{process}");
-        let ttl_ms = u64::try_from(options.liveness_ttl.as_millis()).unwrap_or(u64::MAX);
-        let () = conn.pset_ex(&alive_key, 1u8, ttl_ms).await?;
         let (appends, rx) = mpsc::unbounded_channel();
         let (updates, updated) = mpsc::unbounded_channel();
         let mut tasks = Vec::new();
@@ -702,6 +697,30 @@ fn parse_entry(id: &str) -> (u64, u64) {
 
 fn notice(session: &str, stream: u64) -> String {
     json!({ "k": "events", "s": session, "st": stream }).to_string()
+}
+
+/// Picks this process's number at random and claims it with its liveness key, so that two
+/// running processes never share one, even after Redis lost its data (a counter would start
+/// over and hand out numbers that running processes hold).
+async fn claim_process_number(conn: &mut ConnectionManager, prefix: &str, ttl_ms: u64) -> Result<u64, Unavailable> {
+    for _ in 0..16 {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).map_err(|e| Unavailable(format!("no random process number: {e}")))?;
+        let process = u64::from_le_bytes(bytes) % (PROCESS_LIMIT - 1) + 1;
+        let claimed: bool = redis::cmd("SET")
+            .arg(format!("{prefix}:alive:{process}"))
+            .arg(1u8)
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl_ms)
+            .query_async::<Option<String>>(conn)
+            .await?
+            .is_some();
+        if claimed {
+            return Ok(process);
+        }
+    }
+    Err(Unavailable("no free process number was found".to_owned()))
 }
 
 /// Reads the cluster's `requestState` key, making it when this is the first process.
