@@ -559,7 +559,18 @@ impl Client {
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, Error> {
         self.require(self.server.capabilities.tools.is_some(), "tools")?;
         let params = PaginatedRequestParams { cursor, meta: None };
-        let result: ListToolsResult = self.send_typed(methods::TOOLS_LIST, &params, RequestOptions::default()).await?;
+        let mut result: ListToolsResult =
+            self.send_typed(methods::TOOLS_LIST, &params, RequestOptions::default()).await?;
+        if self.stateless.is_some() {
+            // Revision 2026-07-28: a tool whose x-mcp-header annotations break the rules is left out.
+            result.tools.retain(|tool| match crate::model::headers::header_params(&tool.input_schema) {
+                Ok(_) => true,
+                Err(e) => {
+                    tracing::warn!(tool = %tool.name, error = %e, "leaving out a tool with invalid x-mcp-header annotations");
+                    false
+                }
+            });
+        }
         let mut schemas = lock(&self.output_schemas);
         for tool in &result.tools {
             if let Some(schema) = &tool.output_schema

@@ -159,3 +159,27 @@ async fn a_2026_client_tries_discover_again_when_refused_a_version_the_server_li
     assert_eq!(client.protocol_version(), STATELESS_PROTOCOL_VERSION);
     assert_eq!(client.server().server_info.name, "picky");
 }
+
+#[tokio::test]
+async fn a_2026_client_mirrors_annotated_parameters_into_headers() {
+    let schema =
+        json!({ "type": "object", "properties": { "region": { "type": "string", "x-mcp-header": "Region" } } });
+    let server = Server::builder(Implementation::new("regions", "1"))
+        .tool(
+            Tool::new("where", "Echoes a region.", schema.as_object().cloned().unwrap()),
+            |args: JsonObject, _c: RequestContext| async move {
+                Ok(CallToolResult::text(args["region"].as_str().unwrap_or_default().to_owned()))
+            },
+        )
+        .build()
+        .unwrap();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let bound =
+        common::within(mcpkit::http::StreamableHttpServer::bind(server, addr, Default::default())).await.unwrap();
+    let transport = StreamableHttpClientTransport::new(bound.url()).unwrap();
+    let client = common::within(Client::connect(transport, options())).await.unwrap();
+    // The server refuses a call whose Mcp-Param-Region header is missing or differs.
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 1);
+    let result = common::within(client.call_tool("where", json!({ "region": "Zürich" }))).await.unwrap();
+    assert_eq!(text_of(&result), "Zürich");
+}

@@ -439,6 +439,14 @@ impl OAuthClient {
         let issuer_url = Url::parse(&issuer).map_err(|e| auth_error("invalid issuer", e))?;
         for url in metadata_urls(&issuer_url) {
             if let Some(metadata) = self.get_json::<AuthorizationServerMetadata>(&url).await {
+                // RFC 8414 §3.3: metadata naming another issuer is not this server's (a trailing
+                // slash aside).
+                if metadata.issuer.trim_end_matches('/') != issuer.trim_end_matches('/') {
+                    return Err(Error::Auth(format!(
+                        "the authorization server metadata at {url} names issuer {:?}, not {issuer:?}",
+                        metadata.issuer
+                    )));
+                }
                 return Ok(Server { resource, metadata, resource_scopes });
             }
         }
