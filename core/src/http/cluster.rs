@@ -50,7 +50,7 @@ use crate::{
 ///
 /// Build them with [`ClusterOptions::new`] and the `with_*` methods; fields may be added in
 /// later versions.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct ClusterOptions {
     /// The Redis URL, such as `redis://127.0.0.1:6379/0`.
@@ -65,6 +65,29 @@ pub struct ClusterOptions {
     pub liveness_ttl: Duration,
     /// How long one Redis command may take before it counts as failed.
     pub command_timeout: Duration,
+}
+
+impl std::fmt::Debug for ClusterOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterOptions")
+            .field("url", &redacted(&self.url))
+            .field("prefix", &self.prefix)
+            .field("max_events_per_stream", &self.max_events_per_stream)
+            .field("liveness_ttl", &self.liveness_ttl)
+            .field("command_timeout", &self.command_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A Redis URL without the password it may carry (`redis://user:secret@host` shows as
+/// `redis://user:***@host`).
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let Some((credentials, host)) = rest.rsplit_once('@') else { return url.to_owned() };
+    match credentials.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => format!("{scheme}://***@{host}"),
+    }
 }
 
 impl ClusterOptions {
@@ -118,6 +141,10 @@ impl From<redis::RedisError> for Unavailable {
 
 /// How many bits of a request or stream id are the process's own counter.
 const PROCESS_SHIFT: u32 = 32;
+
+/// The first process number past those whose ids stay within JavaScript's exact integers
+/// (2^53).
+const PROCESS_LIMIT: u64 = 1 << (53 - PROCESS_SHIFT);
 
 /// Returns the process that owns an id drawn from a process's range, or `None` for ids of a
 /// lone server (process 0) and ids outside every range.
@@ -205,15 +232,11 @@ impl Cluster {
         let mut conn = client.get_connection_manager_with_config(config.clone()).await?;
         let appender = client.get_connection_manager_with_config(config).await?;
         let prefix = options.prefix.clone();
-        let process: u64 = conn.incr(format!("{prefix}:processes"), 1u64).await?;
-        if owner_of(process << PROCESS_SHIFT) != Some(process) {
-            return Err(Unavailable("the cluster ran out of process numbers".to_owned()));
-        }
+        let ttl_ms = u64::try_from(options.liveness_ttl.as_millis()).unwrap_or(u64::MAX);
+        let process = claim_process_number(&mut conn, &prefix, ttl_ms).await?;
         let key = shared_key(&mut conn, &prefix).await?;
         let stopped = CancellationToken::new();
         let alive_key = format!("{prefix}:alive:{process}");
-        let ttl_ms = u64::try_from(options.liveness_ttl.as_millis()).unwrap_or(u64::MAX);
-        let () = conn.pset_ex(&alive_key, 1u8, ttl_ms).await?;
         let (appends, rx) = mpsc::unbounded_channel();
         let (updates, updated) = mpsc::unbounded_channel();
         let mut tasks = Vec::new();
@@ -676,6 +699,30 @@ fn notice(session: &str, stream: u64) -> String {
     json!({ "k": "events", "s": session, "st": stream }).to_string()
 }
 
+/// Picks this process's number at random and claims it with its liveness key, so that two
+/// running processes never share one, even after Redis lost its data (a counter would start
+/// over and hand out numbers that running processes hold).
+async fn claim_process_number(conn: &mut ConnectionManager, prefix: &str, ttl_ms: u64) -> Result<u64, Unavailable> {
+    for _ in 0..16 {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).map_err(|e| Unavailable(format!("no random process number: {e}")))?;
+        let process = u64::from_le_bytes(bytes) % (PROCESS_LIMIT - 1) + 1;
+        let claimed: bool = redis::cmd("SET")
+            .arg(format!("{prefix}:alive:{process}"))
+            .arg(1u8)
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl_ms)
+            .query_async::<Option<String>>(conn)
+            .await?
+            .is_some();
+        if claimed {
+            return Ok(process);
+        }
+    }
+    Err(Unavailable("no free process number was found".to_owned()))
+}
+
 /// Reads the cluster's `requestState` key, making it when this is the first process.
 async fn shared_key(conn: &mut ConnectionManager, prefix: &str) -> Result<[u8; 32], Unavailable> {
     let name = format!("{prefix}:request-state-key");
@@ -825,5 +872,29 @@ async fn listen(
             }
         }
         tracing::warn!("the cluster's channels were lost; resubscribing");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_in_the_url_is_not_shown() {
+        let options = ClusterOptions::new("redis://app:s3cret@cache:6379/0");
+        let shown = format!("{options:?}");
+        assert!(!shown.contains("s3cret") && shown.contains("redis://app:***@cache:6379/0"), "{shown}");
+        assert_eq!(redacted("redis://:s3cret@cache"), "redis://:***@cache");
+        assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+    }
+
+    #[test]
+    fn ids_name_the_process_that_minted_them() {
+        assert_eq!(owner_of(3 << PROCESS_SHIFT | 17), Some(3));
+        assert_eq!(owner_of(17), None, "a lone server's ids belong to no process");
+        assert_eq!(entry_of(0, "1700000000000-3").as_deref(), Some("1700000000000-3"));
+        assert_eq!(entry_of(5, "12").as_deref(), Some("12-0"));
+        assert_eq!(entry_of(5, "x"), None);
+        assert_eq!(client_entry(5, "12-0"), "12");
     }
 }
