@@ -13,6 +13,9 @@ use serde_json::Value;
 
 use crate::{Error, model::JsonObject};
 
+/// The meta-schema of the default dialect, which a root schema may name (as schemars does).
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
 /// The deepest nesting of subschemas the hand check follows before it leaves a schema to the
 /// meta-schema.
 const MAX_DEPTH: usize = 32;
@@ -48,7 +51,7 @@ impl ToolSchema {
 }
 
 /// Whether `schema` holds only keywords whose values the hand check knows are valid under the
-/// 2020-12 meta-schema (the default dialect; a schema naming its `$schema` is left to the
+/// 2020-12 meta-schema (the default dialect; a schema naming another `$schema` is left to the
 /// meta-schema).
 fn is_plain_schema(schema: &Value, depth: usize) -> bool {
     match schema {
@@ -70,6 +73,7 @@ fn is_plain_keyword(key: &str, value: &Value, depth: usize) -> bool {
         "properties" => value.as_object().is_some_and(|map| map.values().all(|s| is_plain_schema(s, depth + 1))),
         "items" | "additionalProperties" => is_plain_schema(value, depth + 1),
         "required" => value.as_array().is_some_and(|names| names.iter().all(Value::is_string) && all_unique(names)),
+        "$schema" => depth == 0 && value.as_str().is_some_and(|uri| uri.trim_end_matches('#') == DRAFT_2020_12),
         "title" | "description" | "format" | "$comment" => value.is_string(),
         "default" | "const" => true,
         "enum" | "examples" => value.as_array().is_some_and(|items| !items.is_empty()),
@@ -104,6 +108,8 @@ mod tests {
     #[test]
     fn common_schemas_are_checked_by_hand_and_compiled_on_first_use() {
         let schema = object(json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Args",
             "type": "object",
             "properties": {
                 "text": {"type": "string", "description": "what to echo", "minLength": 1},
@@ -128,6 +134,7 @@ mod tests {
             json!({"type": "object", "required": "a"}),
             json!({"type": "object", "properties": {"a": {"minLength": -1}}}),
             json!({"type": "object", "properties": {"a": {"pattern": "("}}}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "required": "a"}),
         ] {
             assert!(ToolSchema::new("t", "inputSchema", &object(invalid.clone())).is_err(), "{invalid}");
         }
