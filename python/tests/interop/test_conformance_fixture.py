@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from types import ModuleType
@@ -27,6 +28,9 @@ SERVER = Path(__file__).resolve().parents[2] / "conformance" / "server.py"
 
 
 def load_fixture() -> ModuleType:
+    # The fixture imports its sibling modules the way it does when run as a script.
+    if str(SERVER.parent) not in sys.path:
+        sys.path.insert(0, str(SERVER.parent))
     spec = importlib.util.spec_from_file_location("mcpkit_conformance_server", SERVER)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
