@@ -14,16 +14,17 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and three cluster_server processes on loopback, installing redis-server and haproxy when missing, and runs cluster_client through the balancer.
+demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and three cluster_server processes on loopback, installing redis-server and haproxy when missing, and runs cluster_client, then the official TypeScript SDK's client (tests/interop/ts_cluster_client.mjs, once npm ci ran there), through the balancer.
 	$(CARGO) build -p mcpkit --features redis --example cluster_server --example cluster_client
 	tests/cluster/demo.sh
 
-test-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), the feature's lints, and the conformance server suite through the balancer.
+test-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), the feature's lints, the demo with the Rust and the official TypeScript SDK clients, and the conformance server suite through the balancer.
 	$(CARGO) clippy -p mcpkit -p mcpkit-bridge --features mcpkit/redis,mcpkit-bridge/redis --all-targets -- -D warnings
 	$(CARGO) test -p mcpkit --features redis --test cluster
 	$(CARGO) test -p mcpkit-bridge --features redis --test server_client cluster
-	@if tests/cluster/setup.sh; then $(MAKE) conformance-cluster; \
-	else echo "SKIPPED: the conformance suite through the balancer needs redis-server and haproxy"; fi
+	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error
+	@if tests/cluster/setup.sh; then $(MAKE) demo-cluster conformance-cluster; \
+	else echo "SKIPPED: the demo (Rust and TypeScript SDK clients) and the conformance suite through the balancer need redis-server and haproxy"; fi
 
 conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suite against three Rust fixture processes sharing their sessions in Redis, through haproxy without session affinity.
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust-cluster
@@ -87,13 +88,12 @@ test-node-install: test-node ## Packs the Node package, installs the tarball int
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
-test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suite (server and client scenarios) against the fixtures.
+test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12's server scenarios (revision 2026-07-28, extensions) against the Rust and Python servers.
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all rust python node swift
+	$(MAKE) conformance-next
 
-# Revision 2026-07-28 is in progress: this reports where the Rust server stands on the suite that
-# checks it (0.2.0-alpha.12) and is not part of `make test` until it passes.
-conformance-next: tests/conformance/node_modules/.package-lock.json ## Reports the Rust server against conformance suite 0.2.0-alpha.12 (revision 2026-07-28, extensions).
-	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust
+conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conformance suite 0.2.0-alpha.12's server scenarios (revision 2026-07-28, extensions) against the Rust and Python servers.
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server rust python
 
 SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
 

@@ -30,8 +30,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.push(me.with_file_name("calculator_server").to_string_lossy().into_owned());
     }
     let transport = ChildProcessTransport::command(&args[0], &args[1..])?;
-    let client =
-        Client::connect_with_handler(transport, ClientOptions::new("calculator-client", "0.1.0"), Printer).await?;
+    let mut options = ClientOptions::new("calculator-client", "0.1.0");
+    // MCP_PROTOCOL_VERSION=2026-07-28 prefers revision 2026-07-28 (falling back to initialize).
+    if let Ok(version) = std::env::var("MCP_PROTOCOL_VERSION") {
+        options = options.with_protocol_version(version);
+    }
+    let client = Client::connect_with_handler(transport, options, Printer).await?;
     let server = &client.server().server_info;
     println!("connected to {} {} (protocol {})", server.name, server.version, client.protocol_version());
 

@@ -27,7 +27,7 @@ use tokio::task::JoinHandle;
 
 use crate::{
     Error,
-    jsonrpc::{ErrorData, Notification, Request},
+    jsonrpc::{ErrorData, Notification, Request, RequestId, quoted},
     model::{
         CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
         CompletionArgument, CompletionReference, CreateMessageRequestParams, CreateMessageResult, CreateTaskResult,
@@ -36,8 +36,8 @@ use crate::{
         LATEST_PROTOCOL_VERSION, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsResult,
         ListTasksResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParams, PaginatedRequestParams,
         Prompt, ReadResourceResult, Resource, ResourceRequestParams, ResourceTemplate,
-        ResourceUpdatedNotificationParams, SetLevelRequestParams, TaskIdRequestParams, TaskMetadata, Tool,
-        is_supported_protocol_version, methods,
+        ResourceUpdatedNotificationParams, STATELESS_PROTOCOL_VERSION, SetLevelRequestParams, TaskIdRequestParams,
+        TaskMetadata, Tool, is_supported_protocol_version, meta_keys, methods,
     },
     session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, parse_params},
     sync::lock,
@@ -262,6 +262,101 @@ pub struct Client {
     server: Arc<InitializeResult>,
     task: Arc<Mutex<Option<JoinHandle<()>>>>,
     output_schemas: Arc<Mutex<HashMap<String, Arc<jsonschema::Validator>>>>,
+    /// Set when the server speaks revision 2026-07-28: requests carry the client's envelope.
+    stateless: Option<Arc<Stateless>>,
+}
+
+/// How many `input_required` rounds one request may take before the client gives up.
+pub const MAX_INPUT_ROUNDS: usize = 16;
+
+/// What a client speaking revision 2026-07-28 adds to its requests, and answers with.
+struct Stateless {
+    /// The `_meta` keys of every request: version, capabilities, client info.
+    envelope: JsonObject,
+    /// The log level set with `set_logging_level`, sent with every request.
+    log_level: Mutex<Option<LoggingLevel>>,
+    handler: Arc<dyn ClientHandler>,
+    capabilities: ClientCapabilities,
+}
+
+impl Stateless {
+    /// Answers the requests for input of an `input_required` result with the client's handlers.
+    async fn answer(&self, peer: &Peer, requests: Option<&Value>) -> Result<JsonObject, Error> {
+        let Some(Value::Object(requests)) = requests else {
+            return Err(Error::Protocol("an input_required result without inputRequests".into()));
+        };
+        let mut responses = JsonObject::new();
+        for (key, request) in requests {
+            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            let params = request.get("params").cloned().unwrap_or_else(|| Value::Object(JsonObject::new()));
+            let incoming = IncomingRequest::local(peer.clone(), RequestId::String(key.clone()));
+            let caps = &self.capabilities;
+            let answer = match method {
+                methods::ELICITATION_CREATE if caps.elicitation.is_some() => {
+                    answer(self.handler.elicit(serde_json::from_value(params)?, incoming).await)
+                }
+                methods::SAMPLING_CREATE_MESSAGE if caps.sampling.is_some() => {
+                    answer(self.handler.create_message(serde_json::from_value(params)?, incoming).await)
+                }
+                methods::ROOTS_LIST if caps.roots.is_some() => answer(self.handler.list_roots(incoming).await),
+                other => {
+                    return Err(Error::Protocol(format!(
+                        "the server asked for {} input, which this client does not give",
+                        quoted(other)
+                    )));
+                }
+            };
+            responses.insert(key.clone(), answer?);
+        }
+        Ok(responses)
+    }
+}
+
+/// Asks a server for `server/discover` with the client's envelope: its answer when it speaks
+/// revision 2026-07-28, `None` when it does not (an error, or a list of versions without it).
+async fn discover(peer: &Peer, envelope: &JsonObject) -> Result<Option<InitializeResult>, Error> {
+    let params = serde_json::json!({ "_meta": envelope });
+    let mut attempts = 0;
+    let result = loop {
+        attempts += 1;
+        match peer.request(methods::SERVER_DISCOVER, Some(params.clone()), RequestOptions::default()).await {
+            Ok(result) => break result,
+            // A refusal of the version that lists it as supported after all is tried once more.
+            Err(Error::Rpc(e))
+                if attempts == 1
+                    && e.code == crate::jsonrpc::UNSUPPORTED_PROTOCOL_VERSION
+                    && e.data
+                        .as_ref()
+                        .and_then(|d| d.get("supported"))
+                        .and_then(Value::as_array)
+                        .is_some_and(|versions| versions.iter().any(|v| v == STATELESS_PROTOCOL_VERSION)) => {}
+            Err(Error::Rpc(e)) => {
+                tracing::debug!(code = e.code, "server/discover failed: the server is older than 2026-07-28");
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let speaks = result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .is_some_and(|v| v.iter().any(|v| v == STATELESS_PROTOCOL_VERSION));
+    if !speaks {
+        return Ok(None);
+    }
+    let info = result
+        .get("_meta")
+        .and_then(|m| m.get(meta_keys::SERVER_INFO))
+        .or_else(|| result.get("serverInfo"))
+        .cloned()
+        .ok_or_else(|| Error::Protocol("server/discover named no server".into()))?;
+    Ok(Some(InitializeResult {
+        protocol_version: STATELESS_PROTOCOL_VERSION.to_owned(),
+        capabilities: serde_json::from_value(result.get("capabilities").cloned().unwrap_or_default())?,
+        server_info: serde_json::from_value(info)?,
+        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        meta: None,
+    }))
 }
 
 impl std::fmt::Debug for Client {
@@ -284,12 +379,42 @@ impl Client {
         options: ClientOptions,
         handler: impl ClientHandler,
     ) -> Result<Client, Error> {
-        let service =
-            Arc::new(ClientService { handler: Arc::new(handler), capabilities: options.capabilities.clone() });
+        let handler: Arc<dyn ClientHandler> = Arc::new(handler);
+        let service = Arc::new(ClientService { handler: handler.clone(), capabilities: options.capabilities.clone() });
         let config = SessionConfig { default_timeout: options.request_timeout, ..SessionConfig::default() };
         let (peer, task) = rt::start(transport, service, config);
+        let mut version = options.protocol_version;
+        if version == STATELESS_PROTOCOL_VERSION {
+            let mut envelope = JsonObject::new();
+            envelope.insert(meta_keys::PROTOCOL_VERSION.to_owned(), Value::from(STATELESS_PROTOCOL_VERSION));
+            envelope.insert(meta_keys::CLIENT_CAPABILITIES.to_owned(), serde_json::to_value(&options.capabilities)?);
+            envelope.insert(meta_keys::CLIENT_INFO.to_owned(), serde_json::to_value(&options.info)?);
+            match discover(&peer, &envelope).await {
+                Ok(Some(server)) => {
+                    let stateless = Stateless {
+                        envelope,
+                        log_level: Mutex::new(None),
+                        handler,
+                        capabilities: options.capabilities,
+                    };
+                    return Ok(Client {
+                        peer,
+                        server: Arc::new(server),
+                        task: Arc::new(Mutex::new(Some(task))),
+                        output_schemas: Arc::default(),
+                        stateless: Some(Arc::new(stateless)),
+                    });
+                }
+                // An older server: the session starts with initialize, as before.
+                Ok(None) => version = LATEST_PROTOCOL_VERSION.to_owned(),
+                Err(e) => {
+                    peer.close();
+                    return Err(e);
+                }
+            }
+        }
         let mut params = InitializeRequestParams::new(options.capabilities, options.info);
-        params.protocol_version = options.protocol_version;
+        params.protocol_version = version;
         let result: Result<InitializeResult, Error> =
             peer.request_typed(methods::INITIALIZE, &params, RequestOptions::default()).await;
         let result = match result {
@@ -312,6 +437,7 @@ impl Client {
             server: Arc::new(result),
             task: Arc::new(Mutex::new(Some(task))),
             output_schemas: Arc::default(),
+            stateless: None,
         })
     }
 
@@ -340,7 +466,53 @@ impl Client {
     /// typed methods check it; other methods go out as they are.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
         self.check_capability(method, params.as_ref())?;
-        self.peer.request(method, params, options).await
+        self.send(method, params, options).await
+    }
+
+    /// Sends a request with typed parameters and reads its typed result.
+    async fn send_typed<P: serde::Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+    ) -> Result<R, Error> {
+        let params = crate::finite::to_value(params)?;
+        let params = if params.as_object().is_some_and(|o| o.is_empty()) { None } else { Some(params) };
+        let value = self.send(method, params, options).await?;
+        serde_json::from_value(value).map_err(|e| Error::Protocol(format!("malformed {method} result: {e}")))
+    }
+
+    /// Sends a request: as it is to a 2025-11-25 session; to a 2026-07-28 server with the
+    /// client's envelope in `_meta`, answering each `input_required` result with the client's
+    /// own handlers and retrying with `inputResponses` and `requestState`, at most
+    /// [`MAX_INPUT_ROUNDS`] times.
+    async fn send(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
+        let Some(next) = &self.stateless else { return self.peer.request(method, params, options).await };
+        let mut params = match params {
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(map)) => map,
+            Some(other) => return Err(Error::Protocol(format!("request parameters must be an object, not {other}"))),
+        };
+        let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+        if let Value::Object(meta) = meta {
+            meta.extend(next.envelope.clone());
+            if let Some(level) = *lock(&next.log_level) {
+                meta.insert(meta_keys::LOG_LEVEL.to_owned(), serde_json::to_value(level)?);
+            }
+        }
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let result = self.peer.request(method, Some(Value::Object(params.clone())), options.clone()).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let responses = next.answer(&self.peer, result.get("inputRequests")).await?;
+            params.insert("inputResponses".to_owned(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".to_owned(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(Error::Protocol(format!("the server asked for input more than {MAX_INPUT_ROUNDS} times in one {method}")))
     }
 
     /// Fails with [`Error::CapabilityMissing`] when the server did not declare what
@@ -376,6 +548,10 @@ impl Client {
 
     /// Sends `ping`.
     pub async fn ping(&self) -> Result<(), Error> {
+        if self.stateless.is_some() {
+            // 2026-07-28 has no ping: any request shows the server is there.
+            return self.send(methods::SERVER_DISCOVER, None, RequestOptions::default()).await.map(drop);
+        }
         self.peer.ping().await
     }
 
@@ -383,8 +559,18 @@ impl Client {
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, Error> {
         self.require(self.server.capabilities.tools.is_some(), "tools")?;
         let params = PaginatedRequestParams { cursor, meta: None };
-        let result: ListToolsResult =
-            self.peer.request_typed(methods::TOOLS_LIST, &params, RequestOptions::default()).await?;
+        let mut result: ListToolsResult =
+            self.send_typed(methods::TOOLS_LIST, &params, RequestOptions::default()).await?;
+        if self.stateless.is_some() {
+            // Revision 2026-07-28: a tool whose x-mcp-header annotations break the rules is left out.
+            result.tools.retain(|tool| match crate::model::headers::header_params(&tool.input_schema) {
+                Ok(_) => true,
+                Err(e) => {
+                    tracing::warn!(tool = %tool.name, error = %e, "leaving out a tool with invalid x-mcp-header annotations");
+                    false
+                }
+            });
+        }
         let mut schemas = lock(&self.output_schemas);
         for tool in &result.tools {
             if let Some(schema) = &tool.output_schema
@@ -435,14 +621,14 @@ impl Client {
         let arguments = tool_arguments(arguments)?;
         let params =
             CallToolRequestParams { name: name.to_owned(), arguments, task: Some(TaskMetadata { ttl }), meta: None };
-        self.peer.request_typed(methods::TOOLS_CALL, &params, RequestOptions::default()).await
+        self.send_typed(methods::TOOLS_CALL, &params, RequestOptions::default()).await
     }
 
     /// Returns the current state of a task (`tasks/get`).
     pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult, Error> {
         self.require(self.tasks_capability().is_some(), "tasks")?;
         let params = TaskIdRequestParams { task_id: task_id.to_owned(), meta: None };
-        self.peer.request_typed(methods::TASKS_GET, &params, RequestOptions::default()).await
+        self.send_typed(methods::TASKS_GET, &params, RequestOptions::default()).await
     }
 
     /// Waits until a tool-call task ends and returns its result (`tasks/result`), or the
@@ -453,21 +639,21 @@ impl Client {
     pub async fn task_result(&self, task_id: &str) -> Result<CallToolResult, Error> {
         self.require(self.tasks_capability().is_some(), "tasks")?;
         let params = TaskIdRequestParams { task_id: task_id.to_owned(), meta: None };
-        self.peer.request_typed(methods::TASKS_RESULT, &params, RequestOptions::default()).await
+        self.send_typed(methods::TASKS_RESULT, &params, RequestOptions::default()).await
     }
 
     /// Lists one page of the tasks the server keeps for this session (`tasks/list`).
     pub async fn list_tasks(&self, cursor: Option<String>) -> Result<ListTasksResult, Error> {
         self.require(self.tasks_capability().is_some_and(|t| t.list.is_some()), "tasks.list")?;
         let params = PaginatedRequestParams { cursor, meta: None };
-        self.peer.request_typed(methods::TASKS_LIST, &params, RequestOptions::default()).await
+        self.send_typed(methods::TASKS_LIST, &params, RequestOptions::default()).await
     }
 
     /// Cancels a task (`tasks/cancel`) and returns its final state.
     pub async fn cancel_task(&self, task_id: &str) -> Result<GetTaskResult, Error> {
         self.require(self.tasks_capability().is_some_and(|t| t.cancel.is_some()), "tasks.cancel")?;
         let params = TaskIdRequestParams { task_id: task_id.to_owned(), meta: None };
-        self.peer.request_typed(methods::TASKS_CANCEL, &params, RequestOptions::default()).await
+        self.send_typed(methods::TASKS_CANCEL, &params, RequestOptions::default()).await
     }
 
     /// Calls a tool with full control over the parameters and the request.
@@ -481,7 +667,7 @@ impl Client {
     ) -> Result<CallToolResult, Error> {
         self.require(self.server.capabilities.tools.is_some(), "tools")?;
         let name = params.name.clone();
-        let result: CallToolResult = self.peer.request_typed(methods::TOOLS_CALL, &params, options).await?;
+        let result: CallToolResult = self.send_typed(methods::TOOLS_CALL, &params, options).await?;
         let validator = lock(&self.output_schemas).get(&name).cloned();
         if let Some(validator) = validator
             && !result.is_error()
@@ -508,7 +694,7 @@ impl Client {
     pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult, Error> {
         self.require(self.server.capabilities.resources.is_some(), "resources")?;
         let params = PaginatedRequestParams { cursor, meta: None };
-        self.peer.request_typed(methods::RESOURCES_LIST, &params, RequestOptions::default()).await
+        self.send_typed(methods::RESOURCES_LIST, &params, RequestOptions::default()).await
     }
 
     /// Lists every resource, following the pages.
@@ -524,7 +710,7 @@ impl Client {
     pub async fn list_resource_templates(&self, cursor: Option<String>) -> Result<ListResourceTemplatesResult, Error> {
         self.require(self.server.capabilities.resources.is_some(), "resources")?;
         let params = PaginatedRequestParams { cursor, meta: None };
-        self.peer.request_typed(methods::RESOURCES_TEMPLATES_LIST, &params, RequestOptions::default()).await
+        self.send_typed(methods::RESOURCES_TEMPLATES_LIST, &params, RequestOptions::default()).await
     }
 
     /// Lists every resource template, following the pages.
@@ -540,7 +726,7 @@ impl Client {
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
         self.require(self.server.capabilities.resources.is_some(), "resources")?;
         let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
-        self.peer.request_typed(methods::RESOURCES_READ, &params, RequestOptions::default()).await
+        self.send_typed(methods::RESOURCES_READ, &params, RequestOptions::default()).await
     }
 
     fn subscriptions_declared(&self) -> bool {
@@ -551,8 +737,7 @@ impl Client {
     pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
         self.require(self.subscriptions_declared(), "resources.subscribe")?;
         let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
-        self.peer
-            .request_typed::<_, EmptyResult>(methods::RESOURCES_SUBSCRIBE, &params, RequestOptions::default())
+        self.send_typed::<_, EmptyResult>(methods::RESOURCES_SUBSCRIBE, &params, RequestOptions::default())
             .await
             .map(drop)
     }
@@ -561,8 +746,7 @@ impl Client {
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
         self.require(self.subscriptions_declared(), "resources.subscribe")?;
         let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
-        self.peer
-            .request_typed::<_, EmptyResult>(methods::RESOURCES_UNSUBSCRIBE, &params, RequestOptions::default())
+        self.send_typed::<_, EmptyResult>(methods::RESOURCES_UNSUBSCRIBE, &params, RequestOptions::default())
             .await
             .map(drop)
     }
@@ -571,7 +755,7 @@ impl Client {
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, Error> {
         self.require(self.server.capabilities.prompts.is_some(), "prompts")?;
         let params = PaginatedRequestParams { cursor, meta: None };
-        self.peer.request_typed(methods::PROMPTS_LIST, &params, RequestOptions::default()).await
+        self.send_typed(methods::PROMPTS_LIST, &params, RequestOptions::default()).await
     }
 
     /// Lists every prompt, following the pages.
@@ -593,7 +777,7 @@ impl Client {
         let arguments: JsonObject =
             arguments.into_iter().map(|(k, v)| (k.to_owned(), Value::String(v.to_owned()))).collect();
         let params = GetPromptRequestParams { name: name.to_owned(), arguments: Some(arguments), meta: None };
-        self.peer.request_typed(methods::PROMPTS_GET, &params, RequestOptions::default()).await
+        self.send_typed(methods::PROMPTS_GET, &params, RequestOptions::default()).await
     }
 
     /// Asks for completions of an argument of a prompt or resource template.
@@ -610,15 +794,20 @@ impl Client {
             context: None,
             meta: None,
         };
-        self.peer.request_typed(methods::COMPLETION_COMPLETE, &params, RequestOptions::default()).await
+        self.send_typed(methods::COMPLETION_COMPLETE, &params, RequestOptions::default()).await
     }
 
     /// Sets the lowest level of log messages the server should send.
+    ///
+    /// With a 2026-07-28 server the level goes into the `_meta` of every later request instead.
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), Error> {
         self.require(self.server.capabilities.logging.is_some(), "logging")?;
+        if let Some(next) = &self.stateless {
+            *lock(&next.log_level) = Some(level);
+            return Ok(());
+        }
         let params = SetLevelRequestParams { level, meta: None };
-        self.peer
-            .request_typed::<_, EmptyResult>(methods::LOGGING_SET_LEVEL, &params, RequestOptions::default())
+        self.send_typed::<_, EmptyResult>(methods::LOGGING_SET_LEVEL, &params, RequestOptions::default())
             .await
             .map(drop)
     }

@@ -539,6 +539,20 @@ impl IncomingRequest {
         (!self.detached).then(|| self.id.clone())
     }
 
+    /// Makes the context of a request the peer did not send over the wire: a request for
+    /// input that a 2026-07-28 server put in an `input_required` result, answered by the
+    /// client's own handler under `id` (the request's key).
+    pub(crate) fn local(peer: Peer, id: RequestId) -> IncomingRequest {
+        IncomingRequest {
+            peer,
+            id,
+            progress_token: None,
+            cancellation: CancellationToken::new(),
+            last_progress: Arc::default(),
+            detached: true,
+        }
+    }
+
     /// Returns a copy for work that outlives the request's answer (a task): it has its own
     /// cancellation token, keeps the progress token and sends its messages unrelated to the
     /// answered request.

@@ -69,8 +69,37 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
 /// Tools that show where they ran and send what crosses processes:
 /// * `pid`: answers this process's id;
 /// * `announce {n}`: sends `n` log messages on the session's standalone stream;
-/// * `ask_progress`: reports progress, elicits a name, reports progress again, answers the name.
+/// * `ask_progress`: reports progress, elicits a name, reports progress again, answers the name;
+/// * `touch`: announces an update of the resource `test://doc`;
+/// * `book`: asks for guests, then a date (revision 2026-07-28 input rounds), keeping state.
 fn add_cluster_tools(server: &mcpkit::Server) {
+    server
+        .add_tool(Tool::without_arguments("book", "Asks for guests, then a date."), |_: JsonObject, ctx: RequestContext| async move {
+            let form = |message: &str| {
+                json!({ "mode": "form", "message": message, "requestedSchema": { "type": "object", "properties": { "v": { "type": "string" } } } })
+            };
+            let guests = ctx.ask("guests", "elicitation/create", form("guests")).await.map_err(internal)?;
+            ctx.set_state(json!({ "guests": guests["content"]["v"] }));
+            let date = ctx.ask("date", "elicitation/create", form("date")).await.map_err(internal)?;
+            Ok(CallToolResult::text(format!("{} guests on {}", guests["content"]["v"], date["content"]["v"])))
+        })
+        .unwrap();
+    server.add_resource(Resource::new("test://doc", "doc"), |req: mcpkit::server::ResourceRequest, _| async move {
+        Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "doc")], meta: None })
+    });
+    let announcer = server.clone();
+    server
+        .add_tool(
+            Tool::without_arguments("touch", "Announces an update of test://doc."),
+            move |_: JsonObject, _: RequestContext| {
+                let announcer = announcer.clone();
+                async move {
+                    announcer.notify_resource_updated("test://doc");
+                    Ok(CallToolResult::text(format!("touched by {}", std::process::id())))
+                }
+            },
+        )
+        .unwrap();
     server
         .add_tool(Tool::without_arguments("pid", "Names the process."), |_: JsonObject, _: RequestContext| async {
             Ok(CallToolResult::text(std::process::id().to_string()))
@@ -328,6 +357,22 @@ async fn one_session_is_served_by_every_process() {
     }
     assert_eq!(pids.len(), 3, "three processes served the session: {pids:?}");
 
+    // A log level set through one process holds on every process.
+    let set_level = request(7, "logging/setLevel", json!({ "level": "error" }));
+    let reply = body_json(send(mcp.post(Some(&session), &set_level)).await).await;
+    assert!(reply.get("result").is_some(), "{reply}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for id in 8..=9 {
+        let reply = send(mcp.post(Some(&session), &call(id, "steps", json!({}), Some("s")))).await;
+        let mut sse = SseStream::new(reply);
+        let seen = messages_until(&mut sse, |m| m.get("result").is_some()).await;
+        let methods: Vec<&str> = seen.iter().filter_map(|(_, m)| m["method"].as_str()).collect();
+        assert_eq!(methods, ["notifications/progress", "notifications/progress"], "no info log: {seen:?}");
+    }
+    let direct = send(cluster.member(2).post(Some(&session), &call(9, "steps", json!({}), Some("s")))).await;
+    let seen = messages_until(&mut SseStream::new(direct), |m| m.get("result").is_some()).await;
+    assert!(seen.iter().all(|(_, m)| m["method"] != "notifications/message"), "{seen:?}");
+
     // A tool elicits and reports progress while the client's answer lands on another process.
     for round in 0..3 {
         let id = 10 + round;
@@ -375,6 +420,25 @@ async fn one_session_is_served_by_every_process() {
         heard.push(message["params"]["data"].as_str().unwrap().to_owned());
     }
     assert_eq!(heard, ["a0", "a1", "b0", "b1", "c0", "c1"]);
+
+    // A resource update announced through any process reaches the subscribed session once.
+    let subscribe = request(80, "resources/subscribe", json!({ "uri": "test://doc" }));
+    assert!(body_json(send(mcp.post(Some(&session), &subscribe)).await).await.get("result").is_some());
+    let mut touched_by = HashSet::new();
+    for id in 81..84 {
+        touched_by.insert(result_text(&mcp.call_json(Some(&session), id, "touch", json!({})).await).to_owned());
+    }
+    assert_eq!(touched_by.len(), 3, "three processes announced: {touched_by:?}");
+    for _ in 0..3 {
+        let (_, message) = get.message().await;
+        assert_eq!(message["method"], "notifications/resources/updated", "{message}");
+        assert_eq!(message["params"]["uri"], "test://doc");
+    }
+    get.assert_quiet(Duration::from_millis(300)).await;
+    let unsubscribe = request(85, "resources/unsubscribe", json!({ "uri": "test://doc" }));
+    assert!(body_json(send(mcp.post(Some(&session), &unsubscribe)).await).await.get("result").is_some());
+    mcp.call_json(Some(&session), 86, "touch", json!({})).await;
+    get.assert_quiet(Duration::from_millis(300)).await;
 
     // Deleting the session ends it on every process.
     assert_eq!(send(mcp.delete(&session)).await.status(), 200);
@@ -498,4 +562,70 @@ async fn redis_going_away_is_503_and_its_return_is_recovery() {
     // New sessions too.
     let again = mcp.initialize(json!({})).await;
     pid(&mcp, &again, 1).await;
+}
+
+/// A 2026-07-28 POST of `method` to `mcp`.
+fn post_next(mcp: &Mcp, id: i64, method: &str, mut params: Value, name: Option<&str>) -> reqwest::RequestBuilder {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": NEXT,
+        "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } },
+        "io.modelcontextprotocol/clientInfo": { "name": "next-client", "version": "1" },
+    });
+    if let (Value::Object(meta), Some(Value::Object(extra))) = (&mut meta, params.get("_meta").cloned()) {
+        meta.extend(extra);
+    }
+    params["_meta"] = meta;
+    let mut builder =
+        mcp.post(None, &request(id, method, params)).header("mcp-protocol-version", NEXT).header("mcp-method", method);
+    if let Some(name) = name {
+        builder = builder.header("mcp-name", name);
+    }
+    builder
+}
+
+const NEXT: &str = "2026-07-28";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn revision_2026_requests_cross_processes() {
+    let Some(cluster) = Cluster::start() else { return };
+
+    // Each input round of one tool call lands on another process, which accepts the
+    // requestState another process signed.
+    let book = |extra: Value| {
+        let mut params = json!({ "name": "book", "arguments": {} });
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        params
+    };
+    let first =
+        read_reply(send(post_next(&cluster.member(0), 1, "tools/call", book(json!({})), Some("book"))).await).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].clone();
+    let answers = json!({ "guests": { "action": "accept", "content": { "v": "2" } } });
+    let round = book(json!({ "inputResponses": answers, "requestState": state }));
+    let second = read_reply(send(post_next(&cluster.member(1), 2, "tools/call", round, Some("book"))).await).await;
+    assert_eq!(second["result"]["resultType"], "input_required", "member 1 accepts member 0's state: {second}");
+    let state = second["result"]["requestState"].clone();
+    let answers = json!({ "guests": { "action": "accept", "content": { "v": "2" } },
+                          "date": { "action": "accept", "content": { "v": "May 1" } } });
+    let round = book(json!({ "inputResponses": answers, "requestState": state }));
+    let done = read_reply(send(post_next(&cluster.member(2), 3, "tools/call", round, Some("book"))).await).await;
+    assert_eq!(result_text(&done), "\"2\" guests on \"May 1\"", "{done}");
+
+    // A listen stream held by one process hears of resource changes announced by the others.
+    let filter = json!({ "notifications": { "resourceSubscriptions": ["test://doc"] } });
+    let mut listen = SseStream::new(send(post_next(&cluster.member(0), 7, "subscriptions/listen", filter, None)).await);
+    let (_, ack) = listen.message().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let mcp = cluster.mcp();
+    let session = mcp.initialize(json!({})).await;
+    for (id, member) in [(10, 1), (11, 2)] {
+        let reply = send(cluster.member(member).post(Some(&session), &call(id, "touch", json!({}), None))).await;
+        assert_eq!(reply.status(), 200);
+        let (_, updated) = listen.message().await;
+        assert_eq!(updated["method"], "notifications/resources/updated", "{updated}");
+        assert_eq!(updated["params"]["uri"], "test://doc");
+    }
+    listen.assert_quiet(Duration::from_millis(300)).await;
 }

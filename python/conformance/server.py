@@ -15,6 +15,8 @@ import json
 import sys
 from typing import Any, Optional
 
+import revision_2026
+
 from mcpkit import Context, McpError, Server, __version__
 from mcpkit.types import CallToolResult, ContentBlock, JsonObject, PromptMessage
 
@@ -151,7 +153,9 @@ def fixture() -> Server:
         "mcpkit-conformance-server",
         version=__version__,
         instructions="The mcpkit fixture for the official MCP conformance suite.",
+        tasks=True,
     )
+    revision_2026.register(server)
 
     @server.tool(name="test_simple_text", description="Returns a simple text response.")
     def simple_text() -> CallToolResult:

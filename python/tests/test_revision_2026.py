@@ -59,3 +59,44 @@ def test_a_python_handler_asks_a_2026_client_through_input_rounds(tmp_path: Path
         process.stdin.close()
         process.wait(timeout=10)
         process.stdout.close()
+
+
+KEYED_SERVER = textwrap.dedent(
+    """
+    from mcpkit import Context, Server
+
+    server = Server("counter")
+
+    @server.tool()
+    async def count(ctx: Context) -> str:
+        seen = (ctx.state or {}).get("rounds", 0)
+        ctx.set_state({"rounds": seen + 1})
+        form = {"message": "Sure?", "requestedSchema": {"type": "object", "properties": {}}}
+        answer = await ctx.ask("confirm", "elicitation/create", form)
+        return f"{answer['action']} after {seen} earlier round(s)"
+
+    server.run()
+    """
+)
+
+
+def test_a_python_handler_names_its_request_for_input_and_keeps_state(tmp_path: Path) -> None:
+    script = tmp_path / "counter.py"
+    script.write_text(KEYED_SERVER)
+    process = subprocess.Popen(
+        [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        base = {"name": "count", "arguments": {}, "_meta": ENVELOPE}
+        process.stdin.write(call(base, 1) + "\n")
+        first = json.loads(process.stdout.readline())["result"]
+        assert list(first["inputRequests"]) == ["confirm"], first
+        retry = base | {"inputResponses": {"confirm": {"action": "accept"}}, "requestState": first["requestState"]}
+        process.stdin.write(call(retry, 2) + "\n")
+        done = json.loads(process.stdout.readline())["result"]
+        assert done["content"][0]["text"] == "accept after 1 earlier round(s)", done
+    finally:
+        process.stdin.close()
+        process.wait(timeout=10)
+        process.stdout.close()

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `make demo-cluster`: starts Redis, haproxy (round robin, no session affinity) and three
 # `cluster_server` example processes on loopback, runs the `cluster_client` example through the
-# balancer, and stops everything. Expects the examples built (feature `redis`) in
-# $CARGO_TARGET_DIR/debug/examples.
+# balancer, then, when tests/interop's packages are installed (npm ci there), the official
+# TypeScript SDK's client (tests/interop/ts_cluster_client.mjs), and stops everything. Expects the examples built
+# (feature `redis`) in $CARGO_TARGET_DIR/debug/examples; NODE names the node binary (default:
+# the conformance harness's Node 22, else `node`).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -17,3 +19,10 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 "$examples/cluster_client" "http://127.0.0.1:$port/mcp"
+if [[ -d "$repo/tests/interop/node_modules/@modelcontextprotocol/sdk" ]]; then
+  node="${NODE:-$repo/tests/conformance/node_modules/node/bin/node}"
+  [[ -x "$node" ]] || node=node
+  "$node" "$repo/tests/interop/ts_cluster_client.mjs" "http://127.0.0.1:$port/mcp"
+else
+  echo "demo-cluster: the TypeScript SDK client is skipped: run npm ci in tests/interop" >&2
+fi

@@ -65,13 +65,13 @@ after(() => {
 });
 
 /** Runs a command to completion (or timeout); resolves with its output. */
-function run(command, args, { timeoutMs = CHILD_TIMEOUT_MS } = {}) {
+function run(command, args, { timeoutMs = CHILD_TIMEOUT_MS, env = {} } = {}) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, {
       cwd: HERE,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
-      env: process.env,
+      env: { ...process.env, ...env },
     });
     running.add(child);
     let stdout = '';
@@ -164,6 +164,39 @@ test('(b) Rust calculator_client against the TS SDK server', { timeout: TEST_TIM
     r.stdout.includes('Explain step by step how to compute 2+3.'),
     `the text of prompt "explain" was not printed\n${report}`,
   );
+});
+
+// Revision 2026-07-28: the mcpkit client prefers it (MCP_PROTOCOL_VERSION), asks server/discover
+// first, and falls back to initialize with a server that does not know the revision.
+const NEXT = { MCP_PROTOCOL_VERSION: '2026-07-28' };
+
+test('(d) Rust client preferring 2026-07-28 falls back to 2025-11-25 with the TS SDK server', { timeout: TEST_TIMEOUT_MS }, async () => {
+  requireBinary(RUST_CLIENT);
+  const r = await run(RUST_CLIENT, [NODE, TS_SERVER], { env: NEXT });
+  const report = describeRun('MCP_PROTOCOL_VERSION=2026-07-28 calculator_client node ts_server.mjs', r);
+  assert.ok(!r.timedOut, report);
+  assert.equal(r.code, 0, report);
+  assert.match(r.stdout, /connected to ts-calculator-server .*\(protocol 2025-11-25\)/, report);
+  assert.match(r.stdout, /^add\(2, 3\) = 5$/m, report);
+  assert.match(r.stdout, /^prompt explain:/m, report);
+});
+
+test('(e) Rust client and server speak 2026-07-28; the TS SDK client still gets 2025-11-25 from the same server program', { timeout: TEST_TIMEOUT_MS }, async () => {
+  requireBinary(RUST_CLIENT);
+  requireBinary(RUST_SERVER);
+  const [next, ts] = await Promise.all([
+    run(RUST_CLIENT, [RUST_SERVER], { env: NEXT }),
+    run(NODE, [TS_CLIENT, RUST_SERVER]),
+  ]);
+  const report = describeRun('MCP_PROTOCOL_VERSION=2026-07-28 calculator_client calculator_server', next);
+  assert.equal(next.code, 0, report);
+  assert.match(next.stdout, /\(protocol 2026-07-28\)/, report);
+  assert.match(next.stdout, /^add\(2, 3\) = 5$/m, report);
+  assert.match(next.stdout, /^progress 3\/3/m, report);
+  assert.ok(next.stdout.split('\n').filter((l) => l.startsWith('log info:')).length >= 3, report);
+  const tsReport = describeRun(`node ts_client.mjs ${RUST_SERVER}`, ts);
+  assert.equal(ts.code, 0, tsReport);
+  assert.match(ts.stdout, /all \d+ checks passed/, tsReport);
 });
 
 test('(c) sanity: TS SDK client against the TS SDK server', { timeout: TEST_TIMEOUT_MS }, async () => {

@@ -213,6 +213,35 @@ impl Context {
         }
     }
 
+    /// Asks the client for input (`elicitation/create`, `sampling/createMessage` or
+    /// `roots/list`) under `key`, the name a 2026-07-28 client answers it by in
+    /// `inputResponses`; for older clients this is [`Context::request`] and `key` is unused.
+    /// Outside a server handler the task fails with kind `InvalidInput`.
+    pub fn ask(&self, key: &str, method: &str, params: Value) -> Task<Value> {
+        let (key, method) = (key.to_owned(), method.to_owned());
+        match self.kind.clone() {
+            Kind::Server(c) => Task::new(async move { Ok(c.ask(&key, &method, params).await?) }),
+            _ => Task::ready(Err(Error::invalid_input("only a server handler asks for input"))),
+        }
+    }
+
+    /// The state a server handler kept with [`Context::set_state`] in an earlier round of this
+    /// 2026-07-28 request, if any.
+    pub fn state(&self) -> Option<Value> {
+        match &self.kind {
+            Kind::Server(c) => c.state().cloned(),
+            _ => None,
+        }
+    }
+
+    /// Keeps `state` (JSON) for the next round of this 2026-07-28 request, inside its
+    /// `requestState`; does nothing for older clients.
+    pub fn set_state(&self, state: Value) {
+        if let Kind::Server(c) = &self.kind {
+            c.set_state(state);
+        }
+    }
+
     /// Asks the client to sample from its model (`sampling/createMessage`), tools included.
     pub fn sample(&self, params: Value) -> Task<Value> {
         self.request(methods::SAMPLING_CREATE_MESSAGE, params)

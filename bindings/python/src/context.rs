@@ -116,6 +116,30 @@ impl PyContext {
         self.inner.close_sse_stream().or_raise(py)
     }
 
+    /// Asks the client for input under `key` (the name a 2026-07-28 client answers it by) and
+    /// returns an awaitable of its answer.
+    fn ask<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        method: &str,
+        params: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.ask(key, method, convert::from_py(params)?))
+    }
+
+    /// The state kept by `set_state` in an earlier round of this 2026-07-28 request, if any.
+    #[getter]
+    fn state(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner.state().map(|s| convert::to_py(py, &s).map(Bound::unbind)).transpose()
+    }
+
+    /// Keeps `state` (JSON) for the next round of this 2026-07-28 request.
+    fn set_state(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.set_state(convert::from_py(state)?);
+        Ok(())
+    }
+
     /// Sends a request to the peer (sampling, elicitation and roots are checked against the
     /// client's capabilities) and returns an awaitable of its result.
     #[pyo3(signature = (method, params=None))]

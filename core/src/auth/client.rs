@@ -422,6 +422,9 @@ impl OAuthClient {
                 break;
             }
         }
+        // A 2025-03-26 server without protected resource metadata is its own authorization
+        // server, named by its origin only: its metadata's issuer is taken as it is.
+        let declared = prm.is_some();
         let (issuer, resource, resource_scopes) = match prm {
             Some(prm) => {
                 if !resource_matches(&prm.resource, &self.server_url) {
@@ -439,6 +442,14 @@ impl OAuthClient {
         let issuer_url = Url::parse(&issuer).map_err(|e| auth_error("invalid issuer", e))?;
         for url in metadata_urls(&issuer_url) {
             if let Some(metadata) = self.get_json::<AuthorizationServerMetadata>(&url).await {
+                // RFC 8414 §3.3: metadata naming another issuer than the declared one is not that
+                // server's (a trailing slash aside).
+                if declared && metadata.issuer.trim_end_matches('/') != issuer.trim_end_matches('/') {
+                    return Err(Error::Auth(format!(
+                        "the authorization server metadata at {url} names issuer {:?}, not {issuer:?}",
+                        metadata.issuer
+                    )));
+                }
                 return Ok(Server { resource, metadata, resource_scopes });
             }
         }
@@ -491,6 +502,7 @@ impl OAuthClient {
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
             "token_endpoint_auth_method": Self::auth_method(&server.metadata),
+            "application_type": application_type(&self.options.redirect_uri),
         });
         let response = self
             .http
@@ -590,6 +602,7 @@ impl OAuthClient {
         if query.get("state") != Some(state.secret()) {
             return Err(Error::Auth("the redirect's state does not match the request's".to_owned()));
         }
+        check_issuer(query.get("iss").map(String::as_str), &server.metadata)?;
         let code = query.get("code").ok_or_else(|| Error::Auth("the redirect carries no code".to_owned()))?;
         let http = OAuthHttp(self.http.clone());
         let token = client
@@ -930,5 +943,68 @@ mod tests {
         assert!(resource_matches("https://mcp.example/", &server));
         assert!(!resource_matches("https://evil.example/mcp", &server));
         assert!(!resource_matches("https://mcp.example/other", &server));
+    }
+}
+
+/// Checks the `iss` of an authorization response (RFC 9207): when present it must be the
+/// authorization server's issuer, compared exactly; when the server says it sends one
+/// (`authorization_response_iss_parameter_supported`) it must be present.
+fn check_issuer(iss: Option<&str>, metadata: &super::AuthorizationServerMetadata) -> Result<(), Error> {
+    let promised = metadata.extra.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true));
+    match iss {
+        Some(iss) if iss != metadata.issuer => Err(Error::Auth(format!(
+            "the redirect's iss {iss:?} is not the authorization server's issuer {:?}",
+            metadata.issuer
+        ))),
+        None if promised => {
+            Err(Error::Auth("the authorization server promised an iss in its redirect, which has none".to_owned()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The OpenID `application_type` a client registers with (SEP-837): `native` when its redirect
+/// URI is on loopback or has a scheme of its own (an app on the user's machine), `web` when it
+/// is an HTTP(S) URL of another host.
+fn application_type(redirect_uri: &str) -> &'static str {
+    let Ok(url) = url::Url::parse(redirect_uri) else { return "native" };
+    if !matches!(url.scheme(), "http" | "https") {
+        return "native";
+    }
+    match url.host() {
+        Some(url::Host::Domain(d)) if d.eq_ignore_ascii_case("localhost") => "native",
+        Some(url::Host::Ipv4(ip)) if ip.is_loopback() => "native",
+        Some(url::Host::Ipv6(ip)) if ip.is_loopback() => "native",
+        _ => "web",
+    }
+}
+
+#[cfg(test)]
+mod application_type_tests {
+    use super::application_type;
+
+    #[test]
+    fn loopback_and_custom_schemes_are_native_apps() {
+        assert_eq!(application_type("http://127.0.0.1:8765/callback"), "native");
+        assert_eq!(application_type("http://localhost/cb"), "native");
+        assert_eq!(application_type("http://[::1]:9/cb"), "native");
+        assert_eq!(application_type("com.example.app:/callback"), "native");
+        assert_eq!(application_type("https://app.example.com/callback"), "web");
+    }
+
+    #[test]
+    fn the_iss_of_a_redirect_is_the_issuer_exactly() {
+        let metadata = |promised: bool| -> crate::auth::AuthorizationServerMetadata {
+            serde_json::from_value(serde_json::json!({
+                "issuer": "http://localhost:9000",
+                "authorization_response_iss_parameter_supported": promised,
+            }))
+            .unwrap()
+        };
+        assert!(super::check_issuer(Some("http://localhost:9000"), &metadata(true)).is_ok());
+        assert!(super::check_issuer(None, &metadata(false)).is_ok());
+        assert!(super::check_issuer(None, &metadata(true)).is_err(), "promised but missing");
+        assert!(super::check_issuer(Some("http://localhost:9000/"), &metadata(false)).is_err(), "no normalization");
+        assert!(super::check_issuer(Some("https://evil.example.com"), &metadata(false)).is_err());
     }
 }

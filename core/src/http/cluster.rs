@@ -50,7 +50,7 @@ use crate::{
 ///
 /// Build them with [`ClusterOptions::new`] and the `with_*` methods; fields may be added in
 /// later versions.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct ClusterOptions {
     /// The Redis URL, such as `redis://127.0.0.1:6379/0`.
@@ -65,6 +65,29 @@ pub struct ClusterOptions {
     pub liveness_ttl: Duration,
     /// How long one Redis command may take before it counts as failed.
     pub command_timeout: Duration,
+}
+
+impl std::fmt::Debug for ClusterOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterOptions")
+            .field("url", &redacted(&self.url))
+            .field("prefix", &self.prefix)
+            .field("max_events_per_stream", &self.max_events_per_stream)
+            .field("liveness_ttl", &self.liveness_ttl)
+            .field("command_timeout", &self.command_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A Redis URL without the password it may carry (`redis://user:secret@host` shows as
+/// `redis://user:***@host`).
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let Some((credentials, host)) = rest.rsplit_once('@') else { return url.to_owned() };
+    match credentials.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => format!("{scheme}://***@{host}"),
+    }
 }
 
 impl ClusterOptions {
@@ -119,6 +142,10 @@ impl From<redis::RedisError> for Unavailable {
 /// How many bits of a request or stream id are the process's own counter.
 const PROCESS_SHIFT: u32 = 32;
 
+/// The first process number past those whose ids stay within JavaScript's exact integers
+/// (2^53).
+const PROCESS_LIMIT: u64 = 1 << (53 - PROCESS_SHIFT);
+
 /// Returns the process that owns an id drawn from a process's range, or `None` for ids of a
 /// lone server (process 0) and ids outside every range.
 pub(super) fn owner_of(id: u64) -> Option<u64> {
@@ -143,6 +170,11 @@ pub(super) enum BusEvent {
     Deliver { session: String, message: JsonRpcMessage },
     /// The session was deleted: end it here too.
     End { session: String },
+    /// The client set the session's log level through another process.
+    Level { session: String, level: Value },
+    /// A resource changed, announced through another process: this process's
+    /// `subscriptions/listen` streams hear of it.
+    ResourceUpdated { uri: String },
 }
 
 /// One SSE event on its way into Redis.
@@ -165,6 +197,8 @@ pub(super) struct Cluster {
     /// How long a session may stay unused, in seconds.
     session_ttl: u64,
     appends: mpsc::UnboundedSender<Append>,
+    /// Resources whose subscribers are to be told of an update.
+    updates: mpsc::UnboundedSender<String>,
     /// Followers of streams on this process, woken when events are appended anywhere.
     waiters: Mutex<HashMap<(String, u64), Arc<Notify>>>,
     tasks: Vec<JoinHandle<()>>,
@@ -198,27 +232,26 @@ impl Cluster {
         let mut conn = client.get_connection_manager_with_config(config.clone()).await?;
         let appender = client.get_connection_manager_with_config(config).await?;
         let prefix = options.prefix.clone();
-        let process: u64 = conn.incr(format!("{prefix}:processes"), 1u64).await?;
-        if owner_of(process << PROCESS_SHIFT) != Some(process) {
-            return Err(Unavailable("the cluster ran out of process numbers".to_owned()));
-        }
+        let ttl_ms = u64::try_from(options.liveness_ttl.as_millis()).unwrap_or(u64::MAX);
+        let process = claim_process_number(&mut conn, &prefix, ttl_ms).await?;
         let key = shared_key(&mut conn, &prefix).await?;
         let stopped = CancellationToken::new();
         let alive_key = format!("{prefix}:alive:{process}");
-        let ttl_ms = u64::try_from(options.liveness_ttl.as_millis()).unwrap_or(u64::MAX);
-        let () = conn.pset_ex(&alive_key, 1u8, ttl_ms).await?;
         let (appends, rx) = mpsc::unbounded_channel();
+        let (updates, updated) = mpsc::unbounded_channel();
         let mut tasks = Vec::new();
         tasks.push(tokio::spawn(keep_alive(conn.clone(), alive_key, options.liveness_ttl, stopped.clone())));
         tasks.push(tokio::spawn(run_appends(appender, rx, options.max_events_per_stream, session_ttl, prefix.clone())));
         let cluster = Arc::new_cyclic(|weak: &std::sync::Weak<Cluster>| {
             tasks.push(tokio::spawn(listen(client, prefix.clone(), process, weak.clone(), on_event, stopped.clone())));
+            tasks.push(tokio::spawn(run_updates(weak.clone(), updated)));
             Cluster {
                 options,
                 conn,
                 process,
                 session_ttl: session_ttl.as_secs().max(1),
                 appends,
+                updates,
                 waiters: Mutex::default(),
                 tasks,
                 stopped,
@@ -270,10 +303,74 @@ impl Cluster {
         Ok(())
     }
 
-    /// Records the log level a client set, for the processes that rebuild its session.
+    /// Records the log level a client set, for the processes that restore its session later,
+    /// and tells the processes that hold it now.
     pub(super) async fn set_level(&self, session: &str, level: &Value) -> Result<(), Unavailable> {
         let mut conn = self.conn.clone();
-        let () = conn.hset(self.key(&format!("session:{session}")), "level", level.to_string()).await?;
+        let notice = json!({ "k": "level", "s": session, "from": self.process, "level": level }).to_string();
+        let () = redis::pipe()
+            .hset(self.key(&format!("session:{session}")), "level", level.to_string())
+            .ignore()
+            .publish(self.key("bus"), notice)
+            .ignore()
+            .query_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    /// Records whether `session` is subscribed to updates of `uri`.
+    pub(super) async fn set_subscribed(&self, session: &str, uri: &str, subscribed: bool) -> Result<(), Unavailable> {
+        let key = self.key(&format!("subscribers:{uri}"));
+        let mut conn = self.conn.clone();
+        if subscribed {
+            let () = redis::pipe()
+                .sadd(&key, session)
+                .ignore()
+                .expire(&key, self.session_ttl as i64)
+                .ignore()
+                .query_async(&mut conn)
+                .await?;
+        } else {
+            let _: u64 = conn.srem(&key, session).await?;
+        }
+        Ok(())
+    }
+
+    /// Tells every session of the cluster subscribed to `uri`, and the other processes'
+    /// `subscriptions/listen` streams, that the resource changed, in the background.
+    pub(super) fn resource_updated(&self, uri: &str) {
+        let _ = self.updates.send(uri.to_owned());
+    }
+
+    async fn send_resource_updated(&self, uri: &str) -> Result<(), Unavailable> {
+        let key = self.key(&format!("subscribers:{uri}"));
+        let mut conn = self.conn.clone();
+        let notice = json!({ "k": "resource", "uri": uri, "from": self.process }).to_string();
+        let (sessions, _): (Vec<String>, u64) =
+            redis::pipe().smembers(&key).publish(self.key("bus"), notice).query_async(&mut conn).await?;
+        if sessions.is_empty() {
+            return Ok(());
+        }
+        let mut exists = redis::pipe();
+        for session in &sessions {
+            exists.exists(self.key(&format!("session:{session}")));
+        }
+        let alive: Vec<bool> = exists.query_async(&mut conn).await?;
+        let message = JsonRpcMessage::notification(
+            crate::model::methods::NOTIFICATIONS_RESOURCES_UPDATED,
+            Some(json!({ "uri": uri })),
+        );
+        let mut gone = Vec::new();
+        for (session, alive) in sessions.iter().zip(alive) {
+            if alive {
+                self.append_standalone(session, &message);
+            } else {
+                gone.push(session);
+            }
+        }
+        if !gone.is_empty() {
+            let _: u64 = conn.srem(&key, gone).await?;
+        }
         Ok(())
     }
 
@@ -602,6 +699,30 @@ fn notice(session: &str, stream: u64) -> String {
     json!({ "k": "events", "s": session, "st": stream }).to_string()
 }
 
+/// Picks this process's number at random and claims it with its liveness key, so that two
+/// running processes never share one, even after Redis lost its data (a counter would start
+/// over and hand out numbers that running processes hold).
+async fn claim_process_number(conn: &mut ConnectionManager, prefix: &str, ttl_ms: u64) -> Result<u64, Unavailable> {
+    for _ in 0..16 {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).map_err(|e| Unavailable(format!("no random process number: {e}")))?;
+        let process = u64::from_le_bytes(bytes) % (PROCESS_LIMIT - 1) + 1;
+        let claimed: bool = redis::cmd("SET")
+            .arg(format!("{prefix}:alive:{process}"))
+            .arg(1u8)
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl_ms)
+            .query_async::<Option<String>>(conn)
+            .await?
+            .is_some();
+        if claimed {
+            return Ok(process);
+        }
+    }
+    Err(Unavailable("no free process number was found".to_owned()))
+}
+
 /// Reads the cluster's `requestState` key, making it when this is the first process.
 async fn shared_key(conn: &mut ConnectionManager, prefix: &str) -> Result<[u8; 32], Unavailable> {
     let name = format!("{prefix}:request-state-key");
@@ -677,6 +798,16 @@ async fn run_appends(
     }
 }
 
+/// Tells subscribers of resource updates, one update after the other.
+async fn run_updates(cluster: std::sync::Weak<Cluster>, mut updated: mpsc::UnboundedReceiver<String>) {
+    while let Some(uri) = updated.recv().await {
+        let Some(cluster) = cluster.upgrade() else { return };
+        if let Err(Unavailable(e)) = cluster.send_resource_updated(&uri).await {
+            tracing::warn!(uri, error = %e, "a resource update could not reach its subscribers: Redis failed");
+        }
+    }
+}
+
 /// Listens on the cluster's channel and this process's own, reconnecting when Redis goes away,
 /// and acts on what arrives.
 async fn listen(
@@ -716,6 +847,12 @@ async fn listen(
             };
             let Some(message) = message else { break };
             let Ok(payload) = serde_json::from_slice::<Value>(message.get_payload_bytes()) else { continue };
+            if payload["k"] == "resource" && payload["from"].as_u64() != Some(process) {
+                if let Some(uri) = payload["uri"].as_str() {
+                    on_event(BusEvent::ResourceUpdated { uri: uri.to_owned() });
+                }
+                continue;
+            }
             let Some(session) = payload["s"].as_str().map(str::to_owned) else { continue };
             match payload["k"].as_str() {
                 Some("events") => {
@@ -724,6 +861,9 @@ async fn listen(
                     }
                 }
                 Some("end") => on_event(BusEvent::End { session }),
+                Some("level") if payload["from"].as_u64() != Some(process) => {
+                    on_event(BusEvent::Level { session, level: payload["level"].clone() });
+                }
                 Some("deliver") if payload["from"].as_u64() != Some(process) => {
                     let Ok(message) = serde_json::from_value::<JsonRpcMessage>(payload["m"].clone()) else { continue };
                     on_event(BusEvent::Deliver { session, message });
@@ -732,5 +872,29 @@ async fn listen(
             }
         }
         tracing::warn!("the cluster's channels were lost; resubscribing");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_in_the_url_is_not_shown() {
+        let options = ClusterOptions::new("redis://app:s3cret@cache:6379/0");
+        let shown = format!("{options:?}");
+        assert!(!shown.contains("s3cret") && shown.contains("redis://app:***@cache:6379/0"), "{shown}");
+        assert_eq!(redacted("redis://:s3cret@cache"), "redis://:***@cache");
+        assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+    }
+
+    #[test]
+    fn ids_name_the_process_that_minted_them() {
+        assert_eq!(owner_of(3 << PROCESS_SHIFT | 17), Some(3));
+        assert_eq!(owner_of(17), None, "a lone server's ids belong to no process");
+        assert_eq!(entry_of(0, "1700000000000-3").as_deref(), Some("1700000000000-3"));
+        assert_eq!(entry_of(5, "12").as_deref(), Some("12-0"));
+        assert_eq!(entry_of(5, "x"), None);
+        assert_eq!(client_entry(5, "12-0"), "12");
     }
 }

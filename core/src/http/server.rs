@@ -1260,8 +1260,16 @@ async fn post(state: Arc<HttpState>, request: Request, caller: Caller) -> Respon
     let Some((stream, rx)) = session.open_stream(id.clone(), state.options.json_response) else {
         return id_in_use(id);
     };
+    #[cfg(feature = "redis")]
+    let subscription = cluster_glue::subscription_of(&message);
     if session.deliver(message).await.is_err() {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
+    }
+    #[cfg(feature = "redis")]
+    if let Some(subscription) = subscription
+        && let Err(response) = cluster_glue::record_subscription(&session, subscription).await
+    {
+        return response;
     }
     reply(&state, &session, stream, rx).await
 }

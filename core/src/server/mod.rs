@@ -250,6 +250,10 @@ pub(crate) struct PromptEntry {
     pub(crate) handler: Arc<dyn PromptHandler>,
 }
 
+/// Where a cluster sends the resource updates of its server.
+#[cfg(feature = "redis")]
+pub(crate) type ResourceUpdateRoute = Arc<dyn Fn(&str) + Send + Sync>;
+
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     pub(crate) options: ServerOptions,
@@ -266,6 +270,9 @@ pub(crate) struct ServerInner {
     /// The tasks of the tasks extension (revision 2026-07-28), shared by every request since
     /// they outlive the requests that make them; made on first use when tasks are on.
     task_extension: OnceLock<Arc<tasks::TaskStore>>,
+    /// Where resource updates go instead of this process's sessions: a cluster's subscribers.
+    #[cfg(feature = "redis")]
+    resource_updates: OnceLock<ResourceUpdateRoute>,
 }
 
 impl ServerInner {
@@ -389,6 +396,19 @@ fn check_tool(tool: &Tool) -> Result<(), Error> {
 }
 
 impl Server {
+    /// Tells this process's `subscriptions/listen` streams that asked for `uri` that the
+    /// resource changed.
+    pub(crate) fn publish_resource_update(&self, uri: &str) {
+        self.inner.listeners.publish(methods::NOTIFICATIONS_RESOURCES_UPDATED, serde_json::json!({ "uri": uri }));
+    }
+
+    /// Sends resource updates to `route` instead of this process's sessions, once: the cluster's
+    /// record of subscriptions reaches the subscribed sessions wherever they are served.
+    #[cfg(feature = "redis")]
+    pub(crate) fn route_resource_updates(&self, route: ResourceUpdateRoute) {
+        let _ = self.inner.resource_updates.set(route);
+    }
+
     /// Signs and checks revision 2026-07-28's `requestState` with `key` from now on, the key
     /// every process of a cluster shares.
     #[cfg(feature = "redis")]
@@ -416,6 +436,8 @@ impl Server {
                 rounds: rounds::Rounds::new(),
                 listeners: listen::Listeners::default(),
                 task_extension: OnceLock::new(),
+                #[cfg(feature = "redis")]
+                resource_updates: OnceLock::new(),
             }),
         }
     }
@@ -539,9 +561,14 @@ impl Server {
     }
 
     /// Tells every session subscribed to `uri` that the resource changed, and every
-    /// `subscriptions/listen` stream that asked for it.
+    /// `subscriptions/listen` stream that asked for it; when the server serves a cluster
+    /// (feature `redis`), those of every process of the cluster.
     pub fn notify_resource_updated(&self, uri: &str) {
-        self.inner.listeners.publish(methods::NOTIFICATIONS_RESOURCES_UPDATED, serde_json::json!({ "uri": uri }));
+        self.publish_resource_update(uri);
+        #[cfg(feature = "redis")]
+        if let Some(route) = self.inner.resource_updates.get() {
+            return route(uri);
+        }
         for session in self.inner.live_sessions() {
             let _ = session.resource_updated(uri);
         }
@@ -765,6 +792,12 @@ impl SessionHandle {
     #[cfg(feature = "redis")]
     pub(crate) fn set_request_id_base(&self, first: i64) {
         self.peer().set_next_request_id(first);
+    }
+
+    /// Returns whether the client subscribed to updates of `uri` in this session.
+    #[cfg(feature = "redis")]
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.session.is_subscribed(uri)
     }
 
     /// Returns what the client sent in `initialize`, once it did.

@@ -183,6 +183,27 @@ class Context:
         """Sends any request to the client and returns its result."""
         return await self._native.request(method, params)
 
+    async def ask(self, key: str, method: str, params: JsonObject) -> JsonObject:
+        """Asks the client for input (``elicitation/create``, ``sampling/createMessage`` or
+        ``roots/list``) and returns its raw answer.
+
+        A 2026-07-28 client answers by ``key`` in a later round: until it has, this raises and
+        the handler runs again from the start when the client retries, so work before asking is
+        repeated (keep what should not be with :meth:`set_state`). Older clients get the request
+        at once and ``key`` is not used.
+        """
+        return await self._native.ask(key, method, params)
+
+    @property
+    def state(self) -> Any:
+        """What :meth:`set_state` kept in an earlier round of this 2026-07-28 request, or
+        ``None``."""
+        return self._native.state
+
+    def set_state(self, state: Any) -> None:
+        """Keeps ``state`` (JSON) for the next round of this 2026-07-28 request."""
+        self._native.set_state(state)
+
     async def sample(
         self,
         messages: Union[str, Sequence[Union[str, SamplingMessage]]],

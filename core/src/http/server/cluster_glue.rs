@@ -44,6 +44,12 @@ pub(super) async fn connect(state: &Arc<HttpState>) -> Result<(), Response> {
             let (cluster, key) =
                 Cluster::connect(options.clone(), state.options.session_idle_timeout, on_event).await?;
             state.server.share_round_key(key);
+            let updates = Arc::downgrade(&cluster);
+            state.server.route_resource_updates(Arc::new(move |uri: &str| {
+                if let Some(cluster) = updates.upgrade() {
+                    cluster.resource_updated(uri);
+                }
+            }));
             Ok(cluster)
         })
         .await
@@ -67,6 +73,13 @@ fn on_bus_event(state: &Arc<HttpState>, event: BusEvent) {
             if let Some(session) = lock(&state.sessions).remove(&session) {
                 session.end();
             }
+        }
+        BusEvent::ResourceUpdated { uri } => state.server.publish_resource_update(&uri),
+        BusEvent::Level { session, level } => {
+            let Some(session) = lock(&state.sessions).get(&session).cloned() else { return };
+            tokio::spawn(async move {
+                replay_request(&session, set_level_request(level)).await;
+            });
         }
     }
 }
@@ -134,12 +147,7 @@ pub(super) async fn find_session(
     }
     let _ = session.deliver(JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None)).await;
     if let Some(level) = entry.level {
-        let set_level = JsonRpcMessage::request(
-            RequestId::String("mcpkit-cluster-level".into()),
-            methods::LOGGING_SET_LEVEL,
-            Some(serde_json::json!({ "level": level })),
-        );
-        replay_request(&session, set_level).await;
+        replay_request(&session, set_level_request(level)).await;
     }
     tracing::debug!(session = %id, process = cluster.process(), "session restored from the directory");
     state.ensure_sweeper();
@@ -159,6 +167,12 @@ pub(super) async fn find_session(
     state.session(headers, caller)
 }
 
+/// A `logging/setLevel` request made on the client's behalf.
+fn set_level_request(level: Value) -> JsonRpcMessage {
+    let id = RequestId::String("mcpkit-cluster-level".into());
+    JsonRpcMessage::request(id, methods::LOGGING_SET_LEVEL, Some(serde_json::json!({ "level": level })))
+}
+
 /// Runs a request on the client's behalf and waits for its answer, which goes nowhere.
 async fn replay_request(session: &Arc<HttpSession>, request: JsonRpcMessage) -> bool {
     let JsonRpcMessage::Request(r) = &request else { return false };
@@ -170,7 +184,7 @@ async fn replay_request(session: &Arc<HttpSession>, request: JsonRpcMessage) -> 
 }
 
 /// Records a `logging/setLevel` request's level in the directory, for the processes that
-/// restore the session later.
+/// restore the session later, and sends it to those that hold it now.
 pub(super) async fn remember_level(
     session: &Arc<HttpSession>,
     cluster: &Cluster,
@@ -182,6 +196,34 @@ pub(super) async fn remember_level(
     }
     let Some(level) = request.params.as_ref().and_then(|p| p.get("level")) else { return Ok(()) };
     cluster.set_level(&session.id, level).await.map_err(unavailable)
+}
+
+/// What a request changes in the session's subscriptions: subscribe (true) or unsubscribe
+/// (false), and the resource.
+pub(super) fn subscription_of(message: &JsonRpcMessage) -> Option<(bool, String)> {
+    let JsonRpcMessage::Request(request) = message else { return None };
+    let subscribe = match request.method.as_str() {
+        methods::RESOURCES_SUBSCRIBE => true,
+        methods::RESOURCES_UNSUBSCRIBE => false,
+        _ => return None,
+    };
+    let uri = request.params.as_ref()?.get("uri")?.as_str()?;
+    Some((subscribe, uri.to_owned()))
+}
+
+/// Records a subscription the session took (or left) in the cluster, so that an update
+/// announced through any process reaches it.
+pub(super) async fn record_subscription(
+    session: &Arc<HttpSession>,
+    (subscribe, uri): (bool, String),
+) -> Result<(), Response> {
+    let Some(cluster) = &session.cluster else { return Ok(()) };
+    // A refused subscription (unknown capability, too many) is not recorded.
+    let subscribed = subscribe && session.handle.is_subscribed(&uri);
+    if subscribe && !subscribed {
+        return Ok(());
+    }
+    cluster.set_subscribed(&session.id, &uri, subscribed).await.map_err(unavailable)
 }
 
 /// Hands a notification or response from the client to the session it belongs to: a response

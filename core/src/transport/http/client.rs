@@ -316,7 +316,13 @@ struct State {
     get_stream: Option<CancellationToken>,
     /// Stops the task of each request still in flight.
     inflight: HashMap<RequestId, CancellationToken>,
+    /// The parameters each listed tool mirrors into `Mcp-Param-*` headers (revision
+    /// 2026-07-28), learnt from the `tools/list` results this connection carried.
+    tool_headers: HashMap<String, Vec<crate::model::headers::HeaderParam>>,
 }
+
+/// How many tools' header parameters a connection remembers.
+const MAX_REMEMBERED_TOOLS: usize = 10_000;
 
 /// Everything the writer, the reader and the background tasks share.
 struct Shared {
@@ -412,7 +418,7 @@ impl Shared {
         if session {
             request = request.headers(self.session_headers());
         }
-        request
+        request.headers(revision_headers(message)).headers(self.param_headers(message))
     }
 
     /// Sends an HTTP request and waits, within `timeout`, for its response headers.
@@ -543,6 +549,11 @@ impl Shared {
                 if initialize && let JsonRpcMessage::Response(response) = &answer {
                     self.record_protocol_version(&response.result);
                 }
+                if let (JsonRpcMessage::Request(request), JsonRpcMessage::Response(response)) = (&message, &answer)
+                    && request.method == methods::TOOLS_LIST
+                {
+                    self.record_tool_headers(&response.result);
+                }
                 self.deliver(Inbound::Message(answer)).await;
             }
             Ok(None) => {}
@@ -596,6 +607,57 @@ impl Shared {
             return self.await_answer(response, id).await.map(Some);
         }
         Err(ErrorData::internal_error("the session expired again right after re-initializing"))
+    }
+
+    /// Remembers which parameters of each listed tool go into `Mcp-Param-*` headers.
+    fn record_tool_headers(&self, result: &Value) {
+        let Some(tools) = result.get("tools").and_then(Value::as_array) else { return };
+        let mut state = lock(&self.state);
+        for tool in tools {
+            let (Some(name), Some(schema)) =
+                (tool.get("name").and_then(Value::as_str), tool.get("inputSchema").and_then(Value::as_object))
+            else {
+                continue;
+            };
+            match crate::model::headers::header_params(schema) {
+                Ok(params) if !params.is_empty() => {
+                    if state.tool_headers.len() < MAX_REMEMBERED_TOOLS || state.tool_headers.contains_key(name) {
+                        state.tool_headers.insert(name.to_owned(), params);
+                    }
+                }
+                _ => {
+                    state.tool_headers.remove(name);
+                }
+            }
+        }
+    }
+
+    /// The `Mcp-Param-*` headers of a 2026-07-28 `tools/call`: each annotated parameter the
+    /// arguments carry, encoded for a header.
+    fn param_headers(&self, message: &JsonRpcMessage) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        let JsonRpcMessage::Request(request) = message else { return headers };
+        let params = request.params.as_ref();
+        let stateless = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(crate::model::meta_keys::PROTOCOL_VERSION))
+            .is_some_and(|v| v == crate::model::STATELESS_PROTOCOL_VERSION);
+        if request.method != methods::TOOLS_CALL || !stateless {
+            return headers;
+        }
+        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else { return headers };
+        let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
+        let state = lock(&self.state);
+        for param in state.tool_headers.get(name).into_iter().flatten() {
+            let Some(value) = param.value_in(arguments) else { continue };
+            let encoded = crate::model::headers::encode_header_value(&value);
+            if let (Ok(header), Ok(value)) =
+                (reqwest::header::HeaderName::try_from(param.header_name()), HeaderValue::from_str(&encoded))
+            {
+                headers.insert(header, value);
+            }
+        }
+        headers
     }
 
     fn record_protocol_version(&self, result: &Value) {
@@ -1087,4 +1149,36 @@ impl TransportReader for HttpReader {
             _ = self.closed.cancelled() => Ok(None),
         }
     }
+}
+
+/// The headers revision 2026-07-28 requires of a request that carries its version in `_meta`:
+/// `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` (the tool or prompt name, resource URI or
+/// task id, Base64-encoded when it is not plain header text). Empty for other messages.
+fn revision_headers(message: &JsonRpcMessage) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    let JsonRpcMessage::Request(request) = message else { return headers };
+    let params = request.params.as_ref();
+    let version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(crate::model::meta_keys::PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    let Some(version) = version.filter(|v| *v == crate::model::STATELESS_PROTOCOL_VERSION) else { return headers };
+    let name_key = match request.method.as_str() {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
+        methods::RESOURCES_READ => Some("uri"),
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => Some("taskId"),
+        _ => None,
+    };
+    let name = name_key.and_then(|key| params?.get(key)?.as_str());
+    let pairs = [
+        (PROTOCOL_VERSION, Some(version.to_owned())),
+        ("mcp-method", Some(crate::model::headers::encode_header_value(&request.method))),
+        ("mcp-name", name.map(crate::model::headers::encode_header_value)),
+    ];
+    for (header, value) in pairs {
+        if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
+            headers.insert(header, value);
+        }
+    }
+    headers
 }

@@ -39,6 +39,13 @@ pub enum Scenario {
     SseRetry,
     /// `auth/...`: log in to the protected mock server as it asks, then list and call its tools.
     Auth(String),
+    /// `json-schema-2020-12-preservation`: send the input schema of `json_schema_2020_12_tool`,
+    /// as listed, back through `json_schema_echo`.
+    SchemaEcho,
+    /// The revision 2026-07-28 scenarios that watch an ordinary exchange (see
+    /// [`Scenario::EXCHANGES`]): list the tools and call each, all at once, answering the rounds
+    /// of input they ask for.
+    Exchange(String),
 }
 
 impl Scenario {
@@ -46,10 +53,21 @@ impl Scenario {
     pub const ALL: [Scenario; 4] =
         [Scenario::Initialize, Scenario::ToolsCall, Scenario::ElicitationDefaults, Scenario::SseRetry];
 
+    /// The scenarios run as [`Scenario::Exchange`].
+    pub const EXCHANGES: [&str; 6] = [
+        "request-metadata",
+        "http-custom-headers",
+        "sep-2322-client-request-state",
+        "http-standard-headers",
+        "http-invalid-tool-headers",
+        "json-schema-ref-no-deref",
+    ];
+
     /// Returns the suite's name of the scenario.
     pub fn name(&self) -> &str {
         match self {
-            Scenario::Auth(name) => name,
+            Scenario::Auth(name) | Scenario::Exchange(name) => name,
+            Scenario::SchemaEcho => "json-schema-2020-12-preservation",
             Scenario::Initialize => "initialize",
             Scenario::ToolsCall => "tools_call",
             Scenario::ElicitationDefaults => "elicitation-sep1034-client-defaults",
@@ -71,9 +89,16 @@ impl FromStr for Scenario {
         if s.starts_with("auth/") {
             return Ok(Scenario::Auth(s.to_owned()));
         }
+        if Scenario::EXCHANGES.contains(&s) {
+            return Ok(Scenario::Exchange(s.to_owned()));
+        }
+        if s == Scenario::SchemaEcho.name() {
+            return Ok(Scenario::SchemaEcho);
+        }
         Scenario::ALL.into_iter().find(|scenario| scenario.name() == s).ok_or_else(|| {
             let known: Vec<&str> = Scenario::ALL.iter().map(|s| s.name()).collect();
-            format!("unsupported scenario `{s}` (supported: {}, auth/...)", known.join(", "))
+            let exchanges = Scenario::EXCHANGES.join(", ");
+            format!("unsupported scenario `{s}` (supported: {}, {exchanges}, auth/...)", known.join(", "))
         })
     }
 }
@@ -119,10 +144,12 @@ impl ClientHandler for AcceptDefaults {
     }
 }
 
-/// The options the client connects with: its name and version, and form-mode elicitation.
+/// The options the client connects with: its name and version, form-mode elicitation, and
+/// revision 2026-07-28 first (falling back to `initialize` with an older server).
 pub fn options() -> ClientOptions {
     ClientOptions::new("mcpkit-conformance-client", env!("CARGO_PKG_VERSION"))
         .with_capabilities(ClientCapabilities::default().with_elicitation(false))
+        .with_protocol_version(mcpkit::model::STATELESS_PROTOCOL_VERSION)
 }
 
 fn text_of(result: &CallToolResult) -> String {
@@ -180,6 +207,40 @@ async fn steps(scenario: Scenario, client: &Client) -> Result<String, String> {
             require_tool(client, "test_reconnection").await?;
             call(client, "test_reconnection", json!({})).await
         }
+        Scenario::SchemaEcho => {
+            let tools = client.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
+            let focal = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or("the server lists no json_schema_2020_12_tool")?;
+            let schema = Value::Object(focal.input_schema.clone());
+            call(client, "json_schema_echo", json!({ "schema": schema })).await
+        }
+        Scenario::Exchange(_) => {
+            if client.server().capabilities.tools.is_none() {
+                return Ok(format!("discovered a server without tools at protocol {}", client.protocol_version()));
+            }
+            let tools = client.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
+            // The calls the scenario's context names (`toolCalls`), else every tool without arguments.
+            let context: Value =
+                std::env::var(CONTEXT_VARIABLE).ok().and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default();
+            let named: Vec<(String, Value)> = context["toolCalls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| Some((c["name"].as_str()?.to_owned(), c["arguments"].clone())))
+                .collect();
+            let planned =
+                if named.is_empty() { tools.iter().map(|t| (t.name.clone(), json!({}))).collect() } else { named };
+            let calls = planned.into_iter().map(|(name, arguments)| async move {
+                match client.call_tool(&name, arguments).await {
+                    Ok(result) => format!("{name}: {}", text_of(&result)),
+                    Err(e) => format!("{name}: {e}"),
+                }
+            });
+            let answers = futures::future::join_all(calls).await;
+            Ok(format!("at protocol {}: {}", client.protocol_version(), answers.join("; ")))
+        }
         Scenario::Auth(_) => {
             let tools = client.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
             let mut summary = format!("logged in; the server lists {} tool(s)", tools.len());
@@ -227,7 +288,9 @@ impl Authorizer for AutoApprove {
 pub fn oauth_client(url: &str, context: &Value) -> Result<OAuthClient, String> {
     let text = |name: &str| context.get(name).and_then(Value::as_str).map(str::to_owned);
     let scenario = text("name").unwrap_or_default();
-    let options = if scenario.starts_with("auth/cross-app-access") {
+    let options = if scenario.starts_with("auth/cross-app-access")
+        || scenario == "auth/enterprise-managed-authorization"
+    {
         OAuthClientOptions::machine(ClientCredentials::IdentityAssertion {
             client_id: text("client_id").ok_or("the context has no client_id")?,
             client_secret: text("client_secret"),
