@@ -15,7 +15,7 @@ use tokio::{
 };
 
 use crate::rpc::{
-    INITIALIZE_ID, INITIALIZED, PROTOCOL_VERSION, Result, check_echo_response, echo_request, initialize_request,
+    INITIALIZE_ID, INITIALIZED, PROTOCOL_VERSION, Result, check_echo_response, echo_request_with, initialize_request,
     parse_response,
 };
 
@@ -250,10 +250,16 @@ impl HttpSession {
     /// Calls `echo` once and returns its raw response after checking that
     /// it is a success.
     pub(crate) async fn call_echo(&mut self) -> Result<Vec<u8>> {
+        self.call_echo_with("hi").await
+    }
+
+    /// Calls `echo` once with `text` (which must need no JSON escaping) and returns its raw
+    /// response after checking that it is a success.
+    pub(crate) async fn call_echo_with(&mut self, text: &str) -> Result<Vec<u8>> {
         let id = self.next_id;
         self.next_id += 1;
         let session = Some((self.session_id.as_str(), self.version.as_str()));
-        self.connection.post(session, &echo_request(id)).await?.into_message(id)
+        self.connection.post(session, &echo_request_with(id, text)).await?.into_message(id)
     }
 
     /// Calls `echo` once and checks that the text comes back.

@@ -7,7 +7,9 @@
 //! it has made its share of the run's calls or the run's time is up (which
 //! bounds the runs of slow servers, such as the Python ones); the section
 //! reports the total calls per second and the median and 99th-percentile
-//! latency of a call across all sessions.
+//! latency of a call across all sessions. The server's CPU time (user and
+//! system, from `/proc`) over each run, divided by its calls, is the CPU a
+//! call costs the server. A last run makes 64 sessions echo 64 KiB texts.
 //!
 //! The memory of an idle session is measured on a fresh process: after a
 //! warm-up, the server's `VmRSS` is read, 1,000 sessions are initialized and
@@ -27,12 +29,14 @@ use tokio::{
 use crate::{
     http::HttpSession,
     report::{RATIOS, percentile, print_line, ratio},
-    rpc::{Error, Result, status_kib},
+    rpc::{Error, Result, cpu_time_us, large_text, status_kib},
     servers::Server,
 };
 
 /// The numbers of concurrent sessions of the load phase.
 const SESSION_COUNTS: [usize; 3] = [1, 16, 64];
+/// The number of concurrent sessions of the run with 64 KiB texts.
+const LARGE_SESSIONS: usize = 64;
 /// The number of concurrent sessions of the warm-up.
 pub(crate) const WARM_UP_SESSIONS: usize = 16;
 /// The number of idle sessions whose memory is measured.
@@ -56,13 +60,19 @@ struct Counts {
     warm_up: usize,
     /// The calls of the load phase, by entry of [`SESSION_COUNTS`].
     load: [usize; SESSION_COUNTS.len()],
+    /// The calls of the run with 64 KiB texts.
+    large: usize,
 }
 
 impl Counts {
     /// The full counts, or a tenth of them when `quick`.
     fn new(quick: bool) -> Self {
         let divisor = if quick { 10 } else { 1 };
-        Self { warm_up: 4_000 / divisor, load: [20_000 / divisor, 60_000 / divisor, 60_000 / divisor] }
+        Self {
+            warm_up: 4_000 / divisor,
+            load: [20_000 / divisor, 60_000 / divisor, 60_000 / divisor],
+            large: 6_000 / divisor,
+        }
     }
 }
 
@@ -72,6 +82,8 @@ pub(crate) struct Load {
     pub(crate) calls_per_s: f64,
     p50_us: f64,
     p99_us: f64,
+    /// The server's CPU time per call, in microseconds, when measured.
+    cpu_us: f64,
 }
 
 impl Load {
@@ -85,6 +97,8 @@ impl Load {
 struct Row {
     /// One load run by entry of [`SESSION_COUNTS`].
     loads: Vec<Load>,
+    /// The run with 64 KiB texts.
+    large: Load,
     idle_session_kib: f64,
 }
 
@@ -131,6 +145,19 @@ impl Process {
         status_kib(self.child.id().ok_or("server has already exited")?, "VmRSS")
     }
 
+    /// The CPU time the server has used so far, in microseconds.
+    fn cpu_time_us(&self) -> Result<f64> {
+        cpu_time_us(self.child.id().ok_or("server has already exited")?)
+    }
+
+    /// Runs [`run_load_with`] and sets the server's CPU time per call.
+    async fn measured_load(&self, sessions: usize, calls: usize, text: &str) -> Result<Load> {
+        let before = self.cpu_time_us()?;
+        let mut load = run_load_with(self.addr, sessions, calls, LOAD_BUDGET, text).await?;
+        load.cpu_us = (self.cpu_time_us()? - before) / load.calls.max(1) as f64;
+        Ok(load)
+    }
+
     /// Kills the server and reaps it.
     pub(crate) async fn kill(mut self) {
         // An error means the process is already gone, which is the goal.
@@ -154,6 +181,12 @@ impl Process {
 /// them all call `echo` sequentially at the same time, `calls` calls in
 /// total or as many as they make in `budget`, and measures the calls.
 pub(crate) async fn run_load(addr: SocketAddr, sessions: usize, calls: usize, budget: Duration) -> Result<Load> {
+    run_load_with(addr, sessions, calls, budget, "hi").await
+}
+
+/// Runs [`run_load`] with calls that echo `text`, which must need no JSON
+/// escaping.
+async fn run_load_with(addr: SocketAddr, sessions: usize, calls: usize, budget: Duration, text: &str) -> Result<Load> {
     let per_session = (calls / sessions).max(1);
     let mut opened = Vec::with_capacity(sessions);
     for _ in 0..sessions {
@@ -165,6 +198,7 @@ pub(crate) async fn run_load(addr: SocketAddr, sessions: usize, calls: usize, bu
     let deadline = start + budget;
     let mut tasks = JoinSet::new();
     for mut session in opened {
+        let text = text.to_owned();
         tasks.spawn(async move {
             let mut latencies = Vec::with_capacity(per_session);
             for _ in 0..per_session {
@@ -172,7 +206,7 @@ pub(crate) async fn run_load(addr: SocketAddr, sessions: usize, calls: usize, bu
                 if sent >= deadline {
                     break;
                 }
-                session.call_echo().await?;
+                session.call_echo_with(&text).await?;
                 latencies.push(sent.elapsed().as_secs_f64() * 1e6);
             }
             Ok::<_, Error>((latencies, Instant::now()))
@@ -191,6 +225,7 @@ pub(crate) async fn run_load(addr: SocketAddr, sessions: usize, calls: usize, bu
         calls_per_s: latencies.len() as f64 / end.duration_since(start).as_secs_f64(),
         p50_us: percentile(&latencies, 50.0),
         p99_us: percentile(&latencies, 99.0),
+        cpu_us: f64::NAN,
     })
 }
 
@@ -228,13 +263,15 @@ async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
     run_load(process.addr, WARM_UP_SESSIONS, counts.warm_up, WARM_UP_BUDGET).await?;
     let mut loads = Vec::with_capacity(SESSION_COUNTS.len());
     for (sessions, calls) in SESSION_COUNTS.into_iter().zip(counts.load) {
-        let load = run_load(process.addr, sessions, calls, LOAD_BUDGET).await?;
+        let load = process.measured_load(sessions, calls, "hi").await?;
         eprintln!("  {}: {} calls, {sessions} concurrent session(s)", server.name, load.calls);
         loads.push(load);
     }
+    let large = process.measured_load(LARGE_SESSIONS, counts.large, &large_text()).await?;
+    eprintln!("  {}: {} calls of 64 KiB, {LARGE_SESSIONS} concurrent sessions", server.name, large.calls);
     process.kill().await;
     let idle_session_kib = idle_session_kib(server, counts.warm_up).await?;
-    Ok(Row { loads, idle_session_kib })
+    Ok(Row { loads, large, idle_session_kib })
 }
 
 /// Measures every server over Streamable HTTP and prints the table; returns
@@ -259,15 +296,23 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
         rows.push((name.as_str(), row));
     }
 
-    print_line("http server", &["sessions", "calls/s", "p50 µs", "p99 µs"].map(String::from));
+    print_line("http server", &["sessions", "calls/s", "p50 µs", "p99 µs", "cpu µs/call"].map(String::from));
     for (name, row) in &rows {
         let Some(row) = row else {
             print_line(name, &["failed".into()]);
             continue;
         };
-        for (sessions, load) in SESSION_COUNTS.iter().zip(&row.loads) {
+        let runs = SESSION_COUNTS.iter().map(ToString::to_string).zip(&row.loads);
+        for (sessions, load) in runs.chain([(format!("{LARGE_SESSIONS}x64K"), &row.large)]) {
             let [calls, p50, p99] = load.columns();
-            print_line(name, &[sessions.to_string(), format!("{calls:.0}"), format!("{p50:.1}"), format!("{p99:.1}")]);
+            let cells = [
+                sessions,
+                format!("{calls:.0}"),
+                format!("{p50:.1}"),
+                format!("{p99:.1}"),
+                format!("{:.1}", load.cpu_us),
+            ];
+            print_line(name, &cells);
         }
     }
     let find = |wanted: &str| rows.iter().find(|(name, _)| *name == wanted).and_then(|(_, row)| row.as_ref());
@@ -276,9 +321,12 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
         .filter_map(|(ours, theirs)| Some((format!("{ours} / {theirs}"), find(ours)?, find(theirs)?)))
         .collect();
     for (label, our_row, their_row) in &pairs {
-        for ((sessions, ours), theirs) in SESSION_COUNTS.iter().zip(&our_row.loads).zip(&their_row.loads) {
-            let mut cells = vec![sessions.to_string()];
+        let ours = SESSION_COUNTS.iter().map(ToString::to_string).zip(&our_row.loads);
+        let runs = ours.chain([(format!("{LARGE_SESSIONS}x64K"), &our_row.large)]);
+        for ((sessions, ours), theirs) in runs.zip(their_row.loads.iter().chain([&their_row.large])) {
+            let mut cells = vec![sessions];
             cells.extend(ours.columns().iter().zip(theirs.columns()).map(|(ours, theirs)| ratio(*ours, theirs)));
+            cells.push(ratio(ours.cpu_us, theirs.cpu_us));
             print_line(label, &cells);
         }
     }

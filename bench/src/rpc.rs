@@ -100,9 +100,20 @@ pub(crate) const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications
 
 /// Serialises one call of the `echo` tool with `{"text":"hi"}` and id `id`.
 pub(crate) fn echo_request(id: u64) -> String {
+    echo_request_with(id, "hi")
+}
+
+/// Serialises one call of the `echo` tool with `{"text": text}` and id `id`; `text` must need
+/// no JSON escaping.
+pub(crate) fn echo_request_with(id: u64, text: &str) -> String {
     format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
     )
+}
+
+/// The text of the large calls: 64 KiB that need no JSON escaping.
+pub(crate) fn large_text() -> String {
+    "0123456789abcdef".repeat(4 * 1024)
 }
 
 /// Checks that a raw `echo` response carries the text `hi`.
@@ -118,7 +129,24 @@ pub(crate) fn check_echo_response(response: &[u8]) -> Result<()> {
 /// Serialises `count` calls of the `echo` tool with `{"text":"hi"}`, with ids
 /// counting up from `first_id`, one newline-terminated line each.
 pub(crate) fn echo_requests(first_id: u64, count: usize) -> Vec<String> {
-    (first_id..).take(count).map(|id| echo_request(id) + "\n").collect()
+    echo_requests_with(first_id, count, "hi")
+}
+
+/// Serialises `count` calls of the `echo` tool with `{"text": text}` like [`echo_requests`].
+pub(crate) fn echo_requests_with(first_id: u64, count: usize, text: &str) -> Vec<String> {
+    (first_id..).take(count).map(|id| echo_request_with(id, text) + "\n").collect()
+}
+
+/// The CPU time (user and system) a process has used so far, in microseconds, from
+/// `/proc/<pid>/stat` (in clock ticks of 10 ms, the kernel's `USER_HZ` of 100).
+pub(crate) fn cpu_time_us(pid: u32) -> Result<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')').ok_or("malformed /proc/<pid>/stat")?.1.split_whitespace().collect();
+    let ticks =
+        |index: usize| -> Result<f64> { Ok(fields.get(index).ok_or("short /proc/<pid>/stat")?.parse::<f64>()?) };
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    Ok((ticks(11)? + ticks(12)?) * 10_000.0)
 }
 
 /// Reads a field given in kB from `/proc/<pid>/status`, such as `VmRSS`.
@@ -271,6 +299,11 @@ impl Session {
     /// The peak resident set size of the server process (`VmHWM`), in KiB.
     pub(crate) fn peak_memory_kib(&self) -> Result<u64> {
         status_kib(self.child.id().ok_or("server has already exited")?, "VmHWM")
+    }
+
+    /// The resident set size of the server process now (`VmRSS`), in KiB.
+    pub(crate) fn memory_kib(&self) -> Result<u64> {
+        status_kib(self.child.id().ok_or("server has already exited")?, "VmRSS")
     }
 
     /// Closes the server's stdin, gives it a moment to exit and kills it if

@@ -1,9 +1,11 @@
 //! The stdio section of the benchmark.
 //!
 //! For every MCP server it is given, it measures the start-up time (spawn to
-//! `initialize` result), the latency of sequential `tools/call echo`
-//! requests, the throughput with 64 requests in flight and the peak memory
-//! of the server process. It then prints one row per server and the ratios
+//! `initialize` result), the memory of the idle server after its first call,
+//! the latency of sequential `tools/call echo` requests, the throughput with
+//! 64 requests in flight and the peak memory of the server process; then, on
+//! a fresh process, the peak memory while echoing 64 KiB texts with 64 in
+//! flight. It then prints one row per server and the ratios
 //! of each mcpkit flavour versus the official SDK of its language, which
 //! drift less than absolute times.
 //!
@@ -17,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::{
     report::{RATIOS, median, percentile, print_line, ratio},
-    rpc::{Result, Session, echo_requests},
+    rpc::{Result, Session, echo_requests, echo_requests_with, large_text},
     servers::Server,
 };
 
@@ -32,6 +34,10 @@ const PHASE_BUDGET: Duration = Duration::from_secs(10);
 const CALIBRATION_BUDGET: Duration = Duration::from_secs(1);
 /// The number of calls in one chunk of the warm-up or calibration.
 const CHUNK: usize = 250;
+/// The most 64 KiB calls of the large phase.
+const LARGE_CALLS: usize = 1_000;
+/// The longest the large phase lasts once it has made one window of calls.
+const LARGE_BUDGET: Duration = Duration::from_secs(3);
 /// The number of spawns of the start-up phase that are made however long
 /// they take.
 const MIN_SPAWNS: usize = 5;
@@ -45,6 +51,7 @@ struct Counts {
     warm_up: usize,
     sequential: usize,
     pipelined: usize,
+    large: usize,
 }
 
 impl Counts {
@@ -56,6 +63,7 @@ impl Counts {
             warm_up: 2_000 / divisor,
             sequential: 20_000 / divisor,
             pipelined: 200_000 / divisor,
+            large: LARGE_CALLS / divisor,
         }
     }
 }
@@ -67,12 +75,14 @@ struct Row {
     p99_us: f64,
     calls_per_s: f64,
     peak_mib: f64,
+    idle_mib: f64,
+    large_peak_mib: f64,
 }
 
 impl Row {
     /// The columns, in table order.
-    fn columns(&self) -> [f64; 5] {
-        [self.startup_ms, self.p50_us, self.p99_us, self.calls_per_s, self.peak_mib]
+    fn columns(&self) -> [f64; 7] {
+        [self.startup_ms, self.idle_mib, self.p50_us, self.p99_us, self.calls_per_s, self.peak_mib, self.large_peak_mib]
     }
 }
 
@@ -99,6 +109,27 @@ fn fitting(calls_per_s: f64, most: usize) -> usize {
     fit.clamp(1, most.max(1))
 }
 
+/// The peak memory of a fresh server process, in MiB, after at most `most`
+/// calls echoing 64 KiB with [`WINDOW`] in flight (fewer once
+/// [`LARGE_BUDGET`] has passed).
+async fn measure_large_peak(server: &Server, most: usize) -> Result<f64> {
+    let mut session = Session::spawn(&server.command)?;
+    session.initialize().await?;
+    session.initialized().await?;
+    let text = large_text();
+    let start = Instant::now();
+    let (mut done, mut next_id) = (0, 1);
+    while done == 0 || (done < most && start.elapsed() < LARGE_BUDGET) {
+        let count = WINDOW.min(most.max(1) - done).max(1);
+        session.run(echo_requests_with(next_id, count, &text), next_id, WINDOW).await?;
+        done += count;
+        next_id += count as u64;
+    }
+    let peak_mib = session.peak_memory_kib()? as f64 / 1024.0;
+    session.close().await;
+    Ok(peak_mib)
+}
+
 /// Measures every column for one server.
 async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
     let startup_ms = measure_startup(server, counts.spawns.max(1)).await?;
@@ -107,6 +138,7 @@ async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
     session.initialize().await?;
     session.initialized().await?;
     session.check_echo(1).await?;
+    let idle_mib = session.memory_kib()? as f64 / 1024.0;
     let mut next_id = 2;
     let mut batch = |count: usize| {
         let first = next_id;
@@ -141,7 +173,10 @@ async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
 
     let peak_mib = session.peak_memory_kib()? as f64 / 1024.0;
     session.close().await;
+    let large_peak_mib = measure_large_peak(server, counts.large).await?;
     Ok(Row {
+        idle_mib,
+        large_peak_mib,
         startup_ms,
         p50_us: percentile(&latencies, 50.0),
         p99_us: percentile(&latencies, 99.0),
@@ -173,18 +208,20 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
         rows.push((server.name.as_str(), row));
     }
 
-    let headers = ["start-up ms", "p50 µs", "p99 µs", "calls/s", "peak MiB"];
+    let headers = ["start-up ms", "idle MiB", "p50 µs", "p99 µs", "calls/s", "peak MiB", "64K peak MiB"];
     print_line("server", &headers.map(String::from));
     for (name, row) in &rows {
         let cells = match row {
             Some(row) => {
-                let [startup, p50, p99, calls, peak] = row.columns();
+                let [startup, idle, p50, p99, calls, peak, large_peak] = row.columns();
                 vec![
                     format!("{startup:.2}"),
+                    format!("{idle:.1}"),
                     format!("{p50:.1}"),
                     format!("{p99:.1}"),
                     format!("{calls:.0}"),
                     format!("{peak:.1}"),
+                    format!("{large_peak:.1}"),
                 ]
             }
             None => vec!["failed".into()],

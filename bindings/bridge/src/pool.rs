@@ -216,7 +216,7 @@ impl Pool {
     /// The life of a worker thread: it runs batches, watches as the standby, or waits.
     fn work(self: Arc<Self>) {
         let mut state = self.lock();
-        state.summoned -= 1;
+        state.summoned = state.summoned.saturating_sub(1);
         loop {
             if !state.queue.is_empty() && state.runners == 0 {
                 state.runners += 1;
