@@ -17,6 +17,15 @@ const repo = resolve(pkg, '..');
 const staged = join(pkg, 'rust');
 const crates = ['core', 'bindings/bridge', 'bindings/node'];
 
+/**
+ * Returns `manifest` without its `[[test]]`, `[[example]]` and `[[bench]]` tables, whose files
+ * stay out of the tarball (cargo refuses a manifest that names a missing target).
+ */
+function withoutLeftOutTargets(manifest) {
+  const tables = manifest.split(/^(?=\[)/m);
+  return tables.filter((table) => !/^\[\[(test|example|bench)\]\]/.test(table)).join('');
+}
+
 rmSync(staged, { recursive: true, force: true });
 if (!process.argv.includes('--clean')) {
   for (const crate of crates) {
@@ -24,6 +33,10 @@ if (!process.argv.includes('--clean')) {
       recursive: true,
       filter: (source) => !/[\\/](target|tests|examples)$/.test(source),
     });
+  }
+  for (const crate of crates) {
+    const path = join(staged, crate, 'Cargo.toml');
+    writeFileSync(path, withoutLeftOutTargets(readFileSync(path, 'utf8')));
   }
   cpSync(join(repo, 'Cargo.lock'), join(staged, 'Cargo.lock'));
   const manifest = readFileSync(join(repo, 'Cargo.toml'), 'utf8')
