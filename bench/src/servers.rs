@@ -27,6 +27,9 @@ const PYTHON_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python");
 /// The Node servers: row name and script in [`NODE_DIR`], which serves stdio
 /// without arguments and Streamable HTTP with `--http PORT`.
 const NODE_SCRIPTS: [(&str, &str); 2] = [("mcpkit-node", "mcpkit_echo.mjs"), ("ts-sdk", "sdk_echo.mjs")];
+/// The floor of a Node server over stdio: no library, a hand-written answer
+/// per line, to tell Node's own costs apart from a package's.
+const NODE_FLOOR: (&str, &str) = ("node-floor", "floor_echo.mjs");
 /// The directory of the Node servers' scripts.
 const NODE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
 
@@ -107,7 +110,12 @@ pub(crate) fn python(python: &str, http: bool) -> Vec<Server> {
     scripts(python, PYTHON_DIR, &PYTHON_SCRIPTS, http)
 }
 
-/// The Node servers run by `node`, over Streamable HTTP when `http`.
+/// The Node servers run by `node`, over Streamable HTTP when `http`; over
+/// stdio the floor of any Node server comes too.
 pub(crate) fn node(node: &str, http: bool) -> Vec<Server> {
-    scripts(node, NODE_DIR, &NODE_SCRIPTS, http)
+    let mut servers = scripts(node, NODE_DIR, &NODE_SCRIPTS, http);
+    if !http {
+        servers.extend(scripts(node, NODE_DIR, &[NODE_FLOOR], false));
+    }
+    servers
 }
