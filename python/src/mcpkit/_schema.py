@@ -12,15 +12,11 @@ with a description string, pydantic's ``Field(...)`` or ``annotated_types`` cons
 from __future__ import annotations
 
 import dataclasses
-import datetime
-import decimal
 import enum
 import inspect
-import pathlib
 import re
 import sys
 import typing
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional, Union
 
@@ -32,6 +28,30 @@ if sys.version_info >= (3, 10):
     import types
 
     _UNION_TYPES = (Union, types.UnionType)
+
+
+class _NotImported:
+    """Stands for a class whose module is not imported: no hint is it and no value is one of it."""
+
+
+def _class(module: str, name: str) -> Any:
+    """Returns the class ``name`` of the standard module ``module``, or ``_NotImported``.
+
+    A hint or a value of a ``datetime``, ``uuid``, ``decimal`` or ``pathlib`` class exists only
+    once its module is imported, so these rules look the classes up rather than importing the
+    four modules into every server (they cost about 1.5 MiB of resident memory).
+    """
+    found = sys.modules.get(module)
+    return _NotImported if found is None else getattr(found, name)
+
+
+#: The JSON Schema string formats of standard classes, by module and class name.
+_STRING_FORMATS = (
+    ("datetime", "datetime", "date-time"),
+    ("datetime", "date", "date"),
+    ("datetime", "time", "time"),
+    ("uuid", "UUID", "uuid"),
+)
 
 
 def is_typeddict(hint: Any) -> bool:
@@ -151,17 +171,12 @@ class SchemaBuilder:
             return {"type": "string"}
         if hint is bytes:
             return {"type": "string", "contentEncoding": "base64"}
-        if hint is datetime.datetime:
-            return {"type": "string", "format": "date-time"}
-        if hint is datetime.date:
-            return {"type": "string", "format": "date"}
-        if hint is datetime.time:
-            return {"type": "string", "format": "time"}
-        if hint is uuid.UUID:
-            return {"type": "string", "format": "uuid"}
-        if hint is decimal.Decimal:
+        for module, name, string_format in _STRING_FORMATS:
+            if hint is _class(module, name):
+                return {"type": "string", "format": string_format}
+        if hint is _class("decimal", "Decimal"):
             return {"anyOf": [{"type": "number"}, {"type": "string"}]}
-        if isinstance(hint, type) and issubclass(hint, pathlib.PurePath):
+        if isinstance(hint, type) and issubclass(hint, _class("pathlib", "PurePath")):
             return {"type": "string", "format": "path"}
         origin, args = typing.get_origin(hint), typing.get_args(hint)
         if origin in _UNION_TYPES:
@@ -355,23 +370,31 @@ def to_jsonable(value: Any) -> Any:
         import base64
 
         return base64.b64encode(value).decode("ascii")
-    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+    if isinstance(value, (_class("datetime", "date"), _class("datetime", "time"))):
         return value.isoformat()
-    if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
+    if isinstance(value, (_class("uuid", "UUID"), _class("decimal", "Decimal"), _class("pathlib", "PurePath"))):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON-serializable")
 
 
-#: How a JSON string becomes a value of these parameter types.
-_PARSERS: dict[Any, Callable[[str], Any]] = {
-    datetime.datetime: lambda text: datetime.datetime.fromisoformat(
-        text[:-1] + "+00:00" if text.endswith("Z") else text
-    ),
-    datetime.date: datetime.date.fromisoformat,
-    datetime.time: datetime.time.fromisoformat,
-    uuid.UUID: uuid.UUID,
-    decimal.Decimal: decimal.Decimal,
+#: How a JSON string becomes a value of these standard classes (by module and class name), given
+#: the class.
+_PARSERS: dict[tuple[str, str], Callable[[Any, str], Any]] = {
+    ("datetime", "datetime"): lambda cls, text: cls.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text),
+    ("datetime", "date"): lambda cls, text: cls.fromisoformat(text),
+    ("datetime", "time"): lambda cls, text: cls.fromisoformat(text),
+    ("uuid", "UUID"): lambda cls, text: cls(text),
+    ("decimal", "Decimal"): lambda cls, text: cls(text),
 }
+
+
+def _parser(hint: Any) -> Optional[Callable[[Any, str], Any]]:
+    """Returns how a JSON string becomes a value of ``hint`` when it is one of ``_PARSERS``."""
+    if not isinstance(hint, type):
+        return None
+    key = (hint.__module__, hint.__qualname__)
+    parse = _PARSERS.get(key)
+    return parse if parse is not None and hint is _class(*key) else None
 
 
 def coerce(value: Any, hint: Any) -> Any:
@@ -391,12 +414,12 @@ def coerce(value: Any, hint: Any) -> Any:
         return value
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
-    parse = _PARSERS.get(hint)
+    parse = _parser(hint)
     if parse is not None and isinstance(value, str):
-        return parse(value)
-    if hint is decimal.Decimal and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return decimal.Decimal(str(value))
-    if isinstance(hint, type) and issubclass(hint, pathlib.PurePath) and isinstance(value, str):
+        return parse(hint, value)
+    if hint is _class("decimal", "Decimal") and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return hint(str(value))
+    if isinstance(hint, type) and issubclass(hint, _class("pathlib", "PurePath")) and isinstance(value, str):
         return hint(value)
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return hint(value)

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from . import _native
 from ._schema import SchemaBuilder, coerce, is_structured
-from .auth import AuthInfo
 
 if TYPE_CHECKING:
+    from .auth import AuthInfo
     from .server import Server
 from .types import (
     CreateMessageResult,
@@ -99,7 +99,7 @@ class Context:
     def auth(self) -> Optional[AuthInfo]:
         """Who the request came from on a protected HTTP server (subject, client id, issuer,
         audience, scopes, expiry, claims), as the token verifier saw them; ``None`` elsewhere."""
-        return cast(Optional[AuthInfo], self._native.auth)
+        return cast("Optional[AuthInfo]", self._native.auth)
 
     @property
     def meta(self) -> Optional[JsonObject]:

@@ -21,9 +21,10 @@ from . import _convert, _native
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from .asgi import AsgiApp
+    from .auth import ServerAuth, Verifier
 from ._schema import Signature
-from .asgi import AsgiApp
-from .auth import ServerAuth, Verifier, _verifier
 from .context import Context
 from .types import Icon, JsonObject, LoggingLevel, TaskSupport, optional
 
@@ -622,7 +623,11 @@ class Server:
         running = contextlib.AsyncExitStack()
         await running.enter_async_context(self._lifespan_running())
         try:
-            checker = None if verifier is None else _verifier(verifier)
+            checker = None
+            if verifier is not None:
+                from .auth import _verifier  # Imported on use, like the rest of authorization.
+
+                checker = _verifier(verifier)
             return HttpServer(await self._native.serve_http(settings, checker), running)
         except BaseException:
             await running.aclose()
@@ -640,6 +645,8 @@ class Server:
         ``allowed_origins`` default to the loopback names on any port: set them to the names
         the app is reached by when it is deployed.
         """
+        from .asgi import AsgiApp  # Imported on use: a server that is not mounted never needs it.
+
         settings = _http_options(options, EndpointOptions)
         return AsgiApp(self._native, path, settings, self._lifespan_running)
 

@@ -6,9 +6,7 @@ Results cross from the Rust core as plain dicts; these types only describe them.
 from __future__ import annotations
 
 import base64
-import mimetypes
 import os
-import pathlib
 from typing import Any, Literal, Optional, TypedDict, Union
 
 JsonObject = dict[str, Any]
@@ -178,6 +176,8 @@ def _format_mime_type(kind: str, format: str) -> str:
     ``image/png`` for an image, ``pdf`` the type its file extension has for a file."""
     if kind in ("image", "audio"):
         return f"{kind}/{format.lower()}"
+    import mimetypes  # Imported on use: most servers never send media, and it loads urllib.
+
     return mimetypes.guess_type(f"file.{format}")[0] or "application/octet-stream"
 
 
@@ -200,11 +200,14 @@ class _Media:
         if (data is None) == (path is None):
             raise TypeError(f"{type(self).__name__} takes either data or path=, not both or neither")
         if path is not None:
-            data = pathlib.Path(path).read_bytes()
-            mime_type = mime_type or mimetypes.guess_type(str(path))[0]
+            import mimetypes  # Imported on use: most servers never send media, and it loads urllib.
+
+            with open(path, "rb") as source:
+                data = source.read()
+            mime_type = mime_type or mimetypes.guess_type(os.fspath(path))[0]
         self.data: bytes = bytes(data or b"")
         self.mime_type: str = mime_type or self.default_mime_type
-        self.name = None if path is None else pathlib.Path(path).name
+        self.name = None if path is None else os.path.basename(os.fspath(path))
 
     def to_content(self) -> ContentBlock:
         return {"type": self.kind, "data": base64.b64encode(self.data).decode("ascii"), "mimeType": self.mime_type}
