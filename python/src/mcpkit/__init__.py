@@ -19,7 +19,7 @@ from .errors import (
     TransportClosed,
     UrlElicitationRequired,
 )
-from .server import HttpServer, Server
+from .server import ClusterOptions, HttpServer, Server
 from .types import Audio, File, Image
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "Client",
     "ClientAuth",
     "ClientCredentials",
+    "ClusterOptions",
     "Context",
     "File",
     "HttpServer",
