@@ -679,6 +679,23 @@ export interface HttpEndpointOptions {
   allowRemoteWithoutAuth?: boolean;
 }
 
+/**
+ * Cluster mode: the sessions of a Streamable HTTP server shared through Redis, so that any number
+ * of processes behind a load balancer without session affinity serve them.
+ */
+export interface ClusterOptions {
+  /** The Redis server, such as `redis://127.0.0.1:6379/0`. */
+  url: string;
+  /** The start of every Redis key of this cluster. */
+  prefix?: string;
+  /** Events kept for resumption in each SSE stream. */
+  maxEventsPerStream?: number;
+  /** How long a silent process still counts as alive. */
+  livenessTtlMs?: number;
+  /** The longest a Redis command may take. */
+  commandTimeoutMs?: number;
+}
+
 /** The options of a Streamable HTTP server on its own port. */
 export interface HttpServerOptions extends HttpEndpointOptions {
   /** Default 127.0.0.1. */
@@ -691,6 +708,8 @@ export interface HttpServerOptions extends HttpEndpointOptions {
   bodyReadTimeoutMs?: number;
   /** Open connections at most (default: three quarters of the open-file limit). */
   maxConnections?: number;
+  /** Shares the sessions with other processes through Redis (cluster mode). */
+  cluster?: ClusterOptions;
 }
 
 /** A running Streamable HTTP server; the process stays alive until it is closed. */

@@ -11,8 +11,10 @@ import {
   Server,
   type AuthInfo,
   type CallToolResult,
+  type ClusterOptions,
   type Context,
   type ListToolsResult,
+  type HttpServerOptions,
   type ServerAuth,
   type StoredTokens,
   type TokenStore,
@@ -77,6 +79,8 @@ server.notifyResourceUpdated('mem://readme');
 
 const http = await server.serveHttp({ port: 0, path: '/mcp' });
 const url: string = http.url;
+const cluster: ClusterOptions = { url: 'redis://127.0.0.1:6379/0', prefix: 'app', livenessTtlMs: 5000 };
+const clustered: HttpServerOptions = { port: 0, cluster };
 createServer(server.httpHandler({ path: '/mcp' })).listen(0, '127.0.0.1');
 
 const client = await Client.connectHttp(url, { headers: { 'x-test': '1' } }, {

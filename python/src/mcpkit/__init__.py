@@ -22,7 +22,7 @@ from .errors import (
     TransportClosed,
     UrlElicitationRequired,
 )
-from .server import HttpServer, Server
+from .server import ClusterOptions, HttpServer, Server
 from .types import Audio, File, Image
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ __all__ = [
     "Client",
     "ClientAuth",
     "ClientCredentials",
+    "ClusterOptions",
     "Context",
     "File",
     "HttpServer",

@@ -87,14 +87,37 @@ class EndpointOptions(TypedDict, total=False):
     require_negotiated_version: bool
 
 
+class _ClusterUrl(TypedDict):
+    """The one required cluster setting (a base class, as ``Required`` needs Python 3.11)."""
+
+    url: str
+
+
+class ClusterOptions(_ClusterUrl, total=False):
+    """Cluster mode: the sessions of a Streamable HTTP server shared through Redis, so that any
+    number of processes behind a load balancer without session affinity serve them.
+
+    ``url`` (required) names the Redis server, such as ``"redis://127.0.0.1:6379/0"``;
+    ``prefix`` starts every key of this cluster; ``max_events_per_stream`` bounds the events
+    kept for resumption in each SSE stream; ``liveness_ttl`` (seconds) is how long a silent
+    process counts as alive; ``command_timeout`` (seconds) bounds each Redis command.
+    """
+
+    prefix: str
+    max_events_per_stream: int
+    liveness_ttl: float
+    command_timeout: float
+
+
 class HttpOptions(EndpointOptions, total=False):
-    """The settings of a Streamable HTTP server on its own port: those of its endpoint, and
-    those of its connections (times in seconds)."""
+    """The settings of a Streamable HTTP server on its own port: those of its endpoint, those
+    of its connections (times in seconds), and cluster mode."""
 
     header_read_timeout: float
     body_read_timeout: float
     max_connections: int
     allow_remote_without_auth: bool
+    cluster: ClusterOptions
 
 
 #: Each keyword setting's key in the bridge's HTTP options, and whether it is in seconds.
@@ -116,6 +139,33 @@ _HTTP_KEYS: dict[str, tuple[str, bool]] = {
     "allow_remote_without_auth": ("allowRemoteWithoutAuth", False),
 }
 
+#: Each cluster setting's key in the bridge's ``cluster`` option, and whether it is in seconds.
+_CLUSTER_KEYS: dict[str, tuple[str, bool]] = {
+    "url": ("url", False),
+    "prefix": ("prefix", False),
+    "max_events_per_stream": ("maxEventsPerStream", False),
+    "liveness_ttl": ("livenessTtlMs", True),
+    "command_timeout": ("commandTimeoutMs", True),
+}
+
+
+def _cluster_options(cluster: Mapping[str, Any]) -> JsonObject:
+    """The bridge's ``cluster`` option for the ``ClusterOptions`` mapping ``cluster``."""
+    if not isinstance(cluster, Mapping):
+        raise TypeError(f"cluster takes a mapping such as {{'url': 'redis://...'}}, not {cluster!r}")
+    unknown = sorted(set(cluster) - _CLUSTER_KEYS.keys())
+    if unknown:
+        raise TypeError(f"unknown cluster settings {unknown}; the settings are {sorted(_CLUSTER_KEYS)}")
+    if "url" not in cluster:
+        raise TypeError("cluster needs the Redis server's url, such as {'url': 'redis://127.0.0.1:6379/0'}")
+    converted: JsonObject = {}
+    for name, value in cluster.items():
+        if value is None:
+            continue
+        key, in_seconds = _CLUSTER_KEYS[name]
+        converted[key] = _millis(value) if in_seconds else value
+    return converted
+
 
 def _http_options(options: Mapping[str, Any], accepted: type) -> JsonObject:
     """The bridge's HTTP options for keyword ``options`` of the ``TypedDict`` ``accepted``."""
@@ -126,6 +176,9 @@ def _http_options(options: Mapping[str, Any], accepted: type) -> JsonObject:
     converted: JsonObject = {}
     for name, value in options.items():
         if value is None:
+            continue
+        if name == "cluster":
+            converted["cluster"] = _cluster_options(value)
             continue
         key, in_seconds = _HTTP_KEYS[name]
         converted[key] = _millis(value) if in_seconds else value
@@ -607,6 +660,10 @@ class Server:
         stream's queue, and ``require_negotiated_version=False`` accepts a stale
         ``MCP-Protocol-Version`` header.
 
+        ``cluster`` (see ``ClusterOptions``) shares the sessions through Redis, so that several
+        processes behind a load balancer without session affinity serve them:
+        ``cluster={"url": "redis://127.0.0.1:6379/0"}``.
+
         ``auth`` protects the server with OAuth 2.1 (see ``ServerAuth``): every request needs a
         bearer token, checked by ``auth.jwt`` or by ``verifier(token)``, a plain or ``async``
         function that returns the caller's ``AuthInfo``, or ``None`` (or raises) to refuse the
@@ -678,4 +735,4 @@ class Server:
             await http.close()
 
 
-__all__ = ["EndpointOptions", "HttpOptions", "HttpServer", "Server", "ensure_no_running_loop"]
+__all__ = ["ClusterOptions", "EndpointOptions", "HttpOptions", "HttpServer", "Server", "ensure_no_running_loop"]

@@ -190,17 +190,21 @@ public final class Server: Sendable {
     /// `port` 0 picks a free port. `options` takes the other HTTP settings (`allowedHosts`,
     /// `allowedOrigins`, `jsonResponse`, `stateful`, ...).
     ///
+    /// `cluster` shares the sessions through Redis with the other processes of a cluster
+    /// (see `ClusterOptions`).
+    ///
     /// `auth` protects the server with OAuth 2.1: every request needs a bearer token, checked
     /// by `auth.jwt` or by `verifier`, which returns the caller's identity, or `nil` (or
     /// throws) to refuse the token. Handlers read the identity as `Context.auth`.
     public func serveHTTP(
         host: String = "127.0.0.1", port: Int = 8000, path: String = "/mcp", options: [String: JSONValue] = [:],
-        auth: ServerAuth? = nil, verifier: TokenVerifier? = nil
+        cluster: ClusterOptions? = nil, auth: ServerAuth? = nil, verifier: TokenVerifier? = nil
     ) async throws -> HTTPServer {
         var settings = options
         settings["host"] = .string(host)
         settings["port"] = .int(port)
         settings["path"] = .string(path)
+        if let cluster = try cluster.json() { settings["cluster"] = cluster }
         if let auth = try auth.json() { settings["auth"] = auth }
         let text = JSONValue.object(settings).jsonText
         if let verifier {

@@ -17,6 +17,15 @@ final class TransportTests: XCTestCase {
         try await http.wait()
     }
 
+    func testClusterOptionsBecomeTheBridgesClusterSettings() async throws {
+        let cluster = ClusterOptions(url: "redis://127.0.0.1:6379/0", prefix: "app", livenessTtlMs: 5000)
+        let expected: JSONValue = ["url": "redis://127.0.0.1:6379/0", "prefix": "app", "livenessTtlMs": 5000]
+        XCTAssertEqual(try JSONValue(encoding: cluster), expected)
+        // The bridge, built with its `redis` feature, takes them (Redis is reached lazily).
+        let http = try await makeServer().serveHTTP(port: 0, cluster: cluster)
+        try await http.close()
+    }
+
     func testWaitingForAnHTTPServerEndsWithTheTask() async throws {
         let http = try await makeServer().serveHTTP(port: 0)
         let waiting = Task { try await http.wait() }
