@@ -476,10 +476,8 @@ impl Client {
         params: &P,
         options: RequestOptions,
     ) -> Result<R, Error> {
-        let params = crate::finite::to_value(params)?;
-        let params = if params.as_object().is_some_and(|o| o.is_empty()) { None } else { Some(params) };
-        let value = self.send(method, params, options).await?;
-        serde_json::from_value(value).map_err(|e| Error::Protocol(format!("malformed {method} result: {e}")))
+        let value = self.send(method, crate::session::typed_params(params)?, options).await?;
+        crate::session::typed_result(method, value)
     }
 
     /// Sends a request: as it is to a 2025-11-25 session; to a 2026-07-28 server with the

@@ -356,10 +356,8 @@ impl Peer {
         params: &P,
         options: RequestOptions,
     ) -> Result<R, Error> {
-        let params = crate::finite::to_value(params)?;
-        let params = if params.as_object().is_some_and(|o| o.is_empty()) { None } else { Some(params) };
-        let value = self.request(method, params, options).await?;
-        serde_json::from_value(value).map_err(|e| Error::Protocol(format!("malformed {method} result: {e}")))
+        let value = self.request(method, typed_params(params)?, options).await?;
+        typed_result(method, value)
     }
 
     /// Sends a notification with typed parameters.
@@ -996,4 +994,15 @@ pub(crate) fn request_params<T: DeserializeOwned>(params: Option<Value>) -> Resu
 /// a silent `null`.
 pub(crate) fn to_result<T: Serialize>(value: &T) -> Result<Value, ErrorData> {
     crate::finite::to_value(value).map_err(|e| ErrorData::internal_error(format!("could not encode the result: {e}")))
+}
+
+/// Turns typed request parameters into JSON, leaving out an empty object.
+pub(crate) fn typed_params<P: Serialize>(params: &P) -> Result<Option<Value>, Error> {
+    let params = crate::finite::to_value(params)?;
+    Ok(if params.as_object().is_some_and(|o| o.is_empty()) { None } else { Some(params) })
+}
+
+/// Reads the typed result of a `method` request, naming the method when it is malformed.
+pub(crate) fn typed_result<R: DeserializeOwned>(method: &str, value: Value) -> Result<R, Error> {
+    serde_json::from_value(value).map_err(|e| Error::Protocol(format!("malformed {method} result: {e}")))
 }
