@@ -326,6 +326,8 @@ run_client_side() {
   local fixture="$1" script="$here/client-$1" dir="$results/$1/client" command s note client_scenarios
   if [[ -n "${CONFORMANCE_CLIENT_SCENARIOS:-}" ]]; then
     read -r -a client_scenarios <<<"$CONFORMANCE_CLIENT_SCENARIOS"
+  elif [[ "${CONFORMANCE_NEXT:-0}" == 1 ]]; then
+    mapfile -t client_scenarios < <(list_scenarios Client)
   elif [[ "$auth_fixtures" == *" $fixture "* ]]; then
     local extra=""
     [[ "$fixture" == rust ]] && extra="$rust_auth_scenarios"
