@@ -56,6 +56,9 @@ const NOTIFICATION_BACKLOG: usize = 1024;
 /// A callback that receives the progress notifications of one outgoing request.
 pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
 
+/// A callback that learns the id of an outgoing request just before it is sent.
+pub(crate) type IdCallback = Arc<dyn Fn(&RequestId) + Send + Sync>;
+
 /// Options for one outgoing request.
 ///
 /// Build them with [`RequestOptions::new`] and the `with_*` methods; fields may be added in
@@ -76,6 +79,9 @@ pub struct RequestOptions {
     pub cancel: Option<CancellationToken>,
     /// The incoming request on whose behalf this one is sent, if any.
     pub related_request: Option<RequestId>,
+    /// Learns the request's id just before it is sent (a `subscriptions/listen` stream is
+    /// known by it).
+    pub(crate) on_id: Option<IdCallback>,
 }
 
 impl RequestOptions {
@@ -317,6 +323,9 @@ impl Peer {
             cancellable: method != methods::INITIALIZE,
             reason: "the requester stopped waiting",
         };
+        if let Some(on_id) = &options.on_id {
+            on_id(&id);
+        }
         let message = JsonRpcMessage::request(id.clone(), method, params);
         self.send_with(message, options.related_request.clone(), Priority::Always)?;
 

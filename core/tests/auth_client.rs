@@ -329,7 +329,7 @@ async fn a_refused_workload_jwt_is_reported_and_not_retried() {
     assert!(error.to_string().contains("invalid_grant"), "{error}");
     let state = auth_server.lock().unwrap();
     assert_eq!(state.token_requests.len(), 1, "one grant, no retry and no other grant type");
-    assert!(state.token_requests[0].get("client_id").is_none());
+    assert!(!state.token_requests[0].contains_key("client_id"));
 }
 
 #[tokio::test]
