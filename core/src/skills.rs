@@ -37,6 +37,9 @@ pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 /// The method that lists a server's skills.
 pub const SKILLS_LIST: &str = "skills/list";
 
+/// The method that returns the entry of one skill, named by the URI of its `SKILL.md`.
+pub const SKILLS_GET: &str = "skills/get";
+
 /// How many pages of `skills/list` one listing follows at most.
 const MAX_PAGES: usize = 100;
 
