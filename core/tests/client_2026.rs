@@ -303,3 +303,22 @@ async fn only_a_2026_server_has_listen_streams() {
     // Over 2025-11-25 a subscription is resources/subscribe, as before.
     common::within(client.subscribe("file:///watched")).await.unwrap();
 }
+
+#[tokio::test]
+async fn a_listen_stream_outlives_the_http_request_timeout() {
+    let server = watched_server();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let bound = common::within(mcpkit::http::StreamableHttpServer::bind(server.clone(), addr, Default::default()))
+        .await
+        .unwrap();
+    let short = std::time::Duration::from_millis(300);
+    let http = mcpkit::transport::http::HttpClientOptions::new().with_request_timeout(short);
+    let transport = StreamableHttpClientTransport::with_options(bound.url(), http).unwrap();
+    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let client = common::within(Client::connect_with_handler(transport, options(), Heard(tx))).await.unwrap();
+    common::within(client.subscribe("file:///watched")).await.unwrap();
+    tokio::time::sleep(short * 3).await;
+    server.notify_resource_updated("file:///watched");
+    assert_eq!(common::within(heard.recv()).await.unwrap(), "updated file:///watched");
+    client.close().await;
+}
