@@ -40,6 +40,13 @@ pub const SKILLS_LIST: &str = "skills/list";
 /// The method that returns the entry of one skill, named by the URI of its `SKILL.md`.
 pub const SKILLS_GET: &str = "skills/get";
 
+/// The method that lists the direct children of a directory of skill files (the extension's
+/// optional `directoryRead`).
+pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";
+
+/// The MIME type of a directory among the children `resources/directory/read` lists.
+pub const DIRECTORY_MIME_TYPE: &str = "inode/directory";
+
 /// How many pages of `skills/list` one listing follows at most.
 const MAX_PAGES: usize = 100;
 

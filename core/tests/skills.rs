@@ -74,3 +74,34 @@ async fn skills_get_returns_one_entry_and_refuses_an_unknown_uri() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_skill_directory_lists_its_direct_children() {
+    let server = server();
+    let client = connect(&server, STATELESS_PROTOCOL_VERSION).await;
+    let settings = &client.server().capabilities.extensions.as_ref().unwrap()[SKILLS_EXTENSION];
+    assert_eq!(settings["directoryRead"], true);
+    let read = |uri: &str| {
+        client.request("resources/directory/read", Some(serde_json::json!({ "uri": uri })), Default::default())
+    };
+    let root = common::within(read("skill://pdf-processing")).await.unwrap();
+    let children: Vec<(&str, &str)> = root["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["uri"].as_str().unwrap(), c["mimeType"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        children,
+        [
+            ("skill://pdf-processing/SKILL.md", "text/markdown"),
+            ("skill://pdf-processing/references", "inode/directory")
+        ]
+    );
+    let nested = common::within(read("skill://pdf-processing/references/")).await.unwrap();
+    assert_eq!(nested["resources"][0]["uri"], "skill://pdf-processing/references/FORMS.md");
+    match read("skill://pdf-processing/SKILL.md").await {
+        Err(mcpkit::Error::Rpc(e)) => assert_eq!(e.code, -32602, "a file is no directory"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -322,7 +322,7 @@ impl ServerInner {
             caps.extensions
                 .get_or_insert_with(JsonObject::new)
                 .entry(crate::skills::SKILLS_EXTENSION)
-                .or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
+                .or_insert_with(|| serde_json::json!({ "directoryRead": true }));
         }
         caps
     }
