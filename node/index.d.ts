@@ -794,6 +794,11 @@ export interface ClientOptions {
   title?: string;
   icons?: Icon[];
   websiteUrl?: string;
+  /**
+   * The protocol revision to ask for (default `'2025-11-25'`). With `'2026-07-28'` the client
+   * discovers the server and sends every request on its own, answering `input_required`
+   * results with its handlers; it falls back to `initialize` with an older server.
+   */
   protocolVersion?: string;
   /** The default time-out of requests, in milliseconds. */
   requestTimeoutMs?: number;

@@ -145,6 +145,12 @@ const stdio = await Client.connectStdio({ command: 'node', args: ['server.mjs'],
 await stdio.close();
 const local = await Client.connectInProcess(server);
 await local.close();
+const next = await Client.connectInProcess(server, {
+  protocolVersion: '2026-07-28',
+  elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }),
+});
+const revision: string = next.protocolVersion;
+await next.close();
 await http.close();
 await http.closed;
 await server.close();
