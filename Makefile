@@ -26,8 +26,9 @@ test-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the clus
 	@if tests/cluster/setup.sh; then $(MAKE) demo-cluster conformance-cluster; \
 	else echo "SKIPPED: the demo (Rust and TypeScript SDK clients) and the conformance suite through the balancer need redis-server and haproxy"; fi
 
-conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suite against three Rust fixture processes sharing their sessions in Redis, through haproxy without session affinity.
+conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suites (0.1.16, then 0.2.0-alpha.12 with revision 2026-07-28 and the tasks extension) against three Rust fixture processes sharing their sessions and tasks in Redis, through haproxy without session affinity.
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust-cluster
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server rust-cluster
 
 test: lint test-rust test-cluster test-oidc test-python test-node test-node-install test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 

@@ -56,7 +56,7 @@ fn cluster_server_process() {
         .try_init();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async move {
-        let (server, _probes) = test_server();
+        let (server, _probes) = test_server_with(Some(mcpkit::server::TaskOptions::new()));
         add_cluster_tools(&server);
         let options = HttpServerOptions::new()
             .with_allowed_hosts([format!("127.0.0.1:{balancer}"), format!("127.0.0.1:{port}")])
@@ -83,8 +83,20 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
 /// * `announce {n}`: sends `n` log messages on the session's standalone stream;
 /// * `ask_progress`: reports progress, elicits a name, reports progress again, answers the name;
 /// * `touch`: announces an update of the resource `test://doc`;
-/// * `book`: asks for guests, then a date (revision 2026-07-28 input rounds), keeping state.
+/// * `book`: asks for guests, then a date (revision 2026-07-28 input rounds), keeping state;
+/// * `work {ms}`: waits `ms` milliseconds, then names its process; it may run as a task.
 fn add_cluster_tools(server: &mcpkit::Server) {
+    let schema = obj(json!({ "type": "object", "properties": { "ms": { "type": "integer" } } }));
+    server
+        .add_tool(
+            Tool::new("work", "Works for a while.", schema).with_task_support(TaskSupport::Optional),
+            |args: JsonObject, _: RequestContext| async move {
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(CallToolResult::text(format!("worked in {}", std::process::id())))
+            },
+        )
+        .unwrap();
     server
         .add_tool(Tool::without_arguments("book", "Asks for guests, then a date."), |_: JsonObject, ctx: RequestContext| async move {
             let form = |message: &str| {
@@ -641,6 +653,55 @@ async fn redis_going_away_is_503_and_its_return_is_recovery() {
     // New sessions too.
     let again = mcp.initialize(json!({})).await;
     pid(&mcp, &again, 1).await;
+}
+
+/// Sends a request straight to member `member` and returns its JSON-RPC reply.
+async fn ask_member(cluster: &Cluster, member: usize, session: &str, id: i64, method: &str, params: Value) -> Value {
+    body_json(send(cluster.member(member).post(Some(session), &request(id, method, params))).await).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_are_answered_by_every_process() {
+    let Some(cluster) = Cluster::start() else { return };
+    let session = cluster.mcp().initialize(json!({})).await;
+
+    // A task runs on member 0; members 1 and 2 see it, list it and give its result.
+    let call = json!({ "name": "work", "arguments": { "ms": 1500 }, "task": { "ttl": 60000 } });
+    let created = ask_member(&cluster, 0, &session, 1, "tools/call", call).await;
+    let task_id = created["result"]["task"]["taskId"].as_str().unwrap_or_else(|| panic!("{created}")).to_owned();
+    assert_eq!(created["result"]["task"]["status"], "working", "{created}");
+    let seen = ask_member(&cluster, 1, &session, 2, "tasks/get", json!({ "taskId": task_id })).await;
+    assert_eq!(seen["result"]["taskId"], task_id.as_str(), "member 1 finds member 0's task: {seen}");
+    assert_eq!(seen["result"]["status"], "working", "{seen}");
+    let listed = ask_member(&cluster, 2, &session, 3, "tasks/list", json!({})).await;
+    let ids: Vec<&str> =
+        listed["result"]["tasks"].as_array().unwrap().iter().filter_map(|t| t["taskId"].as_str()).collect();
+    assert_eq!(ids, [task_id.as_str()], "{listed}");
+    let result = ask_member(&cluster, 1, &session, 4, "tasks/result", json!({ "taskId": task_id })).await;
+    let text = result_text(&result).to_owned();
+    let worker = pid(&cluster.member(0), &session, 5).await;
+    assert_eq!(text, format!("worked in {worker}"), "the result of member 0's work, through member 1: {result}");
+    assert_eq!(result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task_id.as_str());
+    let done = ask_member(&cluster, 2, &session, 6, "tasks/get", json!({ "taskId": task_id })).await;
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+
+    // A cancellation that lands on another process stops the task where it runs.
+    let call = json!({ "name": "work", "arguments": { "ms": 20000 }, "task": { "ttl": 60000 } });
+    let created = ask_member(&cluster, 0, &session, 7, "tools/call", call).await;
+    let long = created["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let cancelled = ask_member(&cluster, 2, &session, 8, "tasks/cancel", json!({ "taskId": long })).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    let seen = ask_member(&cluster, 0, &session, 9, "tasks/get", json!({ "taskId": long })).await;
+    assert_eq!(seen["result"]["status"], "cancelled", "member 0 stopped it: {seen}");
+    let again = ask_member(&cluster, 1, &session, 10, "tasks/cancel", json!({ "taskId": task_id })).await;
+    assert!(again["error"]["message"].as_str().unwrap().contains("already ended"), "{again}");
+    let listed = ask_member(&cluster, 1, &session, 11, "tasks/list", json!({})).await;
+    assert_eq!(listed["result"]["tasks"].as_array().unwrap().len(), 2, "{listed}");
+
+    // Tasks stay in their session.
+    let other = cluster.mcp().initialize(json!({})).await;
+    let foreign = ask_member(&cluster, 1, &other, 12, "tasks/get", json!({ "taskId": task_id })).await;
+    assert!(foreign.get("error").is_some(), "another session does not see the task: {foreign}");
 }
 
 /// A 2026-07-28 POST of `method` to `mcp`.
