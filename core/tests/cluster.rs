@@ -84,8 +84,21 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
 /// * `ask_progress`: reports progress, elicits a name, reports progress again, answers the name;
 /// * `touch`: announces an update of the resource `test://doc`;
 /// * `book`: asks for guests, then a date (revision 2026-07-28 input rounds), keeping state;
-/// * `work {ms}`: waits `ms` milliseconds, then names its process; it may run as a task.
+/// * `work {ms}`: waits `ms` milliseconds, then names its process; it may run as a task;
+/// * `confirm`: waits 300 ms (past the tasks extension's immediate window), then asks for a
+///   confirmation; it may run as a task.
 fn add_cluster_tools(server: &mcpkit::Server) {
+    server
+        .add_tool(
+            Tool::without_arguments("confirm", "Works, then asks.").with_task_support(TaskSupport::Optional),
+            |_: JsonObject, ctx: RequestContext| async move {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let form = json!({ "mode": "form", "message": "Sure?", "requestedSchema": { "type": "object", "properties": {} } });
+                let answer = ctx.ask("confirm", "elicitation/create", form).await.map_err(internal)?;
+                Ok(CallToolResult::text(format!("answered {} in {}", answer["action"], std::process::id())))
+            },
+        )
+        .unwrap();
     let schema = obj(json!({ "type": "object", "properties": { "ms": { "type": "integer" } } }));
     server
         .add_tool(
@@ -724,6 +737,60 @@ fn post_next(mcp: &Mcp, id: i64, method: &str, mut params: Value, name: Option<&
 }
 
 const NEXT: &str = "2026-07-28";
+
+/// Polls `tasks/get` of the tasks extension on `member` until the task passes `done`.
+async fn poll_task(cluster: &Cluster, member: usize, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let meta = json!({ "io.modelcontextprotocol/clientCapabilities": {
+        "elicitation": { "form": {} }, "extensions": { "io.modelcontextprotocol/tasks": {} } } });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for id in 100.. {
+        let params = json!({ "taskId": task_id, "_meta": meta });
+        let reply =
+            read_reply(send(post_next(&cluster.member(member), id, "tasks/get", params, Some(task_id))).await).await;
+        if done(&reply["result"]) {
+            return reply["result"].clone();
+        }
+        assert!(Instant::now() < deadline, "the task did not get there: {reply}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    unreachable!()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extension_tasks_cross_processes() {
+    let Some(cluster) = Cluster::start() else { return };
+    let meta = json!({ "io.modelcontextprotocol/clientCapabilities": {
+        "elicitation": { "form": {} }, "extensions": { "io.modelcontextprotocol/tasks": {} } } });
+
+    // The tool runs as a task on member 0; member 1 sees it ask, member 2 carries the answer
+    // to it, and member 1 sees it complete.
+    let call = json!({ "name": "confirm", "arguments": {}, "_meta": meta });
+    let created = read_reply(send(post_next(&cluster.member(0), 1, "tools/call", call, Some("confirm"))).await).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let asking = poll_task(&cluster, 1, &task_id, |t| t["status"] == "input_required").await;
+    assert_eq!(asking["inputRequests"]["confirm"]["method"], "elicitation/create", "{asking}");
+    let answer = json!({ "confirm": { "action": "accept", "content": {} } });
+    let params = json!({ "taskId": task_id, "inputResponses": answer, "_meta": meta });
+    let updated =
+        read_reply(send(post_next(&cluster.member(2), 2, "tasks/update", params, Some(&task_id))).await).await;
+    assert_eq!(updated["result"]["resultType"], "complete", "{updated}");
+    let done = poll_task(&cluster, 1, &task_id, |t| t["status"] == "completed").await;
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    let worker = pid(&cluster.member(0), &cluster.mcp().initialize(json!({})).await, 3).await;
+    assert_eq!(text, format!("answered \"accept\" in {worker}"), "{done}");
+
+    // A cancellation through member 2 reaches the task waiting on member 0.
+    let call = json!({ "name": "confirm", "arguments": {}, "_meta": meta });
+    let created = read_reply(send(post_next(&cluster.member(0), 4, "tools/call", call, Some("confirm"))).await).await;
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    poll_task(&cluster, 1, &task_id, |t| t["status"] == "input_required").await;
+    let params = json!({ "taskId": task_id, "_meta": meta });
+    let cancelled =
+        read_reply(send(post_next(&cluster.member(2), 5, "tasks/cancel", params, Some(&task_id))).await).await;
+    assert!(cancelled.get("result").is_some(), "{cancelled}");
+    poll_task(&cluster, 0, &task_id, |t| t["status"] == "cancelled").await;
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn revision_2026_requests_cross_processes() {
