@@ -189,6 +189,13 @@ enum TaskWrite {
     Flush(tokio::sync::oneshot::Sender<()>),
 }
 
+/// What the appending task gets: an SSE event to store, or a caller waiting for the events
+/// before it to be stored.
+enum Appending {
+    Event(Append),
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
 /// One SSE event on its way into Redis.
 struct Append {
     key: String,
@@ -208,7 +215,7 @@ pub(super) struct Cluster {
     process: u64,
     /// How long a session may stay unused, in seconds.
     session_ttl: u64,
-    appends: mpsc::UnboundedSender<Append>,
+    appends: mpsc::UnboundedSender<Appending>,
     /// Resources whose subscribers are to be told of an update.
     updates: mpsc::UnboundedSender<String>,
     /// Task snapshots to store, in order.
@@ -518,25 +525,34 @@ impl Cluster {
     /// Stores an event of a request stream under its sequence number, in order with the others
     /// this process stores.
     pub(super) fn append(&self, session: &str, stream: u64, seq: u64, request: &RequestId, message: &JsonRpcMessage) {
-        let _ = self.appends.send(Append {
+        let _ = self.appends.send(Appending::Event(Append {
             key: self.events_key(session, stream),
             entry: format!("{seq}-0"),
             message: message.encode(),
             request: serde_json::to_string(request).ok(),
             notice: notice(session, stream),
-        });
+        }));
     }
 
     /// Stores a message of a session's standalone stream, for whichever process holds the
     /// client's GET stream.
     pub(super) fn append_standalone(&self, session: &str, message: &JsonRpcMessage) {
-        let _ = self.appends.send(Append {
+        let _ = self.appends.send(Appending::Event(Append {
             key: self.events_key(session, 0),
             entry: "*".to_owned(),
             message: message.encode(),
             request: None,
             notice: notice(session, 0),
-        });
+        }));
+    }
+
+    /// Completes once every event this process handed over so far is stored (or failed to be),
+    /// so that a client that got a response finds in Redis what was sent before it.
+    pub(super) async fn appended(&self) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if self.appends.send(Appending::Flush(tx)).is_ok() {
+            let _ = rx.await;
+        }
     }
 
     fn waiter(&self, session: &str, stream: u64) -> Arc<Notify> {
@@ -933,7 +949,7 @@ async fn keep_alive(mut conn: ConnectionManager, key: String, ttl: Duration, sto
 /// Writes events into Redis in the order they were produced, many per round trip.
 async fn run_appends(
     mut conn: ConnectionManager,
-    mut rx: mpsc::UnboundedReceiver<Append>,
+    mut rx: mpsc::UnboundedReceiver<Appending>,
     max_events: usize,
     ttl: Duration,
     prefix: String,
@@ -945,7 +961,17 @@ async fn run_appends(
         let mut pipe = redis::pipe();
         let mut notices = HashSet::new();
         let mut keys = HashSet::new();
-        for append in batch.drain(..) {
+        let mut waiting = Vec::new();
+        let mut events = 0usize;
+        for appending in batch.drain(..) {
+            let append = match appending {
+                Appending::Event(append) => append,
+                Appending::Flush(done) => {
+                    waiting.push(done);
+                    continue;
+                }
+            };
+            events += 1;
             let mut xadd = redis::cmd("XADD");
             xadd.arg(&append.key)
                 .arg("MAXLEN")
@@ -967,9 +993,14 @@ async fn run_appends(
         for notice in notices {
             pipe.publish(&bus, notice).ignore();
         }
-        let written: Result<(), _> = pipe.query_async(&mut conn).await;
-        if let Err(e) = written {
-            tracing::warn!(error = %e, "SSE events could not be stored in Redis: a resumed stream will miss them");
+        if events > 0 {
+            let written: Result<(), _> = pipe.query_async(&mut conn).await;
+            if let Err(e) = written {
+                tracing::warn!(error = %e, "SSE events could not be stored in Redis: a resumed stream will miss them");
+            }
+        }
+        for done in waiting {
+            let _ = done.send(());
         }
     }
 }
