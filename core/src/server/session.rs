@@ -101,6 +101,15 @@ impl ServerSession {
         self.protocol_version.get().cloned()
     }
 
+    /// Shares this session's tasks with the cluster's other processes, under the session's
+    /// transport id, when the server's tasks are shared.
+    #[cfg(feature = "redis")]
+    pub(crate) fn share_tasks(&self, id: &str) {
+        if let Some(store) = &self.tasks {
+            self.server.share_task_store(store, format!("session:{id}"));
+        }
+    }
+
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)
     }
@@ -233,11 +242,23 @@ impl ServerSession {
         let work = tool_work(entry, params.arguments.unwrap_or_default(), context);
         match task {
             None => Reply::Later(work),
-            Some((store, metadata)) => Reply::Now(
-                store
+            Some((store, metadata)) => {
+                let created = store
                     .spawn(metadata.ttl, incoming.cancellation.clone(), Some(incoming.peer.clone()), work, |_| {})
-                    .and_then(|task| to_result(&CreateTaskResult { task, meta: None })),
-            ),
+                    .and_then(|task| to_result(&CreateTaskResult { task, meta: None }));
+                // In a cluster, the task is answered once every process can find it.
+                #[cfg(feature = "redis")]
+                if store.is_shared() {
+                    return Reply::Later(
+                        async move {
+                            store.flushed().await;
+                            created
+                        }
+                        .boxed(),
+                    );
+                }
+                Reply::Now(created)
+            }
         }
     }
 
@@ -260,6 +281,10 @@ impl ServerSession {
         let Some(task_id) = params.get("taskId").and_then(Value::as_str) else {
             return Reply::Now(Err(ErrorData::invalid_params(format!("{method} needs a taskId string"))));
         };
+        #[cfg(feature = "redis")]
+        if store.is_shared() {
+            return Reply::Later(store.shared_extension_request(method, task_id.to_owned(), params));
+        }
         Reply::Now(match method {
             methods::TASKS_GET => store.detailed(task_id),
             methods::TASKS_UPDATE => match params.get("inputResponses") {
@@ -333,6 +358,11 @@ impl ServerSession {
 
     /// Answers `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
     fn task_request(&self, store: &Arc<TaskStore>, method: &str, params: Option<Value>) -> Reply {
+        #[cfg(feature = "redis")]
+        if store.is_shared() {
+            let page_size = self.server.options.page_size;
+            return Reply::Later(store.shared_request(method, params, self.peer.get().cloned(), page_size));
+        }
         let outcome = match method {
             methods::TASKS_LIST => request_params::<PaginatedRequestParams>(params)
                 .and_then(|p| store.list(p.cursor.as_deref(), self.server.options.page_size))
@@ -752,6 +782,9 @@ fn call_as_task(
             let link = store.clone();
             let escalate = |task: &crate::model::Task| round.escalate(link, task.task_id.clone());
             let task = store.spawn(None, CancellationToken::new(), None, work, escalate)?;
+            // In a cluster, the task is answered once every process can find it.
+            #[cfg(feature = "redis")]
+            store.flushed().await;
             Ok(TaskStore::created(&task))
         }
         .boxed(),
