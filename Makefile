@@ -88,12 +88,14 @@ test-node-install: test-node ## Packs the Node package, installs the tarball int
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
-test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12's server scenarios (revision 2026-07-28, extensions) against the Rust and Python servers.
+test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers, client scenarios against the Rust client.
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all rust python node swift
 	$(MAKE) conformance-next
 
-conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conformance suite 0.2.0-alpha.12's server scenarios (revision 2026-07-28, extensions) against the Rust and Python servers.
-	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server rust python
+# `all rust` then `server python node swift`: a run wipes only the results of the fixtures it names.
+conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conformance suite 0.2.0-alpha.12 (revision 2026-07-28, extensions): its 65 server scenarios against the Rust, Python, Node and Swift servers, its 48 client scenarios against the Rust client.
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh all rust
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server python node swift
 
 SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
 

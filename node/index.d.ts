@@ -497,6 +497,19 @@ export declare class Context {
   elicit(message: string, requestedSchema: SchemaInput): Promise<ElicitResult>;
   /** Asks the client for its roots. */
   listRoots(): Promise<ListRootsResult>;
+  /**
+   * Asks the client for input and resolves to its raw answer. A 2026-07-28 client answers by
+   * `key` in a later round: until it has, the promise rejects, and the handler runs again from
+   * the start when the client retries (keep what should not be repeated with `setState`).
+   * Older clients get the request at once and `key` is not used.
+   */
+  ask(key: string, method: 'elicitation/create', params: ElicitRequestParams): Promise<ElicitResult>;
+  ask(key: string, method: 'sampling/createMessage', params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+  ask(key: string, method: 'roots/list', params?: JsonObject): Promise<ListRootsResult>;
+  /** What `setState` kept in an earlier round of this 2026-07-28 request, if anything. */
+  readonly state: unknown;
+  /** Keeps `state` (JSON) for the next round of this 2026-07-28 request; older requests have one round. */
+  setState(state: unknown): void;
   /** Sends any request to the client. */
   request(method: string, params?: JsonObject): Promise<any>;
   /** Sends a notification to the client, tied to this request. */
@@ -781,6 +794,11 @@ export interface ClientOptions {
   title?: string;
   icons?: Icon[];
   websiteUrl?: string;
+  /**
+   * The protocol revision to ask for (default `'2025-11-25'`). With `'2026-07-28'` the client
+   * discovers the server and sends every request on its own, answering `input_required`
+   * results with its handlers; it falls back to `initialize` with an older server.
+   */
   protocolVersion?: string;
   /** The default time-out of requests, in milliseconds. */
   requestTimeoutMs?: number;

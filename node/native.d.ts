@@ -106,6 +106,22 @@ export declare class NativeContext {
   closeSseStream(): void
   /** Sends a request with the JSON text `params` to the peer. */
   request(method: string, params: string, done: (error: string | null, value: string | null) => void): Pending
+  /**
+   * Asks the client for input (`elicitation/create`, `sampling/createMessage` or
+   * `roots/list`, with the JSON text `params`) under `key`, the name a 2026-07-28 client
+   * answers it by; older clients get the request at once and `key` is unused.
+   */
+  ask(key: string, method: string, params: string, done: (error: string | null, value: string | null) => void): Pending
+  /**
+   * Returns the JSON text of the state kept by `set_state` in an earlier round of this
+   * 2026-07-28 request, if any.
+   */
+  state(): string | null
+  /**
+   * Keeps the JSON text `state` for the next round of this 2026-07-28 request; older
+   * requests have one round and keep nothing.
+   */
+  setState(state: string): void
   /** Asks the client to sample from its model. */
   sample(params: string, done: (error: string | null, value: string | null) => void): Pending
   /** Asks the client to elicit input from its user, in form or URL mode. */

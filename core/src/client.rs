@@ -25,6 +25,10 @@ use futures::{FutureExt, future::BoxFuture};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
+mod listen;
+
+pub use listen::{Subscription, SubscriptionFilter};
+
 use crate::{
     Error,
     jsonrpc::{ErrorData, Notification, Request, RequestId, quoted},
@@ -120,6 +124,9 @@ pub struct ClientOptions {
     pub protocol_version: String,
     /// The time-out of requests that set none.
     pub request_timeout: Duration,
+    /// Whether to ask a 2026-07-28 server, on connecting, for the list changes it offers (on
+    /// a `subscriptions/listen` stream); older servers send them unasked.
+    pub list_changed_notifications: bool,
 }
 
 impl ClientOptions {
@@ -130,6 +137,7 @@ impl ClientOptions {
             capabilities: ClientCapabilities::default(),
             protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
             request_timeout: rt::DEFAULT_REQUEST_TIMEOUT,
+            list_changed_notifications: false,
         }
     }
 
@@ -156,11 +164,20 @@ impl ClientOptions {
         self.request_timeout = timeout;
         self
     }
+
+    /// Sets whether to ask a 2026-07-28 server for the list changes it offers
+    /// (`notifications/tools/list_changed` and the like, heard by
+    /// [`ClientHandler::on_list_changed`]).
+    pub fn with_list_changed_notifications(mut self, wanted: bool) -> Self {
+        self.list_changed_notifications = wanted;
+        self
+    }
 }
 
 struct ClientService {
     handler: Arc<dyn ClientHandler>,
     capabilities: ClientCapabilities,
+    streams: Arc<listen::Streams>,
 }
 
 fn answer<T: serde::Serialize>(result: Result<T, ErrorData>) -> Result<Value, ErrorData> {
@@ -208,6 +225,15 @@ impl Service for ClientService {
     }
 
     fn notification(&self, notification: Notification, _peer: &Peer) -> Option<BoxFuture<'static, ()>> {
+        if notification.method == methods::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED
+            && self.streams.acknowledge(notification.params.as_ref())
+        {
+            return None;
+        }
+        if !self.streams.delivers(notification.params.as_ref()) {
+            tracing::debug!(method = %notification.method, "a notification of a subscription that ended");
+            return None;
+        }
         let handler = self.handler.clone();
         Some(
             async move {
@@ -264,6 +290,12 @@ pub struct Client {
     output_schemas: Arc<Mutex<HashMap<String, Arc<jsonschema::Validator>>>>,
     /// Set when the server speaks revision 2026-07-28: requests carry the client's envelope.
     stateless: Option<Arc<Stateless>>,
+    /// The client's `subscriptions/listen` streams.
+    streams: Arc<listen::Streams>,
+    /// The client's own `subscriptions/listen` stream.
+    managed: Arc<tokio::sync::Mutex<listen::Managed>>,
+    /// The time-out of requests that set none.
+    request_timeout: Duration,
 }
 
 /// How many `input_required` rounds one request may take before the client gives up.
@@ -380,7 +412,12 @@ impl Client {
         handler: impl ClientHandler,
     ) -> Result<Client, Error> {
         let handler: Arc<dyn ClientHandler> = Arc::new(handler);
-        let service = Arc::new(ClientService { handler: handler.clone(), capabilities: options.capabilities.clone() });
+        let streams = Arc::new(listen::Streams::default());
+        let service = Arc::new(ClientService {
+            handler: handler.clone(),
+            capabilities: options.capabilities.clone(),
+            streams: streams.clone(),
+        });
         let config = SessionConfig { default_timeout: options.request_timeout, ..SessionConfig::default() };
         let (peer, task) = rt::start(transport, service, config);
         let mut version = options.protocol_version;
@@ -397,13 +434,22 @@ impl Client {
                         handler,
                         capabilities: options.capabilities,
                     };
-                    return Ok(Client {
+                    let client = Client {
                         peer,
                         server: Arc::new(server),
                         task: Arc::new(Mutex::new(Some(task))),
                         output_schemas: Arc::default(),
                         stateless: Some(Arc::new(stateless)),
-                    });
+                        streams,
+                        managed: Arc::default(),
+                        request_timeout: options.request_timeout,
+                    };
+                    if options.list_changed_notifications
+                        && let Err(e) = client.listen_for_list_changes().await
+                    {
+                        tracing::warn!(error = %e, "the server refused a subscriptions/listen stream for list changes");
+                    }
+                    return Ok(client);
                 }
                 // An older server: the session starts with initialize, as before.
                 Ok(None) => version = LATEST_PROTOCOL_VERSION.to_owned(),
@@ -438,6 +484,9 @@ impl Client {
             task: Arc::new(Mutex::new(Some(task))),
             output_schemas: Arc::default(),
             stateless: None,
+            streams,
+            managed: Arc::default(),
+            request_timeout: options.request_timeout,
         })
     }
 
@@ -732,8 +781,14 @@ impl Client {
     }
 
     /// Subscribes to updates of a resource.
+    ///
+    /// With a 2026-07-28 server the client's own `subscriptions/listen` stream is reopened with
+    /// `uri` among its resources, and this returns once the server acknowledged it.
     pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
         self.require(self.subscriptions_declared(), "resources.subscribe")?;
+        if self.stateless.is_some() {
+            return self.listen_to_resource(uri).await;
+        }
         let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
         self.send_typed::<_, EmptyResult>(methods::RESOURCES_SUBSCRIBE, &params, RequestOptions::default())
             .await
@@ -743,6 +798,9 @@ impl Client {
     /// Ends a subscription.
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
         self.require(self.subscriptions_declared(), "resources.subscribe")?;
+        if self.stateless.is_some() {
+            return self.stop_listening_to_resource(uri).await;
+        }
         let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
         self.send_typed::<_, EmptyResult>(methods::RESOURCES_UNSUBSCRIBE, &params, RequestOptions::default())
             .await

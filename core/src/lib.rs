@@ -18,6 +18,7 @@ pub mod model;
 mod random;
 pub mod server;
 pub mod session;
+pub mod skills;
 mod sync;
 pub mod transport;
 

@@ -56,6 +56,9 @@ const NOTIFICATION_BACKLOG: usize = 1024;
 /// A callback that receives the progress notifications of one outgoing request.
 pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
 
+/// A callback that learns the id of an outgoing request just before it is sent.
+pub(crate) type IdCallback = Arc<dyn Fn(&RequestId) + Send + Sync>;
+
 /// Options for one outgoing request.
 ///
 /// Build them with [`RequestOptions::new`] and the `with_*` methods; fields may be added in
@@ -76,6 +79,9 @@ pub struct RequestOptions {
     pub cancel: Option<CancellationToken>,
     /// The incoming request on whose behalf this one is sent, if any.
     pub related_request: Option<RequestId>,
+    /// Learns the request's id just before it is sent (a `subscriptions/listen` stream is
+    /// known by it).
+    pub(crate) on_id: Option<IdCallback>,
 }
 
 impl RequestOptions {
@@ -317,6 +323,9 @@ impl Peer {
             cancellable: method != methods::INITIALIZE,
             reason: "the requester stopped waiting",
         };
+        if let Some(on_id) = &options.on_id {
+            on_id(&id);
+        }
         let message = JsonRpcMessage::request(id.clone(), method, params);
         self.send_with(message, options.related_request.clone(), Priority::Always)?;
 
@@ -635,12 +644,18 @@ pub(crate) fn start<S: Service>(
     let writer_task = tokio::spawn(run_writer(writer, out_rx, taken, peer.inner.closed.clone()));
     let reader_peer = peer.clone();
     let task = tokio::spawn(async move {
-        run_reader(reader, &reader_peer, service.as_ref()).await;
+        let notices = run_reader(reader, &reader_peer, service.as_ref()).await;
         let inner = &reader_peer.inner;
         inner.input_ended.cancel();
         lock(&inner.pending).clear();
-        // Handlers already running may still answer, for a bounded time.
+        // Handlers already running may still answer, and notifications already received still
+        // reach their handlers, for a bounded time.
         let deadline = tokio::time::Instant::now() + inner.drain_timeout;
+        if let Some(mut notices) = notices
+            && tokio::time::timeout_at(deadline, &mut notices).await.is_err()
+        {
+            notices.abort();
+        }
         while !inner.closed.is_cancelled()
             && !lock(&inner.inflight).is_empty()
             && tokio::time::Instant::now() < deadline
@@ -799,18 +814,24 @@ async fn run_writer(
     }
 }
 
-/// Reads the peer's messages until its input ends.
+/// Reads the peer's messages until its input ends or the session closes, and returns the
+/// task running the notification handlers, which ends once it has handled every
+/// notification already received.
 ///
 /// Nothing a handler does holds the reader up: requests run in their own tasks and
 /// notification handlers, in arrival order, in one task of their own. The reader only waits
 /// when the peer sends a request while it does not read what it is sent (the outgoing queue is
 /// full), so that answers never pile up.
-async fn run_reader(mut reader: Box<dyn TransportReader>, peer: &Peer, service: &dyn Service) {
-    let mut notifications: Option<mpsc::Sender<BoxFuture<'static, ()>>> = None;
+async fn run_reader(
+    mut reader: Box<dyn TransportReader>,
+    peer: &Peer,
+    service: &dyn Service,
+) -> Option<JoinHandle<()>> {
+    let mut notifications: Option<(mpsc::Sender<BoxFuture<'static, ()>>, JoinHandle<()>)> = None;
     loop {
         let item = tokio::select! {
             biased;
-            _ = peer.inner.closed.cancelled() => return,
+            _ = peer.inner.closed.cancelled() => break,
             item = reader.recv() => item,
         };
         match item {
@@ -823,31 +844,28 @@ async fn run_reader(mut reader: Box<dyn TransportReader>, peer: &Peer, service: 
                     peer.inner.room().await;
                 }
                 if let Some(work) = process(peer, service, item) {
-                    let queue = notifications.get_or_insert_with(|| {
+                    let (queue, _) = notifications.get_or_insert_with(|| {
                         let (tx, mut rx) = mpsc::channel::<BoxFuture<'static, ()>>(NOTIFICATION_BACKLOG);
-                        let closed = peer.inner.closed.clone();
-                        tokio::spawn(async move {
+                        let worker = tokio::spawn(async move {
                             while let Some(work) = rx.recv().await {
-                                tokio::select! {
-                                    _ = work => {}
-                                    _ = closed.cancelled() => return,
-                                }
+                                work.await;
                             }
                         });
-                        tx
+                        (tx, worker)
                     });
                     if queue.try_send(work).is_err() {
                         tracing::warn!("a notification handler is too slow: a notification was dropped");
                     }
                 }
             }
-            Ok(None) => return,
+            Ok(None) => break,
             Err(e) => {
                 tracing::debug!(error = %e, "reader stopped");
-                return;
+                break;
             }
         }
     }
+    notifications.map(|(_, worker)| worker)
 }
 
 /// Handles one incoming item; a notification handler comes back as a future to run before

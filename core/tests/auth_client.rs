@@ -1,6 +1,7 @@
 //! The client side of authorization against a mock authorization server: discovery, dynamic
 //! registration, the authorization code flow with PKCE and `resource`, step-up, refresh,
-//! client credentials, and the refusal of metadata for another resource.
+//! client credentials, workload identity (the JWT bearer grant), and the refusal of metadata for
+//! another resource.
 
 mod auth_common;
 mod common;
@@ -49,6 +50,9 @@ struct AsState {
 }
 
 type Shared = Arc<Mutex<AsState>>;
+
+/// The workload JWT the mock authorization server accepts in the JWT bearer grant.
+const WORKLOAD_JWT: &str = "workload.jwt.signed-by-the-platform";
 
 async fn as_metadata(State(state): State<Shared>) -> Json<Value> {
     let issuer = state.lock().unwrap().issuer.clone();
@@ -134,6 +138,15 @@ async fn token(State(state): State<Shared>, headers: HeaderMap, Form(form): Form
         "client_credentials" => {
             let scope = form.get("scope").cloned().unwrap_or_default();
             token_for(&state, &form["resource"], &scope, false).into_response()
+        }
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+            if form.get("assertion").map(String::as_str) == Some(WORKLOAD_JWT) =>
+        {
+            let scope = form.get("scope").cloned().unwrap_or_default();
+            token_for(&state, &form["resource"], &scope, false).into_response()
+        }
+        "urn:ietf:params:oauth:grant-type:jwt-bearer" => {
+            (StatusCode::BAD_REQUEST, Json(json!({ "error": "invalid_grant" }))).into_response()
         }
         _ => (StatusCode::BAD_REQUEST, Json(json!({ "error": "unsupported_grant_type" }))).into_response(),
     }
@@ -282,6 +295,41 @@ async fn a_machine_client_uses_client_credentials() {
     assert_eq!(state.token_requests[0]["scope"], "mcp:read");
     assert_eq!(state.token_requests[0]["client_secret"], "machine-secret");
     assert!(state.authorizations.is_empty());
+}
+
+#[tokio::test]
+async fn a_workload_presents_its_jwt_in_the_jwt_bearer_grant() {
+    let auth_server = authorization_server(|_| {}).await;
+    let issuer = auth_server.lock().unwrap().issuer.clone();
+    let server = protected_server(&issuer, None).await;
+    let credentials = ClientCredentials::WorkloadIdentity {
+        client_id: Some("workload".to_owned()),
+        assertion: WORKLOAD_JWT.to_owned(),
+    };
+    let oauth = OAuthClient::new(&server.url(), OAuthClientOptions::machine(credentials)).unwrap();
+    let client = connect(&server.url(), oauth).await.unwrap();
+    assert_eq!(first_text(&within(client.call_tool("whoami", json!({}))).await.unwrap()), "user-1");
+    let state = auth_server.lock().unwrap();
+    let request = &state.token_requests[0];
+    assert_eq!(request["grant_type"], "urn:ietf:params:oauth:grant-type:jwt-bearer");
+    assert_eq!(request["assertion"], WORKLOAD_JWT);
+    assert_eq!(request["client_id"], "workload");
+    assert_eq!(request["resource"], server.url());
+    assert!(state.authorizations.is_empty() && state.registrations == 0);
+}
+
+#[tokio::test]
+async fn a_refused_workload_jwt_is_reported_and_not_retried() {
+    let auth_server = authorization_server(|_| {}).await;
+    let issuer = auth_server.lock().unwrap().issuer.clone();
+    let server = protected_server(&issuer, None).await;
+    let credentials = ClientCredentials::WorkloadIdentity { client_id: None, assertion: "expired.jwt".to_owned() };
+    let oauth = OAuthClient::new(&server.url(), OAuthClientOptions::machine(credentials)).unwrap();
+    let error = connect(&server.url(), oauth).await.unwrap_err();
+    assert!(error.to_string().contains("invalid_grant"), "{error}");
+    let state = auth_server.lock().unwrap();
+    assert_eq!(state.token_requests.len(), 1, "one grant, no retry and no other grant type");
+    assert!(!state.token_requests[0].contains_key("client_id"));
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! The client of revision 2026-07-28: it discovers a server that offers the revision and sends
 //! each request with its envelope, answers `input_required` results with its own handlers, and
-//! falls back to `initialize` with a server that does not know `server/discover`.
+//! falls back to `initialize` with a server that does not know `server/discover`; it opens
+//! `subscriptions/listen` streams for its resource subscriptions and the list changes it wants.
 
 mod common;
 
@@ -11,6 +12,7 @@ use std::sync::{
 
 use mcpkit::{
     Client, ClientHandler, ClientOptions, ErrorData, RequestContext, Server,
+    client::SubscriptionFilter,
     model::*,
     session::IncomingRequest,
     transport::{StreamTransport, http::StreamableHttpClientTransport, memory_pair},
@@ -182,4 +184,141 @@ async fn a_2026_client_mirrors_annotated_parameters_into_headers() {
     assert_eq!(client.list_all_tools().await.unwrap().len(), 1);
     let result = common::within(client.call_tool("where", json!({ "region": "Zürich" }))).await.unwrap();
     assert_eq!(text_of(&result), "Zürich");
+}
+
+/// Hears resource updates and list changes, as `"updated <uri>"` and the method's name.
+struct Heard(tokio::sync::mpsc::UnboundedSender<String>);
+
+#[async_trait::async_trait]
+impl ClientHandler for Heard {
+    async fn on_resource_updated(&self, params: ResourceUpdatedNotificationParams) {
+        let _ = self.0.send(format!("updated {}", params.uri));
+    }
+
+    async fn on_list_changed(&self, method: &str) {
+        let _ = self.0.send(method.to_owned());
+    }
+}
+
+/// A server with two tools (it offers tools while one is left), and a resource one may
+/// subscribe to.
+fn watched_server() -> Server {
+    Server::builder(Implementation::new("watched", "1"))
+        .tool(Tool::without_arguments("first", "One tool."), |_a: JsonObject, _c: RequestContext| async move {
+            Ok(CallToolResult::text("first"))
+        })
+        .tool(Tool::without_arguments("kept", "Another tool."), |_a: JsonObject, _c: RequestContext| async move {
+            Ok(CallToolResult::text("kept"))
+        })
+        .resource(
+            Resource::new("file:///watched", "watched"),
+            |r: mcpkit::server::ResourceRequest, _c: RequestContext| async move {
+                Ok(ReadResourceResult { contents: vec![ResourceContents::text(r.uri, "x")], meta: None })
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+/// Subscribes, hears an update and a list change, unsubscribes and hears no more updates.
+async fn subscriptions_reach_the_handler(
+    client: Client,
+    server: Server,
+    heard: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    assert_eq!(client.protocol_version(), STATELESS_PROTOCOL_VERSION);
+    common::within(client.subscribe("file:///watched")).await.unwrap();
+    server.notify_resource_updated("file:///other");
+    server.notify_resource_updated("file:///watched");
+    assert_eq!(common::within(heard.recv()).await.unwrap(), "updated file:///watched");
+    server.remove_tool("first");
+    assert_eq!(common::within(heard.recv()).await.unwrap(), "notifications/tools/list_changed");
+
+    common::within(client.unsubscribe("file:///watched")).await.unwrap();
+    server.notify_resource_updated("file:///watched");
+    server
+        .add_tool(Tool::without_arguments("second", "Another."), |_a: JsonObject, _c: RequestContext| async move {
+            Ok(CallToolResult::text("second"))
+        })
+        .unwrap();
+    // The list changes still come (the stream was reopened without the resource); the update does not.
+    assert_eq!(common::within(heard.recv()).await.unwrap(), "notifications/tools/list_changed");
+    let quiet = tokio::time::timeout(std::time::Duration::from_millis(200), heard.recv()).await;
+    assert!(quiet.is_err(), "nothing more was asked for: {quiet:?}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_2026_client_listens_for_its_subscriptions_and_list_changes() {
+    let server = watched_server();
+    let (client_side, server_side) = memory_pair();
+    server.serve(server_side);
+    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let options = options().with_list_changed_notifications(true);
+    let client = common::within(Client::connect_with_handler(client_side, options, Heard(tx))).await.unwrap();
+    subscriptions_reach_the_handler(client, server, &mut heard).await;
+}
+
+#[tokio::test]
+async fn a_2026_client_listens_over_http() {
+    let server = watched_server();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let bound = common::within(mcpkit::http::StreamableHttpServer::bind(server.clone(), addr, Default::default()))
+        .await
+        .unwrap();
+    let transport = StreamableHttpClientTransport::new(bound.url()).unwrap();
+    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let options = options().with_list_changed_notifications(true);
+    let client = common::within(Client::connect_with_handler(transport, options, Heard(tx))).await.unwrap();
+    subscriptions_reach_the_handler(client, server, &mut heard).await;
+}
+
+#[tokio::test]
+async fn a_listen_stream_is_acknowledged_with_what_the_server_supports_and_ends_when_dropped() {
+    let server = watched_server();
+    let (client_side, server_side) = memory_pair();
+    server.serve(server_side);
+    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let client = common::within(Client::connect_with_handler(client_side, options(), Heard(tx))).await.unwrap();
+    // Prompts are not offered: the acknowledgment leaves them out.
+    let filter = SubscriptionFilter::new().with_prompts_list_changed().with_resource("file:///watched");
+    let stream = common::within(client.listen(filter)).await.unwrap();
+    assert_eq!(stream.acknowledged(), &SubscriptionFilter::new().with_resource("file:///watched"));
+    server.notify_resource_updated("file:///watched");
+    assert_eq!(common::within(heard.recv()).await.unwrap(), "updated file:///watched");
+    stream.close().await;
+    server.notify_resource_updated("file:///watched");
+    let quiet = tokio::time::timeout(std::time::Duration::from_millis(200), heard.recv()).await;
+    assert!(quiet.is_err(), "the stream ended: {quiet:?}");
+}
+
+#[tokio::test]
+async fn only_a_2026_server_has_listen_streams() {
+    let server = watched_server();
+    let (client_side, server_side) = memory_pair();
+    server.serve(server_side);
+    let client = common::within(Client::connect(client_side, ClientOptions::new("old", "1"))).await.unwrap();
+    let error = client.listen(SubscriptionFilter::new().with_tools_list_changed()).await.unwrap_err();
+    assert!(matches!(error, mcpkit::Error::CapabilityMissing(_)), "{error}");
+    // Over 2025-11-25 a subscription is resources/subscribe, as before.
+    common::within(client.subscribe("file:///watched")).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_listen_stream_outlives_the_http_request_timeout() {
+    let server = watched_server();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let bound = common::within(mcpkit::http::StreamableHttpServer::bind(server.clone(), addr, Default::default()))
+        .await
+        .unwrap();
+    let short = std::time::Duration::from_millis(300);
+    let http = mcpkit::transport::http::HttpClientOptions::new().with_request_timeout(short);
+    let transport = StreamableHttpClientTransport::with_options(bound.url(), http).unwrap();
+    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let client = common::within(Client::connect_with_handler(transport, options(), Heard(tx))).await.unwrap();
+    common::within(client.subscribe("file:///watched")).await.unwrap();
+    tokio::time::sleep(short * 3).await;
+    server.notify_resource_updated("file:///watched");
+    assert_eq!(common::within(heard.recv()).await.unwrap(), "updated file:///watched");
+    client.close().await;
 }

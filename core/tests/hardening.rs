@@ -287,6 +287,41 @@ async fn a_stuck_notification_handler_does_not_stop_the_session_reading() {
     release.notify_waiters();
 }
 
+/// A client handler whose log handler is slow and counts what it handled.
+struct SlowLogHandler(Arc<AtomicUsize>);
+
+#[async_trait]
+impl ClientHandler for SlowLogHandler {
+    async fn on_log_message(&self, _params: LoggingMessageNotificationParams) {
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn closing_a_client_still_hands_it_the_notifications_it_received() {
+    let server = Server::builder(Implementation::new("logger", "1"))
+        .tool(
+            Tool::without_arguments("log", "Logs three times."),
+            |_args: JsonObject, ctx: RequestContext| async move {
+                for text in ["one", "two", "three"] {
+                    ctx.log(LoggingLevel::Info, None, text).map_err(|e| ErrorData::internal_error(e.to_string()))?;
+                }
+                Ok(CallToolResult::text("logged"))
+            },
+        )
+        .build()
+        .unwrap();
+    let handled = Arc::new(AtomicUsize::new(0));
+    let (client, _session, _task) = connect_with(&server, full_options(), SlowLogHandler(handled.clone())).await;
+    let result = within(client.call_tool("log", json!({}))).await.unwrap();
+    assert_eq!(first_text(&result), "logged");
+    // The result came after the three messages, whose handler has not finished them yet.
+    assert!(handled.load(Ordering::SeqCst) < 3);
+    within(client.close()).await;
+    assert_eq!(handled.load(Ordering::SeqCst), 3);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_does_not_read_cannot_make_the_server_queue_without_bound() {
     let server = Server::builder(Implementation::new("flood", "1"))

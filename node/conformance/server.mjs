@@ -7,6 +7,7 @@
 //   server.mjs --stdio   serves one session over stdin and stdout
 
 import { ResourceTemplate, Server, version } from '../index.mjs';
+import { register } from './revision2026.mjs';
 
 // A 1x1 PNG image, base64-encoded.
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
@@ -113,8 +114,9 @@ async function elicit(ctx, message, requestedSchema, prefix) {
 export function fixture() {
   const server = new Server(
     { name: 'mcpkit-conformance-server', version },
-    { instructions: 'The mcpkit fixture for the official MCP conformance suite.' },
+    { instructions: 'The mcpkit fixture for the official MCP conformance suite.', tasks: true },
   );
+  register(server);
   const tool = (name, config, handler) => server.registerTool(name, config, handler);
 
   tool('test_simple_text', noArguments('Returns a simple text response.'), () =>

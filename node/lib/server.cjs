@@ -129,6 +129,27 @@ class Context {
     return settle((done) => this.#native.listRoots(done), { map: JSON.parse });
   }
 
+  /**
+   * Asks the client for input (`elicitation/create`, `sampling/createMessage` or `roots/list`)
+   * and resolves to its raw answer. A 2026-07-28 client answers by `key` in a later round:
+   * until it has, the promise rejects and the handler runs again from the start when the
+   * client retries, so work before asking is repeated (keep what should not be with
+   * `setState`). Older clients get the request at once and `key` is not used.
+   */
+  ask(key, method, params = {}) {
+    return settle((done) => this.#native.ask(key, method, JSON.stringify(params), done), { map: JSON.parse });
+  }
+
+  /** What `setState` kept in an earlier round of this 2026-07-28 request, or `undefined`. */
+  get state() {
+    return parse(this.#native.state());
+  }
+
+  /** Keeps `state` (JSON) for the next round of this 2026-07-28 request; older requests have one round. */
+  setState(state) {
+    sync(() => this.#native.setState(JSON.stringify(state ?? null)));
+  }
+
   /** Sends any request to the client. */
   request(method, params = {}) {
     return settle((done) => this.#native.request(method, JSON.stringify(params), done), { map: JSON.parse });

@@ -58,6 +58,17 @@ server.registerTool('ask', {}, async (_args, ctx) => {
   ctx.notifyElicitationComplete('e1');
   return { model: sampled.model, action: form.action, url: url.action, roots: roots.roots.length };
 });
+server.registerTool('rounds', {}, async (_args, ctx) => {
+  const previous = ctx.state as { asked?: number } | undefined;
+  ctx.setState({ asked: (previous?.asked ?? 0) + 1 });
+  const form = await ctx.ask('name', 'elicitation/create', {
+    message: 'Your name?',
+    requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+  });
+  const sampled = await ctx.ask('hello', 'sampling/createMessage', { messages: [], maxTokens: 5 });
+  const roots = await ctx.ask('roots', 'roots/list');
+  return { action: form.action, model: sampled.model, roots: roots.roots.length };
+});
 server.registerResource('readme', 'mem://readme', { mimeType: 'text/markdown' }, (uri) => `# ${uri.href}`);
 server.registerResource(
   'user',
@@ -134,6 +145,12 @@ const stdio = await Client.connectStdio({ command: 'node', args: ['server.mjs'],
 await stdio.close();
 const local = await Client.connectInProcess(server);
 await local.close();
+const next = await Client.connectInProcess(server, {
+  protocolVersion: '2026-07-28',
+  elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }),
+});
+const revision: string = next.protocolVersion;
+await next.close();
 await http.close();
 await http.closed;
 await server.close();

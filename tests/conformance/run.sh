@@ -16,7 +16,8 @@
 #   CONFORMANCE_SKIP_INSTALL=1    skip `npm ci` when node_modules is already there
 #   CONFORMANCE_SERVER_SCENARIOS  space-separated server scenarios to run instead of `--suite all`
 #   CONFORMANCE_CLIENT_SCENARIOS  space-separated client scenarios (default: the basic four, and the
-#                                 authorization scenarios for the fixtures in CONFORMANCE_AUTH_FIXTURES)
+#                                 authorization scenarios for the fixtures in CONFORMANCE_AUTH_FIXTURES;
+#                                 with CONFORMANCE_NEXT=1, every client scenario the suite lists)
 #   CONFORMANCE_AUTH_FIXTURES     fixtures whose client logs in with OAuth (default: rust python node swift)
 #   CONFORMANCE_CLIENT_TIMEOUT    seconds a client may run per scenario (default 30)
 #   CONFORMANCE_STARTUP_TIMEOUT   seconds a server may take to accept connections (default 60)
@@ -326,6 +327,8 @@ run_client_side() {
   local fixture="$1" script="$here/client-$1" dir="$results/$1/client" command s note client_scenarios
   if [[ -n "${CONFORMANCE_CLIENT_SCENARIOS:-}" ]]; then
     read -r -a client_scenarios <<<"$CONFORMANCE_CLIENT_SCENARIOS"
+  elif [[ "${CONFORMANCE_NEXT:-0}" == 1 ]]; then
+    mapfile -t client_scenarios < <(list_scenarios Client)
   elif [[ "$auth_fixtures" == *" $fixture "* ]]; then
     local extra=""
     [[ "$fixture" == rust ]] && extra="$rust_auth_scenarios"

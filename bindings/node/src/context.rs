@@ -165,6 +165,33 @@ impl NativeContext {
         settle(done, self.inner.request(&method, params), |v| v.to_string())
     }
 
+    /// Asks the client for input (`elicitation/create`, `sampling/createMessage` or
+    /// `roots/list`, with the JSON text `params`) under `key`, the name a 2026-07-28 client
+    /// answers it by; older clients get the request at once and `key` is unused.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: string, method: string, params: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn ask(&self, key: String, method: String, params: String, done: Done<'_>) -> napi::Result<Pending> {
+        let params = parse_or_throw(&params, "request params")?;
+        settle(done, self.inner.ask(&key, &method, params), |v| v.to_string())
+    }
+
+    /// Returns the JSON text of the state kept by `set_state` in an earlier round of this
+    /// 2026-07-28 request, if any.
+    #[napi(catch_unwind)]
+    pub fn state(&self) -> Option<String> {
+        json(self.inner.state())
+    }
+
+    /// Keeps the JSON text `state` for the next round of this 2026-07-28 request; older
+    /// requests have one round and keep nothing.
+    #[napi(catch_unwind)]
+    pub fn set_state(&self, state: String) -> napi::Result<()> {
+        self.inner.set_state(parse_or_throw(&state, "request state")?);
+        Ok(())
+    }
+
     /// Asks the client to sample from its model.
     #[napi(catch_unwind, ts_args_type = "params: string, done: (error: string | null, value: string | null) => void")]
     pub fn sample(&self, params: String, done: Done<'_>) -> napi::Result<Pending> {

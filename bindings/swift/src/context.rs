@@ -87,6 +87,28 @@ impl NativeContext {
         Ok(text(self.inner.request(&method, params).await?))
     }
 
+    /// Asks the client for input (`elicitation/create`, `sampling/createMessage` or
+    /// `roots/list`, with the JSON text `params`) under `key`, the name a 2026-07-28 client
+    /// answers it by, and returns the JSON text of the answer; older clients get the request at
+    /// once and `key` is unused.
+    pub async fn ask(&self, key: String, method: String, params: String) -> Result<String> {
+        let params = parse(&params, "the request params")?;
+        Ok(text(self.inner.ask(&key, &method, params).await?))
+    }
+
+    /// Returns the JSON text of the state kept by `set_state` in an earlier round of this
+    /// 2026-07-28 request, if any.
+    pub fn state(&self) -> Option<String> {
+        self.inner.state().map(text)
+    }
+
+    /// Keeps the JSON text `state` for the next round of this 2026-07-28 request; older
+    /// requests have one round and keep nothing.
+    pub fn set_state(&self, state: String) -> Result<()> {
+        self.inner.set_state(parse(&state, "the request state")?);
+        Ok(())
+    }
+
     /// Asks the client to sample from its model (`sampling/createMessage`).
     pub async fn sample(&self, params: String) -> Result<String> {
         Ok(text(self.inner.sample(parse(&params, "the sampling params")?).await?))

@@ -6,15 +6,21 @@
 //! dynamic registration), runs the authorization code flow with PKCE S256 and the `resource`
 //! parameter (or the client credentials grant, for machine clients), stores the tokens, and the
 //! request is sent again. A `403 insufficient_scope` steps up to the scopes it names, a bounded
-//! number of times; expired tokens are refreshed.
+//! number of times; expired tokens are refreshed. Where the authorization server supports DPoP
+//! (RFC 9449) and the MCP server asks for it, tokens are bound to a key the client generates and
+//! every request carries a fresh proof of possession (see [`DpopPolicy`]).
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
 use async_trait::async_trait;
+use base64::Engine;
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, HttpRequest, HttpResponse,
     PkceCodeChallenge, RedirectUrl, RefreshToken, Scope, TokenResponse, TokenUrl, basic::BasicClient,
@@ -23,7 +29,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use url::Url;
 
-use super::metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
+use super::{
+    dpop::{DPOP_ALGORITHM, DpopKey},
+    metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata},
+};
 use crate::{Error, sync::lock};
 
 /// Supplies the bearer tokens of a Streamable HTTP client and answers the server's
@@ -36,6 +45,58 @@ pub trait AuthProvider: Send + Sync + 'static {
     /// Answers a `401` or `403` response with its `WWW-Authenticate` header, returning whether
     /// a new token is ready and the request should be sent again.
     async fn challenged(&self, status: u16, www_authenticate: Option<&str>) -> Result<bool, Error>;
+
+    /// Returns the credentials a request of `method` to `url` carries. By default the
+    /// [`access_token`](Self::access_token) as a bearer token; a provider of sender-constrained
+    /// tokens signs a DPoP proof for the request here.
+    async fn credentials(&self, method: &str, url: &str) -> Result<Option<RequestCredentials>, Error> {
+        let _ = (method, url);
+        Ok(self.access_token().await?.map(|token| RequestCredentials::bearer(&token)))
+    }
+
+    /// Takes note of the `DPoP-Nonce` header of a response from `url`, which the next proofs
+    /// for that server must carry. Does nothing by default.
+    async fn dpop_nonce(&self, url: &str, nonce: &str) {
+        let _ = (url, nonce);
+    }
+}
+
+/// The credentials one HTTP request carries: its `Authorization` header and, for a
+/// DPoP-bound token, the `DPoP` proof header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RequestCredentials {
+    /// The value of the `Authorization` header, such as `Bearer …` or `DPoP …`.
+    pub authorization: String,
+    /// The value of the `DPoP` header, a proof JWT signed for this one request.
+    pub dpop: Option<String>,
+}
+
+impl RequestCredentials {
+    /// Credentials of a bearer token.
+    pub fn bearer(token: &str) -> Self {
+        RequestCredentials { authorization: format!("Bearer {token}"), dpop: None }
+    }
+
+    /// Credentials of a DPoP-bound token with the proof signed for the request.
+    pub fn dpop(token: &str, proof: String) -> Self {
+        RequestCredentials { authorization: format!("DPoP {token}"), dpop: Some(proof) }
+    }
+}
+
+/// When an [`OAuthClient`] binds its tokens to a DPoP key (RFC 9449).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DpopPolicy {
+    /// When the authorization server supports DPoP with ES256 and the MCP server asks for it: a
+    /// `DPoP` challenge, or `dpop_bound_access_tokens_required` in its protected resource
+    /// metadata. The default.
+    #[default]
+    WhenAsked,
+    /// Whenever the authorization server supports DPoP with ES256.
+    WhenSupported,
+    /// Never: bearer tokens only.
+    Never,
 }
 
 /// The tokens and client registration kept for one server.
@@ -55,6 +116,12 @@ pub struct StoredTokens {
     pub client_id: Option<String>,
     /// The client secret, for confidential clients.
     pub client_secret: Option<String>,
+    /// The issuer of the authorization server that registered the client and granted the
+    /// tokens; a registration is never presented to another one.
+    pub issuer: Option<String>,
+    /// The token type the authorization server gave: `Bearer`, or `DPoP` for a token bound to
+    /// the client's DPoP key.
+    pub token_type: Option<String>,
 }
 
 /// Keeps tokens between runs, keyed by the server's resource URL.
@@ -129,6 +196,15 @@ pub enum ClientCredentials {
         /// The client id at the identity provider, if it wants one.
         idp_client_id: Option<String>,
     },
+    /// Workload identity federation: a JWT that the workload's platform issued to prove its
+    /// identity is presented as the grant itself (the JWT bearer grant, RFC 7523 §2.1). A
+    /// refused grant is reported as it is, neither retried nor traded for another grant type.
+    WorkloadIdentity {
+        /// The client id at the authorization server, sent in the token request when set.
+        client_id: Option<String>,
+        /// The workload's JWT, whose audience is the authorization server.
+        assertion: String,
+    },
 }
 
 /// Where the user's ID token is exchanged for an identity assertion grant.
@@ -175,6 +251,10 @@ pub struct OAuthClientOptions {
     /// the request fails; 2 by default, so that one operation leads to at most three
     /// authorizations.
     pub max_step_ups: u32,
+    /// When tokens are bound to a DPoP key.
+    pub dpop: DpopPolicy,
+    /// The DPoP key; one is generated when none is given and the policy allows DPoP.
+    pub dpop_key: Option<Arc<DpopKey>>,
 }
 
 impl std::fmt::Debug for OAuthClientOptions {
@@ -186,6 +266,7 @@ impl std::fmt::Debug for OAuthClientOptions {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
             .field("max_step_ups", &self.max_step_ups)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -209,6 +290,8 @@ impl OAuthClientOptions {
             scopes: None,
             store: Arc::new(InMemoryTokenStore::default()),
             max_step_ups: 2,
+            dpop: DpopPolicy::default(),
+            dpop_key: None,
         }
     }
 
@@ -225,6 +308,8 @@ impl OAuthClientOptions {
             scopes: None,
             store: Arc::new(InMemoryTokenStore::default()),
             max_step_ups: 2,
+            dpop: DpopPolicy::default(),
+            dpop_key: None,
         }
     }
 
@@ -258,6 +343,18 @@ impl OAuthClientOptions {
         self.max_step_ups = step_ups;
         self
     }
+
+    /// Sets when tokens are bound to a DPoP key.
+    pub fn with_dpop(mut self, policy: DpopPolicy) -> Self {
+        self.dpop = policy;
+        self
+    }
+
+    /// Sets the DPoP key, to keep stored tokens bound to one key across runs.
+    pub fn with_dpop_key(mut self, key: Arc<DpopKey>) -> Self {
+        self.dpop_key = Some(key);
+        self
+    }
 }
 
 /// What the client learned about the authorization server.
@@ -268,6 +365,8 @@ struct Server {
     metadata: AuthorizationServerMetadata,
     /// The scopes of the protected resource metadata, if it lists any.
     resource_scopes: Option<Vec<String>>,
+    /// Whether the protected resource metadata says tokens must be DPoP-bound.
+    dpop_required: bool,
 }
 
 #[derive(Default)]
@@ -275,6 +374,8 @@ struct FlowState {
     tokens: Option<StoredTokens>,
     server: Option<Server>,
     step_ups: u32,
+    /// Whether the MCP server challenged with the `DPoP` scheme.
+    dpop_asked: bool,
 }
 
 /// Logs a Streamable HTTP client in to a protected MCP server; see the module documentation.
@@ -283,6 +384,10 @@ pub struct OAuthClient {
     options: OAuthClientOptions,
     http: reqwest::Client,
     flow: tokio::sync::Mutex<FlowState>,
+    dpop: Option<Arc<DpopKey>>,
+    /// Set when a server gave a new DPoP nonce, so that its `use_dpop_nonce` challenge is
+    /// answered by sending the request again (once per new nonce).
+    fresh_nonce: AtomicBool,
 }
 
 impl std::fmt::Debug for OAuthClient {
@@ -299,11 +404,18 @@ fn auth_error(what: &str, e: impl std::fmt::Display) -> Error {
     Error::Auth(format!("{what}: {e}"))
 }
 
-/// Reads the parameters of a `Bearer` challenge.
+/// Returns the rest of `header` after its scheme when that is `scheme` (case-insensitive).
+fn strip_scheme<'h>(header: &'h str, scheme: &str) -> Option<&'h str> {
+    let header = header.trim_start();
+    let head = header.get(..scheme.len())?;
+    let rest = &header[scheme.len()..];
+    (head.eq_ignore_ascii_case(scheme) && (rest.is_empty() || rest.starts_with(' '))).then_some(rest)
+}
+
+/// Reads the parameters of a `Bearer` or `DPoP` challenge.
 fn challenge_params(header: &str) -> HashMap<String, String> {
     let mut params = HashMap::new();
-    let Some(rest) = header.trim_start().strip_prefix("Bearer").or_else(|| header.trim_start().strip_prefix("bearer"))
-    else {
+    let Some(rest) = strip_scheme(header, "Bearer").or_else(|| strip_scheme(header, "DPoP")) else {
         return params;
     };
     let mut rest = rest.trim_start();
@@ -326,6 +438,11 @@ fn challenge_params(header: &str) -> HashMap<String, String> {
         rest = remaining.trim_start().trim_start_matches(',').trim_start();
     }
     params
+}
+
+/// Whether a `WWW-Authenticate` header holds a challenge of the `DPoP` scheme (RFC 9449 §7.1).
+fn asks_for_dpop(header: &str) -> bool {
+    header.split(',').any(|part| strip_scheme(part, "DPoP").is_some())
 }
 
 fn origin(url: &Url) -> String {
@@ -360,23 +477,72 @@ fn resource_matches(resource: &str, server: &Url) -> bool {
     origin(&resource) == origin(server) && (path == parent || path.starts_with(&format!("{parent}/")))
 }
 
-/// Sends oauth2's requests with reqwest, following no redirects.
-struct OAuthHttp(reqwest::Client);
+/// What an authorization server answered.
+struct Reply {
+    status: reqwest::StatusCode,
+    headers: http::HeaderMap,
+    body: Vec<u8>,
+}
+
+/// Sends oauth2's requests with reqwest, following no redirects; with a DPoP key, each carries
+/// a fresh proof.
+struct OAuthHttp {
+    http: reqwest::Client,
+    dpop: Option<Arc<DpopKey>>,
+}
+
+impl OAuthHttp {
+    /// Sends a request to the authorization server. With a DPoP key it carries a proof, and
+    /// when the server answers `use_dpop_nonce` with a new nonce it is sent once more with that
+    /// nonce in the proof (RFC 9449 §8).
+    async fn send(
+        &self,
+        method: &reqwest::Method,
+        url: &str,
+        headers: &http::HeaderMap,
+        body: &[u8],
+    ) -> Result<Reply, Error> {
+        let mut retried = false;
+        loop {
+            let mut request = self.http.request(method.clone(), url).headers(headers.clone()).body(body.to_vec());
+            if let Some(key) = &self.dpop {
+                request = request.header("DPoP", key.proof(method.as_str(), url, None)?);
+            }
+            let response = request.send().await.map_err(|e| auth_error(&format!("the request to {url} failed"), e))?;
+            let status = response.status();
+            let headers_in = response.headers().clone();
+            let bytes =
+                response.bytes().await.map_err(|e| auth_error(&format!("reading {url}'s answer failed"), e))?.to_vec();
+            let nonce = headers_in.get("dpop-nonce").and_then(|v| v.to_str().ok());
+            let fresh = match (&self.dpop, nonce) {
+                (Some(key), Some(nonce)) => key.set_nonce(url, nonce),
+                _ => false,
+            };
+            let asks_nonce = status == reqwest::StatusCode::BAD_REQUEST
+                && serde_json::from_slice::<Value>(&bytes).is_ok_and(|v| v["error"] == "use_dpop_nonce");
+            if asks_nonce && fresh && !retried {
+                retried = true;
+                continue;
+            }
+            return Ok(Reply { status, headers: headers_in, body: bytes });
+        }
+    }
+}
 
 impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
-    type Error = reqwest::Error;
-    type Future = futures::future::BoxFuture<'c, Result<HttpResponse, reqwest::Error>>;
+    type Error = Error;
+    type Future = futures::future::BoxFuture<'c, Result<HttpResponse, Error>>;
 
     fn call(&'c self, request: HttpRequest) -> Self::Future {
         Box::pin(async move {
-            let request = reqwest::Request::try_from(request)?;
-            let response = self.0.execute(request).await?;
-            let mut builder = http::Response::builder().status(response.status());
-            for (name, value) in response.headers() {
+            let (parts, body) = request.into_parts();
+            let url = parts.uri.to_string();
+            let reply = self.send(&parts.method, &url, &parts.headers, &body).await?;
+            let mut builder = http::Response::builder().status(reply.status);
+            for (name, value) in &reply.headers {
                 builder = builder.header(name, value);
             }
-            let body = response.bytes().await?.to_vec();
-            Ok(builder.body(body).unwrap_or_default())
+            Ok(builder.body(reply.body).unwrap_or_default())
         })
     }
 }
@@ -390,7 +556,19 @@ impl OAuthClient {
             .timeout(Duration::from_secs(30))
             .build()
             .map_err(|e| Error::Config(format!("no HTTP client: {e}")))?;
-        Ok(OAuthClient { server_url, options, http, flow: tokio::sync::Mutex::default() })
+        let dpop = match (&options.dpop_key, options.dpop) {
+            (_, DpopPolicy::Never) => None,
+            (Some(key), _) => Some(key.clone()),
+            (None, _) => Some(Arc::new(DpopKey::generate()?)),
+        };
+        Ok(OAuthClient {
+            server_url,
+            options,
+            http,
+            flow: tokio::sync::Mutex::default(),
+            dpop,
+            fresh_nonce: AtomicBool::new(false),
+        })
     }
 
     /// The key of this server's tokens in the store.
@@ -425,6 +603,9 @@ impl OAuthClient {
         // A 2025-03-26 server without protected resource metadata is its own authorization
         // server, named by its origin only: its metadata's issuer is taken as it is.
         let declared = prm.is_some();
+        let dpop_required = prm
+            .as_ref()
+            .is_some_and(|prm| prm.extra.get("dpop_bound_access_tokens_required") == Some(&Value::Bool(true)));
         let (issuer, resource, resource_scopes) = match prm {
             Some(prm) => {
                 if !resource_matches(&prm.resource, &self.server_url) {
@@ -450,7 +631,7 @@ impl OAuthClient {
                         metadata.issuer
                     )));
                 }
-                return Ok(Server { resource, metadata, resource_scopes });
+                return Ok(Server { resource, metadata, resource_scopes, dpop_required });
             }
         }
         // No metadata at all: the default endpoints of protocol 2025-03-26.
@@ -463,7 +644,29 @@ impl OAuthClient {
             code_challenge_methods_supported: Some(vec!["S256".to_owned()]),
             ..AuthorizationServerMetadata::default()
         };
-        Ok(Server { resource, metadata, resource_scopes })
+        Ok(Server { resource, metadata, resource_scopes, dpop_required })
+    }
+
+    /// Returns the DPoP key when the tokens of `server` are to be bound to it: the policy
+    /// allows it, the authorization server signs with ES256, and (by default) the MCP server
+    /// asked for DPoP.
+    fn binding_key(&self, server: &Server, flow: &FlowState) -> Option<Arc<DpopKey>> {
+        let key = self.dpop.as_ref()?;
+        let algorithms = server.metadata.extra.get("dpop_signing_alg_values_supported")?.as_array()?;
+        if !algorithms.iter().any(|a| a == DPOP_ALGORITHM) {
+            return None;
+        }
+        let wanted = match self.options.dpop {
+            DpopPolicy::WhenSupported => true,
+            DpopPolicy::WhenAsked => flow.dpop_asked || server.dpop_required,
+            DpopPolicy::Never => false,
+        };
+        wanted.then(|| key.clone())
+    }
+
+    /// The HTTP client of token requests, which sign DPoP proofs with `key`.
+    fn token_http(&self, key: Option<Arc<DpopKey>>) -> OAuthHttp {
+        OAuthHttp { http: self.http.clone(), dpop: key }
     }
 
     /// Chooses how to authenticate at the token endpoint: the first of `client_secret_basic`,
@@ -483,7 +686,10 @@ impl OAuthClient {
         if let Some(id) = &self.options.client_id {
             return Ok((id.clone(), self.options.client_secret.clone()));
         }
-        if let Some(id) = &kept.client_id {
+        // A registration belongs to the authorization server that made it (SEP-2352).
+        if let Some(id) = &kept.client_id
+            && kept.issuer.as_deref().is_none_or(|issuer| issuer == server.metadata.issuer)
+        {
             return Ok((id.clone(), kept.client_secret.clone()));
         }
         if let Some(url) = &self.options.client_metadata_url
@@ -573,6 +779,7 @@ impl OAuthClient {
         server: &Server,
         scopes: &[String],
         kept: &StoredTokens,
+        key: Option<Arc<DpopKey>>,
     ) -> Result<StoredTokens, Error> {
         let authorizer = self
             .options
@@ -604,7 +811,7 @@ impl OAuthClient {
         }
         check_issuer(query.get("iss").map(String::as_str), &server.metadata)?;
         let code = query.get("code").ok_or_else(|| Error::Auth("the redirect carries no code".to_owned()))?;
-        let http = OAuthHttp(self.http.clone());
+        let http = self.token_http(key);
         let token = client
             .exchange_code(AuthorizationCode::new(code.clone()))
             .set_pkce_verifier(verifier)
@@ -612,7 +819,9 @@ impl OAuthClient {
             .request_async(&http)
             .await
             .map_err(|e| auth_error("the token request failed", e))?;
-        Ok(stored(&token, scopes, client_id, secret, kept.refresh_token.clone()))
+        let same_server = kept.issuer.as_deref().is_none_or(|issuer| issuer == server.metadata.issuer);
+        let old_refresh = kept.refresh_token.clone().filter(|_| same_server);
+        Ok(stored(&token, scopes, client_id, secret, old_refresh, &server.metadata.issuer))
     }
 
     /// Runs the client credentials grant for `scopes`.
@@ -621,6 +830,7 @@ impl OAuthClient {
         server: &Server,
         scopes: &[String],
         credentials: &ClientCredentials,
+        key: Option<Arc<DpopKey>>,
     ) -> Result<StoredTokens, Error> {
         let (client_id, secret, assertion) = match credentials {
             ClientCredentials::Secret { client_id, client_secret } => {
@@ -640,7 +850,12 @@ impl OAuthClient {
             } => {
                 let assertion =
                     IdentityAssertion { idp_token_endpoint, id_token, idp_client_id: idp_client_id.as_deref() };
-                return self.identity_assertion(server, scopes, client_id, client_secret.as_deref(), assertion).await;
+                return self
+                    .identity_assertion(server, scopes, client_id, client_secret.as_deref(), assertion, key)
+                    .await;
+            }
+            ClientCredentials::WorkloadIdentity { client_id, assertion } => {
+                return self.workload_identity(server, scopes, client_id.as_deref(), assertion, key).await;
             }
         };
         let client = self.oauth_client(server, &client_id, secret.as_deref())?;
@@ -653,9 +868,9 @@ impl OAuthClient {
                 .add_extra_param("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
                 .add_extra_param("client_assertion", assertion);
         }
-        let http = OAuthHttp(self.http.clone());
+        let http = self.token_http(key);
         let token = request.request_async(&http).await.map_err(|e| auth_error("the token request failed", e))?;
-        Ok(stored(&token, scopes, client_id, secret, None))
+        Ok(stored(&token, scopes, client_id, secret, None, &server.metadata.issuer))
     }
 
     /// Runs enterprise-managed authorization: exchanges the user's ID token at the identity
@@ -667,6 +882,7 @@ impl OAuthClient {
         client_id: &str,
         client_secret: Option<&str>,
         assertion: IdentityAssertion<'_>,
+        key: Option<Arc<DpopKey>>,
     ) -> Result<StoredTokens, Error> {
         let mut exchange = vec![
             ("grant_type", TOKEN_EXCHANGE.to_owned()),
@@ -682,7 +898,7 @@ impl OAuthClient {
         if let Some(id) = assertion.idp_client_id {
             exchange.push(("client_id", id.to_owned()));
         }
-        let grant = self.post_token_form(assertion.idp_token_endpoint, &exchange, None).await?;
+        let grant = self.post_token_form(assertion.idp_token_endpoint, &exchange, None, None).await?;
         let grant = grant["access_token"]
             .as_str()
             .ok_or_else(|| Error::Auth("the identity provider's token exchange returned no token".to_owned()))?;
@@ -696,43 +912,62 @@ impl OAuthClient {
             .clone()
             .ok_or_else(|| Error::Auth("the authorization server has no token endpoint".to_owned()))?;
         let basic = Some((client_id, client_secret));
-        let token = self.post_token_form(&endpoint, &bearer, basic).await?;
-        let access = token["access_token"]
-            .as_str()
-            .ok_or_else(|| Error::Auth("the JWT bearer grant returned no access token".to_owned()))?;
-        Ok(StoredTokens {
-            access_token: Some(access.to_owned()),
-            refresh_token: token["refresh_token"].as_str().map(str::to_owned),
-            expires_at: token["expires_in"].as_u64().map(|s| now().saturating_add(s)),
-            scopes: scopes.to_vec(),
-            client_id: Some(client_id.to_owned()),
-            client_secret: client_secret.map(str::to_owned),
-        })
+        let token = self.post_token_form(&endpoint, &bearer, basic, key).await?;
+        stored_json(&token, scopes, Some(client_id), client_secret, &server.metadata.issuer)
+    }
+
+    /// Runs workload identity federation: the workload's JWT is the grant (RFC 7523 §2.1),
+    /// sent once; a refusal is the answer.
+    async fn workload_identity(
+        &self,
+        server: &Server,
+        scopes: &[String],
+        client_id: Option<&str>,
+        assertion: &str,
+        key: Option<Arc<DpopKey>>,
+    ) -> Result<StoredTokens, Error> {
+        let mut form = vec![
+            ("grant_type", JWT_BEARER.to_owned()),
+            ("assertion", assertion.to_owned()),
+            ("resource", server.resource.clone()),
+        ];
+        if !scopes.is_empty() {
+            form.push(("scope", scopes.join(" ")));
+        }
+        if let Some(id) = client_id {
+            form.push(("client_id", id.to_owned()));
+        }
+        let endpoint = server
+            .metadata
+            .token_endpoint
+            .clone()
+            .ok_or_else(|| Error::Auth("the authorization server has no token endpoint".to_owned()))?;
+        let token = self.post_token_form(&endpoint, &form, None, key).await?;
+        stored_json(&token, scopes, client_id, None, &server.metadata.issuer)
     }
 
     /// POSTs a form to a token endpoint, with HTTP Basic client authentication when `basic`
-    /// names a client, and returns the JSON it answers with.
+    /// names a client and a DPoP proof signed with `key`, and returns the JSON it answers with.
     async fn post_token_form(
         &self,
         endpoint: &str,
         form: &[(&str, String)],
         basic: Option<(&str, Option<&str>)>,
+        key: Option<Arc<DpopKey>>,
     ) -> Result<Value, Error> {
         let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
-        let mut request = self
-            .http
-            .post(endpoint)
-            .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .header(http::header::ACCEPT, "application/json")
-            .body(body);
+        let mut headers = http::HeaderMap::new();
+        headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/x-www-form-urlencoded"));
+        headers.insert(http::header::ACCEPT, http::HeaderValue::from_static("application/json"));
         if let Some((id, secret)) = basic {
-            request = request.basic_auth(id, secret);
+            let credentials = format!("{id}:{}", secret.unwrap_or(""));
+            let value = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(credentials));
+            let value = http::HeaderValue::from_str(&value).map_err(|e| auth_error("invalid client credentials", e))?;
+            headers.insert(http::header::AUTHORIZATION, value);
         }
-        let response = request.send().await.map_err(|e| auth_error(&format!("the request to {endpoint} failed"), e))?;
-        let status = response.status();
-        let bytes =
-            response.bytes().await.map_err(|e| auth_error(&format!("reading {endpoint}'s answer failed"), e))?;
-        let answer: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        let reply = self.token_http(key).send(&reqwest::Method::POST, endpoint, &headers, body.as_bytes()).await?;
+        let status = reply.status;
+        let answer: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
         if !status.is_success() {
             let error = answer["error"].as_str().unwrap_or("no error code");
             let description = answer["error_description"].as_str().unwrap_or("");
@@ -753,14 +988,15 @@ impl OAuthClient {
             .ok_or_else(|| Error::Auth("no client id".to_owned()))?;
         let client = self.oauth_client(server, &client_id, kept.client_secret.as_deref())?;
         let refresh_token = RefreshToken::new(refresh.clone());
-        let http = OAuthHttp(self.http.clone());
+        let bound = kept.token_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("DPoP"));
+        let http = self.token_http(self.dpop.clone().filter(|_| bound));
         let token = client
             .exchange_refresh_token(&refresh_token)
             .add_extra_param("resource", server.resource.clone())
             .request_async(&http)
             .await
             .map_err(|e| auth_error("refreshing the token failed", e))?;
-        Ok(stored(&token, &kept.scopes, client_id, kept.client_secret.clone(), Some(refresh)))
+        Ok(stored(&token, &kept.scopes, client_id, kept.client_secret.clone(), Some(refresh), &server.metadata.issuer))
     }
 
     /// Gets a token for `scopes`, the ones the challenge named or those the server suggests.
@@ -784,15 +1020,16 @@ impl OAuthClient {
             (None, Some(scope)) => scope.split_whitespace().map(str::to_owned).collect(),
             (None, None) => server.resource_scopes.clone().unwrap_or_default(),
         };
+        let key = self.binding_key(&server, flow);
         let tokens = match &self.options.client_credentials {
-            Some(credentials) => self.client_credentials(&server, &scopes, credentials).await?,
+            Some(credentials) => self.client_credentials(&server, &scopes, credentials, key).await?,
             None => {
                 let offered =
                     server.metadata.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|s| s == "offline_access"));
                 if offered && !scopes.iter().any(|s| s == "offline_access") {
                     scopes.push("offline_access".to_owned());
                 }
-                self.authorization_code(&server, &scopes, &kept).await?
+                self.authorization_code(&server, &scopes, &kept, key).await?
             }
         };
         self.options.store.save(&self.store_key(), tokens.clone()).await;
@@ -808,6 +1045,7 @@ fn stored(
     client_id: String,
     client_secret: Option<String>,
     old_refresh: Option<String>,
+    issuer: &str,
 ) -> StoredTokens {
     StoredTokens {
         access_token: Some(token.access_token().secret().clone()),
@@ -816,7 +1054,32 @@ fn stored(
         scopes: scopes.to_vec(),
         client_id: Some(client_id),
         client_secret,
+        issuer: Some(issuer.to_owned()),
+        token_type: Some(token.token_type().as_ref().to_owned()),
     }
+}
+
+/// Keeps what a token response read as JSON gave.
+fn stored_json(
+    token: &Value,
+    scopes: &[String],
+    client_id: Option<&str>,
+    client_secret: Option<&str>,
+    issuer: &str,
+) -> Result<StoredTokens, Error> {
+    let access = token["access_token"]
+        .as_str()
+        .ok_or_else(|| Error::Auth("the token response has no access token".to_owned()))?;
+    Ok(StoredTokens {
+        access_token: Some(access.to_owned()),
+        refresh_token: token["refresh_token"].as_str().map(str::to_owned),
+        expires_at: token["expires_in"].as_u64().map(|s| now().saturating_add(s)),
+        scopes: scopes.to_vec(),
+        client_id: client_id.map(str::to_owned),
+        client_secret: client_secret.map(str::to_owned),
+        issuer: Some(issuer.to_owned()),
+        token_type: token["token_type"].as_str().map(str::to_owned),
+    })
 }
 
 /// Signs the client assertion of `private_key_jwt` (RFC 7523).
@@ -842,9 +1105,9 @@ fn client_assertion(client_id: &str, audience: &str, pem: &str, algorithm: &str)
         .map_err(|e| auth_error("signing the client assertion failed", e))
 }
 
-#[async_trait]
-impl AuthProvider for OAuthClient {
-    async fn access_token(&self) -> Result<Option<String>, Error> {
+impl OAuthClient {
+    /// Returns the tokens to send, loaded from the store first and refreshed when expired.
+    async fn current_tokens(&self) -> Result<Option<StoredTokens>, Error> {
         let mut flow = self.flow.lock().await;
         if flow.tokens.is_none() {
             flow.tokens = self.options.store.load(&self.store_key()).await;
@@ -867,15 +1130,54 @@ impl AuthProvider for OAuthClient {
                 }
             }
         }
-        Ok(flow.tokens.as_ref().and_then(|t| t.access_token.clone()))
+        Ok(flow.tokens.clone())
+    }
+}
+
+#[async_trait]
+impl AuthProvider for OAuthClient {
+    async fn access_token(&self) -> Result<Option<String>, Error> {
+        Ok(self.current_tokens().await?.and_then(|t| t.access_token))
+    }
+
+    async fn credentials(&self, method: &str, url: &str) -> Result<Option<RequestCredentials>, Error> {
+        let Some(tokens) = self.current_tokens().await? else { return Ok(None) };
+        let Some(token) = tokens.access_token else { return Ok(None) };
+        let bound = tokens.token_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("DPoP"));
+        match &self.dpop {
+            Some(key) if bound => Ok(Some(RequestCredentials::dpop(&token, key.proof(method, url, Some(&token))?))),
+            _ => Ok(Some(RequestCredentials::bearer(&token))),
+        }
+    }
+
+    async fn dpop_nonce(&self, url: &str, nonce: &str) {
+        if let Some(key) = &self.dpop
+            && key.set_nonce(url, nonce)
+        {
+            self.fresh_nonce.store(true, Ordering::SeqCst);
+        }
     }
 
     async fn challenged(&self, status: u16, www_authenticate: Option<&str>) -> Result<bool, Error> {
         let params = www_authenticate.map(challenge_params).unwrap_or_default();
+        let error = params.get("error").map(String::as_str);
+        if status == 401 && error == Some("use_dpop_nonce") {
+            // The nonce came in the same response: send the request again with it, once.
+            return Ok(self.fresh_nonce.swap(false, Ordering::SeqCst));
+        }
         let mut flow = self.flow.lock().await;
+        if www_authenticate.is_some_and(asks_for_dpop) {
+            flow.dpop_asked = true;
+        }
         let hint = params.get("resource_metadata").map(String::as_str);
         match status {
             401 => {
+                // A token was refused: the server may have moved to another authorization
+                // server, so its metadata is read again (and a registration made with the old
+                // one is not presented to the new one).
+                if flow.tokens.as_ref().is_some_and(|t| t.access_token.is_some()) {
+                    flow.server = None;
+                }
                 self.login(&mut flow, hint, params.get("scope").map(String::as_str)).await?;
                 Ok(true)
             }
@@ -913,6 +1215,17 @@ mod tests {
         assert_eq!(params["resource_metadata"], "http://x/.well-known/oauth-protected-resource/mcp");
         assert_eq!(params["realm"], "plain");
         assert!(challenge_params("Basic realm=x").is_empty());
+        let dpop = challenge_params(r#"DPoP error="use_dpop_nonce", resource_metadata="http://x/prm""#);
+        assert_eq!(dpop["error"], "use_dpop_nonce");
+        assert_eq!(dpop["resource_metadata"], "http://x/prm");
+        assert!(challenge_params("DPoPish realm=x").is_empty());
+    }
+
+    #[test]
+    fn a_dpop_challenge_is_recognized_among_others() {
+        assert!(asks_for_dpop(r#"DPoP resource_metadata="http://x/prm""#));
+        assert!(asks_for_dpop(r#"Bearer realm="mcp", DPoP algs="ES256""#));
+        assert!(!asks_for_dpop(r#"Bearer error="use_dpop_nonce""#));
     }
 
     #[test]

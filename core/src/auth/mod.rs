@@ -13,7 +13,9 @@
 //! The client side is an [`AuthProvider`] set on
 //! [`HttpClientOptions`](crate::transport::http::HttpClientOptions): the ready [`OAuthClient`]
 //! discovers the authorization server, registers, logs in with the authorization code flow and
-//! PKCE (or client credentials), refreshes tokens and steps up scopes when the server asks.
+//! PKCE (or client credentials, enterprise-managed authorization or workload identity
+//! federation), refreshes tokens and steps up scopes when the server asks, and binds its tokens
+//! to a DPoP key (RFC 9449) where the servers support it.
 //!
 //! Protecting a server:
 //!
@@ -65,15 +67,17 @@
 //! ```
 
 mod client;
+mod dpop;
 mod jwt;
 mod loopback;
 mod metadata;
 mod resource;
 
 pub use client::{
-    AuthProvider, Authorizer, ClientCredentials, InMemoryTokenStore, OAuthClient, OAuthClientOptions, StoredTokens,
-    TokenStore,
+    AuthProvider, Authorizer, ClientCredentials, DpopPolicy, InMemoryTokenStore, OAuthClient, OAuthClientOptions,
+    RequestCredentials, StoredTokens, TokenStore,
 };
+pub use dpop::DpopKey;
 pub use jwt::JwtVerifier;
 pub use loopback::LoopbackRedirect;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};

@@ -4,6 +4,7 @@
 //! [`JsonObject`]), except the `listChanged` and `subscribe` booleans.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::common::JsonObject;
 
@@ -146,6 +147,13 @@ impl ClientCapabilities {
     pub fn with_elicitation(mut self, url: bool) -> Self {
         self.elicitation =
             Some(ElicitationCapability { form: Some(JsonObject::new()), url: url.then(JsonObject::new) });
+        self
+    }
+
+    /// Declares support for the extension `id` (revision 2026-07-28), such as
+    /// [`SKILLS_EXTENSION`](crate::skills::SKILLS_EXTENSION), with its settings.
+    pub fn with_extension(mut self, id: impl Into<String>, settings: JsonObject) -> Self {
+        self.extensions.get_or_insert_with(JsonObject::new).insert(id.into(), Value::Object(settings));
         self
     }
 }

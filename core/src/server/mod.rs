@@ -31,6 +31,7 @@ mod registry;
 mod rounds;
 mod schema;
 mod session;
+mod skills;
 mod tasks;
 mod typed;
 mod uri_template;
@@ -44,6 +45,7 @@ use tokio::task::JoinHandle;
 
 pub use context::RequestContext;
 pub use handler::{CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
+pub use skills::{MAX_SKILL_BYTES, MAX_SKILL_FILES, Skill};
 pub use tasks::TaskOptions;
 pub use typed::{IntoToolResult, Json};
 pub use uri_template::UriTemplate;
@@ -261,6 +263,8 @@ pub(crate) struct ServerInner {
     pub(crate) resources: Mutex<Registry<ResourceEntry>>,
     pub(crate) templates: Mutex<Registry<TemplateEntry>>,
     pub(crate) prompts: Mutex<Registry<PromptEntry>>,
+    /// The skills served (the skills extension), keyed by the URI of their `SKILL.md`.
+    pub(crate) skills: Mutex<Registry<crate::skills::SkillEntry>>,
     pub(crate) completion: Mutex<Option<Arc<dyn CompletionHandler>>>,
     sessions: Mutex<Vec<Weak<ServerSession>>>,
     /// The key and bookkeeping of revision 2026-07-28's requests for input across rounds.
@@ -313,6 +317,12 @@ impl ServerInner {
                 .get_or_insert_with(JsonObject::new)
                 .entry(crate::model::TASKS_EXTENSION)
                 .or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
+        }
+        if !lock(&self.skills).is_empty() {
+            caps.extensions
+                .get_or_insert_with(JsonObject::new)
+                .entry(crate::skills::SKILLS_EXTENSION)
+                .or_insert_with(|| serde_json::json!({ "directoryRead": true }));
         }
         caps
     }
@@ -431,6 +441,7 @@ impl Server {
                 resources: Mutex::default(),
                 templates: Mutex::default(),
                 prompts: Mutex::default(),
+                skills: Mutex::default(),
                 completion: Mutex::default(),
                 sessions: Mutex::default(),
                 rounds: rounds::Rounds::new(),

@@ -450,6 +450,71 @@ impl ServerSession {
         })
     }
 
+    /// Answers `skills/list` (a page of entries) and `skills/get` (`skill`: the entry of one
+    /// `SKILL.md`).
+    fn skills_request(&self, method: &str, params: Option<Value>) -> Result<Value, ErrorData> {
+        let skills = lock(&self.server.skills);
+        if method == crate::skills::SKILLS_GET {
+            let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
+            let uri = uri.ok_or_else(|| ErrorData::invalid_params("skills/get needs the uri of a SKILL.md"))?;
+            let entry =
+                skills.get(uri).ok_or_else(|| ErrorData::invalid_params(format!("Unknown skill: {}", quoted(uri))))?;
+            return Ok(serde_json::json!({ "skill": &*entry }));
+        }
+        let params: PaginatedRequestParams = request_params(params)?;
+        let (page, next_cursor) = skills.page(params.cursor.as_deref(), self.server.options.page_size)?;
+        let mut result = serde_json::json!({ "skills": page.iter().map(|e| &**e).collect::<Vec<_>>() });
+        if let Some(cursor) = next_cursor {
+            result["nextCursor"] = Value::String(cursor);
+        }
+        Ok(result)
+    }
+
+    /// Answers `resources/directory/read`: a page of the direct children of a directory of
+    /// skill files, subdirectories as `inode/directory`; -32602 for a URI that is no directory.
+    fn read_directory(&self, params: Option<Value>) -> Result<Value, ErrorData> {
+        let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
+        let uri = uri.ok_or_else(|| ErrorData::invalid_params("resources/directory/read needs a uri"))?;
+        let cursor = params.as_ref().and_then(|p| p.get("cursor")).and_then(Value::as_str);
+        let prefix = format!("{}/", uri.trim_end_matches('/'));
+        let mut children: Vec<(String, &'static str)> = Vec::new();
+        for entry in lock(&self.server.skills).iter() {
+            for file in &entry.resources {
+                let Some(rest) = file.uri.strip_prefix(&prefix) else { continue };
+                let child = match rest.split_once('/') {
+                    Some((directory, _)) => (format!("{prefix}{directory}"), crate::skills::DIRECTORY_MIME_TYPE),
+                    None if rest.ends_with(".md") => (file.uri.clone(), "text/markdown"),
+                    None => (file.uri.clone(), "text/plain"),
+                };
+                if !children.iter().any(|(u, _)| *u == child.0) {
+                    children.push(child);
+                }
+            }
+        }
+        if children.is_empty() {
+            return Err(ErrorData::invalid_params(format!("{} is not a directory of skill files", quoted(uri))));
+        }
+        let start = match cursor {
+            None => 0,
+            Some(c) => c.parse::<usize>().map_err(|_| ErrorData::invalid_params(format!("Invalid cursor: {c:?}")))?,
+        };
+        let page_size = self.server.options.page_size.max(1);
+        let page: Vec<Value> = children
+            .iter()
+            .skip(start)
+            .take(page_size)
+            .map(|(uri, mime)| {
+                let name = uri.rsplit('/').next().unwrap_or(uri);
+                serde_json::json!({ "uri": uri, "name": name, "mimeType": mime })
+            })
+            .collect();
+        let mut result = serde_json::json!({ "resources": page });
+        if start + page_size < children.len() {
+            result["nextCursor"] = Value::String((start + page_size).to_string());
+        }
+        Ok(result)
+    }
+
     fn get_prompt(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
         let params: GetPromptRequestParams = match request_params(params) {
             Ok(p) => p,
@@ -542,6 +607,14 @@ impl ServerSession {
                 gated(declared, m, || Reply::Now(self.subscribe(params, subscribe)))
             }
             methods::PROMPTS_LIST => gated(caps.prompts.is_some(), m, || Reply::Now(self.list_prompts(params))),
+            crate::skills::RESOURCES_DIRECTORY_READ => {
+                let served = !lock(&self.server.skills).is_empty();
+                gated(served, m, || Reply::Now(self.read_directory(params)))
+            }
+            crate::skills::SKILLS_LIST | crate::skills::SKILLS_GET => {
+                let served = !lock(&self.server.skills).is_empty();
+                gated(served, m, || Reply::Now(self.skills_request(m, params)))
+            }
             methods::PROMPTS_GET => gated(caps.prompts.is_some(), m, || self.get_prompt(params, incoming)),
             methods::COMPLETION_COMPLETE => gated(caps.completions.is_some(), m, || self.complete(params, incoming)),
             methods::LOGGING_SET_LEVEL => gated(caps.logging.is_some(), m, || Reply::Now(self.set_level(params))),
@@ -586,6 +659,8 @@ impl ServerSession {
                 | methods::RESOURCES_TEMPLATES_LIST
                 | methods::RESOURCES_READ
                 | methods::SERVER_DISCOVER
+                | crate::skills::SKILLS_LIST
+                | crate::skills::SKILLS_GET
         );
         let round = match self.server.rounds.open(m, params.as_ref()) {
             Ok(round) => Arc::new(round),

@@ -93,8 +93,9 @@ func elicit(_ ctx: Context, _ message: String, _ schema: JSONValue, _ prefix: St
 
 func fixture() throws -> Server {
     let server = try Server(name: "mcpkit-conformance-server", version: "0.1.0", settings: [
-        "instructions": "The mcpkit fixture for the official MCP conformance suite.",
+        "instructions": "The mcpkit fixture for the official MCP conformance suite.", "tasks": true,
     ])
+    try registerRevision2026(server)
     func tool(_ name: String, _ description: String, schema: JSONValue? = nil,
               _ handler: @escaping @Sendable (JSONValue, Context) async throws -> JSONValue) throws {
         try server.addTool(name, description: description, inputSchema: schema, handler: handler)

@@ -62,6 +62,29 @@ public struct Context: Sendable {
         try await awaitNative { _ in try JSONValue(parsing: await native.request(method: method, params: params.jsonText)) }
     }
 
+    /// Asks the client for input (`elicitation/create`, `sampling/createMessage` or
+    /// `roots/list`) and returns its raw answer.
+    ///
+    /// A 2026-07-28 client answers by `key` in a later round: until it has, this throws, and
+    /// the handler runs again from the start when the client retries, so work done before
+    /// asking is repeated (keep what should not be with ``setState(_:)``). Let the error
+    /// through; asks made together (`async let`) share one round. Older clients get the
+    /// request at once and `key` is not used.
+    public func ask(_ key: String, _ method: String, params: JSONValue = [:]) async throws -> JSONValue {
+        try await awaitNative { _ in
+            try JSONValue(parsing: await native.ask(key: key, method: method, params: params.jsonText))
+        }
+    }
+
+    /// What ``setState(_:)`` kept in an earlier round of this 2026-07-28 request, if anything.
+    public var state: JSONValue? { native.state().flatMap { try? JSONValue(parsing: $0) } }
+
+    /// Keeps `state` for the next round of this 2026-07-28 request; older requests have one
+    /// round and keep nothing.
+    public func setState(_ state: JSONValue) throws {
+        try callNative { try native.setState(state: state.jsonText) }
+    }
+
     /// Asks the client to sample from its model; `params` are those of `sampling/createMessage`.
     public func sample(_ params: JSONValue) async throws -> JSONValue {
         try await awaitNative { _ in try JSONValue(parsing: await native.sample(params: params.jsonText)) }

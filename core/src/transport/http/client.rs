@@ -984,28 +984,44 @@ fn root_cause(error: &dyn std::error::Error) -> String {
 #[cfg(feature = "auth")]
 const MAX_CHALLENGES: usize = 8;
 
-/// Sends a request with the provider's bearer token; when the server challenges it (`401`, or
-/// `403 insufficient_scope`) and the provider gets a new token, sends it again.
+/// Sends a request with the provider's credentials (a bearer token, or a DPoP-bound token with a
+/// proof signed for this request); when the server challenges it (`401`, or `403
+/// insufficient_scope`) and the provider gets a new token or a DPoP nonce, sends it again.
 #[cfg(feature = "auth")]
 async fn send_authorized(
     auth: &dyn crate::auth::AuthProvider,
     request: RequestBuilder,
     timeout: Duration,
 ) -> Result<Response, SendError> {
+    let auth_error = |e: crate::Error| SendError::other(e.to_string());
     for _ in 0..MAX_CHALLENGES {
-        let mut attempt = request
+        let attempt = request
             .try_clone()
             .ok_or_else(|| SendError::other("an HTTP request with a streamed body cannot be authorized"))?;
-        if let Some(token) = auth.access_token().await.map_err(|e| SendError::other(e.to_string()))? {
-            attempt = attempt.bearer_auth(token);
+        let (client, built) = attempt.build_split();
+        let mut built = built.map_err(|e| SendError::other(format!("invalid HTTP request: {e}")))?;
+        let url = built.url().to_string();
+        if let Some(credentials) = auth.credentials(built.method().as_str(), &url).await.map_err(auth_error)? {
+            let headers = built.headers_mut();
+            let value = HeaderValue::from_str(&credentials.authorization)
+                .map_err(|_| SendError::other("the access token is not a valid header value"))?;
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+            if let Some(proof) = credentials.dpop {
+                let value = HeaderValue::from_str(&proof)
+                    .map_err(|_| SendError::other("the DPoP proof is not a valid header value"))?;
+                headers.insert("dpop", value);
+            }
         }
-        let response = send_once(attempt, timeout).await?;
+        let response = send_once(RequestBuilder::from_parts(client, built), timeout).await?;
+        if let Some(nonce) = header(&response, "dpop-nonce") {
+            auth.dpop_nonce(&url, &nonce).await;
+        }
         let status = response.status();
         if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
             return Ok(response);
         }
         let challenge = header(&response, reqwest::header::WWW_AUTHENTICATE.as_str());
-        if !auth.challenged(status.as_u16(), challenge.as_deref()).await.map_err(|e| SendError::other(e.to_string()))? {
+        if !auth.challenged(status.as_u16(), challenge.as_deref()).await.map_err(auth_error)? {
             return Ok(response);
         }
     }

@@ -46,6 +46,10 @@ pub enum Scenario {
     /// [`Scenario::EXCHANGES`]): list the tools and call each, all at once, answering the rounds
     /// of input they ask for.
     Exchange(String),
+    /// `sep-2640-client-...`: the skills extension. `sep-2640-client-no-prefetch` lists the
+    /// skills and uses none; the others load the first skill and read its supporting files, as
+    /// a host does when the skill is used, which refuses a file that fails verification.
+    Skills(String),
 }
 
 impl Scenario {
@@ -66,7 +70,7 @@ impl Scenario {
     /// Returns the suite's name of the scenario.
     pub fn name(&self) -> &str {
         match self {
-            Scenario::Auth(name) | Scenario::Exchange(name) => name,
+            Scenario::Auth(name) | Scenario::Exchange(name) | Scenario::Skills(name) => name,
             Scenario::SchemaEcho => "json-schema-2020-12-preservation",
             Scenario::Initialize => "initialize",
             Scenario::ToolsCall => "tools_call",
@@ -89,6 +93,9 @@ impl FromStr for Scenario {
         if s.starts_with("auth/") {
             return Ok(Scenario::Auth(s.to_owned()));
         }
+        if s.starts_with("sep-2640-client-") {
+            return Ok(Scenario::Skills(s.to_owned()));
+        }
         if Scenario::EXCHANGES.contains(&s) {
             return Ok(Scenario::Exchange(s.to_owned()));
         }
@@ -98,7 +105,10 @@ impl FromStr for Scenario {
         Scenario::ALL.into_iter().find(|scenario| scenario.name() == s).ok_or_else(|| {
             let known: Vec<&str> = Scenario::ALL.iter().map(|s| s.name()).collect();
             let exchanges = Scenario::EXCHANGES.join(", ");
-            format!("unsupported scenario `{s}` (supported: {}, {exchanges}, auth/...)", known.join(", "))
+            format!(
+                "unsupported scenario `{s}` (supported: {}, {exchanges}, auth/..., sep-2640-client-...)",
+                known.join(", ")
+            )
         })
     }
 }
@@ -144,11 +154,16 @@ impl ClientHandler for AcceptDefaults {
     }
 }
 
-/// The options the client connects with: its name and version, form-mode elicitation, and
-/// revision 2026-07-28 first (falling back to `initialize` with an older server).
+/// The options the client connects with: its name and version, form-mode elicitation, the
+/// skills extension, and revision 2026-07-28 first (falling back to `initialize` with an older
+/// server).
 pub fn options() -> ClientOptions {
     ClientOptions::new("mcpkit-conformance-client", env!("CARGO_PKG_VERSION"))
-        .with_capabilities(ClientCapabilities::default().with_elicitation(false))
+        .with_capabilities(
+            ClientCapabilities::default()
+                .with_elicitation(false)
+                .with_extension(mcpkit::skills::SKILLS_EXTENSION, JsonObject::new()),
+        )
         .with_protocol_version(mcpkit::model::STATELESS_PROTOCOL_VERSION)
 }
 
@@ -241,6 +256,26 @@ async fn steps(scenario: Scenario, client: &Client) -> Result<String, String> {
             let answers = futures::future::join_all(calls).await;
             Ok(format!("at protocol {}: {}", client.protocol_version(), answers.join("; ")))
         }
+        Scenario::Skills(name) => {
+            let skills = client.list_skills().await.map_err(|e| format!("skills/list failed: {e}"))?;
+            let mut summary = format!("the server lists {} skill(s)", skills.len());
+            let Some(entry) = skills.first() else { return Ok(summary) };
+            if name == "sep-2640-client-no-prefetch" {
+                return Ok(summary);
+            }
+            let skill = match client.load_skill(entry).await {
+                Ok(skill) => skill,
+                Err(e) => return Ok(format!("{summary}; refused {}: {e}", entry.uri)),
+            };
+            summary.push_str(&format!("; loaded {}", skill.name().unwrap_or(&entry.uri)));
+            for file in entry.resources.iter().filter(|f| f.uri != entry.uri) {
+                match client.read_skill_file(entry, &file.uri).await {
+                    Ok(bytes) => summary.push_str(&format!("; read {} ({} bytes)", file.uri, bytes.len())),
+                    Err(e) => return Ok(format!("{summary}; refused {}: {e}", file.uri)),
+                }
+            }
+            Ok(summary)
+        }
         Scenario::Auth(_) => {
             let tools = client.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
             let mut summary = format!("logged in; the server lists {} tool(s)", tools.len());
@@ -297,6 +332,11 @@ pub fn oauth_client(url: &str, context: &Value) -> Result<OAuthClient, String> {
             idp_token_endpoint: text("idp_token_endpoint").ok_or("the context has no idp_token_endpoint")?,
             id_token: text("idp_id_token").ok_or("the context has no idp_id_token")?,
             idp_client_id: text("idp_client_id"),
+        })
+    } else if scenario == "auth/wif-jwt-bearer" {
+        OAuthClientOptions::machine(ClientCredentials::WorkloadIdentity {
+            client_id: text("client_id"),
+            assertion: text("valid_jwt").ok_or("the context has no valid_jwt")?,
         })
     } else if scenario.starts_with("auth/client-credentials") {
         let client_id = text("client_id").ok_or("the context has no client_id")?;

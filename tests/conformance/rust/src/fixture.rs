@@ -16,7 +16,7 @@ use mcpkit::{
         ResourceContents, ResourceTemplate, Role, SamplingMessage, SamplingMessageContentBlock, TextResourceContents,
         Tool,
     },
-    server::{ResourceRequest, TaskOptions},
+    server::{ResourceRequest, Skill, TaskOptions},
 };
 use serde_json::{Value, json};
 
@@ -394,10 +394,20 @@ pub fn fixture() -> Server {
     server
 }
 
-/// The registrations of the 2025-11-25 scenarios, added to `builder`, with tasks on.
+/// The skill the skills scenarios (SEP-2640) find: a `SKILL.md` and one reference file.
+fn pdf_skill() -> Skill {
+    let skill_md = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\n\
+                    Read references/FORMS.md before filling a form.\n";
+    Skill::new(skill_md)
+        .and_then(|skill| skill.with_file("references/FORMS.md", "Forms have fields; fill each one.\n"))
+        .expect("the fixture's skill is valid")
+}
+
+/// The registrations of the 2025-11-25 scenarios, added to `builder`, with tasks on and a skill.
 fn fixture_with(builder: mcpkit::server::ServerBuilder) -> Server {
     builder
         .tasks(TaskOptions::new())
+        .skill(pdf_skill())
         .instructions("The mcpkit fixture for the official MCP conformance suite.")
         .tool(
             no_arguments("test_simple_text", "Returns a simple text response."),

@@ -1,0 +1,153 @@
+// Revision 2026-07-28 through the bridge: a handler that asks with ctx.ask works for clients of
+// both revisions (2025-11-25 gets server-to-client requests, 2026-07-28 gets input_required
+// results and retries), and the Node client speaks either.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client } from '../index.mjs';
+import { roundsServer } from './fixtures/rounds.mjs';
+import { connect } from './helpers.mjs';
+
+const NEXT = '2026-07-28';
+const ROUNDS = fileURLToPath(new URL('./fixtures/rounds.mjs', import.meta.url));
+
+/** Client callbacks that answer every request for input, recording the questions. */
+function answering(asked) {
+  return {
+    elicitation: (params) => {
+      asked.push(params.message);
+      const property = Object.keys(params.requestedSchema.properties)[0];
+      const content = { n: 2, day: 'May 1', name: 'Ada' };
+      return { action: 'accept', content: { [property]: content[property] } };
+    },
+    sampling: () => {
+      asked.push('sample');
+      return { role: 'assistant', content: { type: 'text', text: 'Hello' }, model: 'test-model' };
+    },
+    roots: () => {
+      asked.push('roots');
+      return [{ uri: 'file:///work' }];
+    },
+  };
+}
+
+test('a 2026-07-28 client answers a handler through input rounds, the state kept between them', async () => {
+  const runs = {};
+  const asked = [];
+  const client = await connect(roundsServer(runs), { protocolVersion: NEXT, ...answering(asked) });
+  assert.equal(client.protocolVersion, NEXT);
+  const result = await client.callTool('book', {});
+  assert.equal(result.content[0].text, `2 guests on May 1 (${NEXT})`);
+  // Three runs: one per round, and the guests asked once since the state carried them.
+  assert.equal(runs.book, 3);
+  assert.deepEqual(asked, ['How many guests?', 'Which day?']);
+  await client.close();
+});
+
+test('a 2025-11-25 client gets the same handler\'s requests for input as requests, in one run', async () => {
+  const runs = {};
+  const asked = [];
+  const client = await connect(roundsServer(runs), answering(asked));
+  assert.equal(client.protocolVersion, '2025-11-25');
+  const result = await client.callTool('book', {});
+  assert.equal(result.content[0].text, '2 guests on May 1 (2025-11-25)');
+  assert.equal(runs.book, 1);
+  assert.deepEqual(asked, ['How many guests?', 'Which day?']);
+  await client.close();
+});
+
+test('requests for input made together share one round', async () => {
+  for (const protocolVersion of [NEXT, '2025-11-25']) {
+    const runs = {};
+    const asked = [];
+    const client = await connect(roundsServer(runs), { protocolVersion, ...answering(asked) });
+    const result = await client.callTool('all', {});
+    assert.equal(result.content[0].text, 'Hello, Ada: file:///work');
+    assert.equal(runs.all, protocolVersion === NEXT ? 2 : 1, protocolVersion);
+    assert.deepEqual([...asked].sort(), ['Your name?', 'roots', 'sample'], protocolVersion);
+    await client.close();
+  }
+});
+
+test('a 2026-07-28 client speaks the revision over Streamable HTTP', async () => {
+  const http = await roundsServer().serveHttp({ host: '127.0.0.1', port: 0 });
+  try {
+    const client = await Client.connectHttp(http.url, {}, { protocolVersion: NEXT, ...answering([]) });
+    assert.equal(client.protocolVersion, NEXT);
+    const result = await client.callTool('book', {});
+    assert.equal(result.content[0].text, `2 guests on May 1 (${NEXT})`);
+    await client.close();
+  } finally {
+    await http.close();
+  }
+});
+
+/** A Node server over stdio, spoken to line by line. */
+class StdioPeer {
+  #lines;
+
+  constructor(script) {
+    this.child = spawn(process.execPath, [script, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.#lines = createInterface({ input: this.child.stdout })[Symbol.asyncIterator]();
+    this.next = 1;
+  }
+
+  /** Sends a 2026-07-28 `tools/call` (no `initialize`: the revision has none) and returns its answer. */
+  async call(params) {
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': NEXT,
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    };
+    const id = this.next++;
+    const request = { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, _meta: meta } };
+    this.child.stdin.write(`${JSON.stringify(request)}\n`);
+    const { value, done } = await this.#lines.next();
+    assert.equal(done, false, 'the server closed its output');
+    const answer = JSON.parse(value);
+    assert.equal(answer.id, id);
+    return answer;
+  }
+
+  close() {
+    this.child.stdin.end();
+    return new Promise((resolve) => this.child.once('exit', resolve));
+  }
+}
+
+test('on the wire: input_required results, a signed requestState, and a tampered or replayed one refused', async () => {
+  const peer = new StdioPeer(ROUNDS);
+  try {
+    const book = { name: 'book', arguments: {} };
+    const first = (await peer.call(book)).result;
+    assert.equal(first.resultType, 'input_required');
+    assert.deepEqual(Object.keys(first.inputRequests), ['guests']);
+    assert.equal(first.inputRequests.guests.method, 'elicitation/create');
+    assert.equal(typeof first.requestState, 'string');
+
+    const guests = { guests: { action: 'accept', content: { n: 4 } } };
+    const second = (await peer.call({ ...book, inputResponses: guests, requestState: first.requestState })).result;
+    assert.equal(second.resultType, 'input_required');
+    assert.deepEqual(Object.keys(second.inputRequests), ['date'], 'the guests come from the state');
+
+    const date = { date: { action: 'accept', content: { day: 'June 2' } } };
+    const done = (await peer.call({ ...book, inputResponses: date, requestState: second.requestState })).result;
+    assert.equal(done.resultType, 'complete');
+    assert.equal(done.content[0].text, `4 guests on June 2 (${NEXT})`);
+
+    // The state is readable but signed: changing one character of the signature is refused.
+    const [body, signature] = second.requestState.split('.');
+    const flipped = `${body}.${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
+    const tampered = await peer.call({ ...book, inputResponses: date, requestState: flipped });
+    assert.equal(tampered.error?.code, -32602, JSON.stringify(tampered));
+    // Nor does it serve another request: other arguments make another request.
+    const elsewhere = { name: 'book', arguments: { party: 'other' }, inputResponses: date, requestState: second.requestState };
+    const replayed = await peer.call(elsewhere);
+    assert.equal(replayed.error?.code, -32602, JSON.stringify(replayed));
+    assert.match(replayed.error.message, /another request/);
+  } finally {
+    await peer.close();
+  }
+});
