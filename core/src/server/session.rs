@@ -21,9 +21,9 @@ use crate::{
     Error,
     jsonrpc::{ErrorData, METHOD_NOT_FOUND, Notification, Request, RequestId, UNSUPPORTED_PROTOCOL_VERSION, quoted},
     model::{
-        ALL_PROTOCOL_VERSIONS, CallToolRequestParams, CallToolResult, CompleteRequestParams, CreateTaskResult,
-        EmptyResult, GetPromptRequestParams, InitializeRequestParams, InitializeResult, ListPromptsResult,
-        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
+        ALL_PROTOCOL_VERSIONS, CallToolRequestParams, CallToolResult, CompleteRequestParams, ContentBlock,
+        CreateTaskResult, EmptyResult, GetPromptRequestParams, InitializeRequestParams, InitializeResult,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
         LoggingMessageNotificationParams, Meta, PaginatedRequestParams, ResourceRequestParams,
         ResourceUpdatedNotificationParams, STATELESS_PROTOCOL_VERSION, SetLevelRequestParams, TASKS_EXTENSION,
         TaskIdRequestParams, TaskSupport, TaskWithMeta, meta_keys, methods, negotiate_protocol_version,
@@ -757,11 +757,36 @@ fn tool_work(
             Ok(arguments) => arguments,
             Err(failure) => return to_result(&CallToolResult::error(failure)),
         };
-        let result = entry.handler.call(arguments, context).await?;
-        entry.check_output(&result)?;
-        to_result(&result)
+        let mut result = entry.handler.call(arguments, context).await?;
+        entry.check_output(&mut result)?;
+        tool_result_value(result)
     }
     .boxed()
+}
+
+/// Converts a tool result to JSON, moving the strings of its text blocks and the data of its
+/// image and audio blocks into the value instead of copying them: those are what grows with a
+/// large payload.
+fn tool_result_value(mut result: CallToolResult) -> Result<Value, ErrorData> {
+    let payloads: Vec<Option<(&'static str, String)>> = result
+        .content
+        .iter_mut()
+        .map(|block| match block {
+            ContentBlock::Text(text) => Some(("text", std::mem::take(&mut text.text))),
+            ContentBlock::Image(image) => Some(("data", std::mem::take(&mut image.data))),
+            ContentBlock::Audio(audio) => Some(("data", std::mem::take(&mut audio.data))),
+            _ => None,
+        })
+        .collect();
+    let mut value = to_result(&result)?;
+    if let Some(Value::Array(blocks)) = value.get_mut("content") {
+        for (block, payload) in blocks.iter_mut().zip(payloads) {
+            if let (Value::Object(block), Some((key, payload))) = (block, payload) {
+                block.insert(key.to_owned(), Value::String(payload));
+            }
+        }
+    }
+    Ok(value)
 }
 
 /// Runs a tool call of a tasks-extension client: answered directly when it ends (or asks for
@@ -909,9 +934,13 @@ impl ToolEntry {
     /// failure.
     fn check_input(&self, arguments: JsonObject) -> Result<JsonObject, String> {
         let Some(schema) = self.input.as_ref() else { return Ok(arguments) };
+        let instance = Value::Object(arguments);
+        if schema.surely_valid(&instance) {
+            let Value::Object(arguments) = instance else { unreachable!("built from an object above") };
+            return Ok(arguments);
+        }
         let validator =
             schema.validator().map_err(|e| format!("The inputSchema of tool {} is unusable: {e}", self.tool.name))?;
-        let instance = Value::Object(arguments);
         if validator.is_valid(&instance) {
             let Value::Object(arguments) = instance else { unreachable!("built from an object above") };
             return Ok(arguments);
@@ -920,23 +949,32 @@ impl ToolEntry {
         Err(format!("Invalid arguments for tool {}: {}", self.tool.name, errors.join("; ")))
     }
 
-    /// Checks a successful result against the output schema.
-    fn check_output(&self, result: &CallToolResult) -> Result<(), ErrorData> {
+    /// Checks a successful result against the output schema, validating the structured content
+    /// where it is (taken out and put back) rather than a copy of it.
+    fn check_output(&self, result: &mut CallToolResult) -> Result<(), ErrorData> {
         let Some(schema) = &self.output else { return Ok(()) };
         if result.is_error == Some(true) {
             return Ok(());
         }
-        let validator = schema.validator().map_err(|e| {
-            ErrorData::internal_error(format!("The outputSchema of tool {} is unusable: {e}", self.tool.name))
-        })?;
-        let Some(structured) = &result.structured_content else {
+        let Some(structured) = result.structured_content.as_mut() else {
             return Err(ErrorData::internal_error(format!(
                 "Tool {} declares an outputSchema but returned no structuredContent",
                 self.tool.name
             )));
         };
-        let instance = Value::Object(structured.clone());
-        let errors: Vec<String> = validator.iter_errors(&instance).take(5).map(|e| e.to_string()).collect();
+        let instance = Value::Object(std::mem::take(structured));
+        let errors = if schema.surely_valid(&instance) {
+            Ok(Vec::new())
+        } else {
+            schema
+                .validator()
+                .map(|validator| validator.iter_errors(&instance).take(5).map(|e| e.to_string()).collect::<Vec<_>>())
+        };
+        let Value::Object(map) = instance else { unreachable!("built from an object above") };
+        *structured = map;
+        let errors = errors.map_err(|e| {
+            ErrorData::internal_error(format!("The outputSchema of tool {} is unusable: {e}", self.tool.name))
+        })?;
         if errors.is_empty() {
             Ok(())
         } else {
