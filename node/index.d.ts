@@ -770,6 +770,15 @@ export declare class Server {
   removeResource(uri: string | URL): boolean;
   removeResourceTemplate(uriTemplate: string): boolean;
   removePrompt(name: string): boolean;
+  /**
+   * Serves a skill of the skills extension (`io.modelcontextprotocol/skills`): `skillMd` is its
+   * SKILL.md, whose YAML frontmatter gives its `name` (lowercase letters, digits and single
+   * hyphens) and `description`; `files` maps each supporting file's path within the skill (such
+   * as `references/FORMS.md`) to its text. Each file is served as a resource under
+   * `skill://<name>/` and listed with its digest; a skill of the same name is replaced. A bad
+   * name, frontmatter or path throws a `ConfigError`.
+   */
+  addSkill(skillMd: string, files?: Record<string, string>): void;
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string | URL): void;
   /** Sends a log message to every client whose level lets it through. */

@@ -192,6 +192,11 @@ export declare class NativeServer {
   removeResourceTemplate(uriTemplate: string): boolean
   /** Removes a prompt, returning whether it existed. */
   removePrompt(name: string): boolean
+  /**
+   * Serves a skill of the skills extension, with the JSON text of its descriptor
+   * (`skillMd`, `files`).
+   */
+  addSkill(descriptor: string): void
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void
   /** Sends a log message at `level`, with the JSON text `data`, to every client. */

@@ -43,6 +43,13 @@ const clamp = (value, low, high) => Math.min(Math.max(value, low), high);
 export function register(server) {
   const tool = (name, config, handler) => server.registerTool(name, config, handler);
 
+  // The skill the skills scenarios (SEP-2640) find: a SKILL.md and one reference file.
+  server.addSkill(
+    '---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\n' +
+      'Read references/FORMS.md before filling a form.\n',
+    { 'references/FORMS.md': 'Forms have fields; fill each one.\n' },
+  );
+
   tool('test_input_required_result_elicitation', noArguments("Asks for the user's name."), async (_args, ctx) =>
     greeting(await askName(ctx)),
   );

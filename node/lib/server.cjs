@@ -396,6 +396,16 @@ class Server {
     return this.#native.removePrompt(name);
   }
 
+  /**
+   * Serves a skill of the skills extension (`io.modelcontextprotocol/skills`): `skillMd` is its
+   * SKILL.md, whose YAML frontmatter gives its `name` and `description`, and `files` maps each
+   * supporting file's path within the skill to its text. Each file is served as a resource under
+   * `skill://<name>/`; a skill of the same name is replaced.
+   */
+  addSkill(skillMd, files = {}) {
+    sync(() => this.#native.addSkill(JSON.stringify({ skillMd: String(skillMd), files })));
+  }
+
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri) {
     this.#native.notifyResourceUpdated(String(uri));

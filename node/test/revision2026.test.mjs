@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Client } from '../index.mjs';
+import { Client, ConfigError, Server } from '../index.mjs';
 import { roundsServer } from './fixtures/rounds.mjs';
 import { connect } from './helpers.mjs';
 
@@ -150,4 +150,28 @@ test('on the wire: input_required results, a signed requestState, and a tampered
   } finally {
     await peer.close();
   }
+});
+
+const SKILL_MD = '---\nname: pdf-processing\ndescription: Extract PDF text\n---\n\nRead references/FORMS.md first.\n';
+
+test('a skill is listed with its files, which are served as resources', async () => {
+  const server = new Server({ name: 'skills', version: '1.0.0' });
+  server.addSkill(SKILL_MD, { 'references/FORMS.md': 'Forms have fields.\n' });
+  const client = await connect(server, { protocolVersion: NEXT });
+  try {
+    assert.ok(client.serverCapabilities.extensions['io.modelcontextprotocol/skills']);
+    const { skills } = await client.request('skills/list');
+    assert.equal(skills.length, 1);
+    assert.equal(skills[0].uri, 'skill://pdf-processing/SKILL.md');
+    assert.deepEqual(
+      skills[0].resources.map((r) => r.uri),
+      ['skill://pdf-processing/SKILL.md', 'skill://pdf-processing/references/FORMS.md'],
+    );
+    const read = await client.readResource('skill://pdf-processing/references/FORMS.md');
+    assert.equal(read.contents[0].text, 'Forms have fields.\n');
+  } finally {
+    await client.close();
+  }
+  assert.throws(() => server.addSkill(SKILL_MD.replace('pdf-processing', 'PDF--x')), ConfigError);
+  assert.throws(() => server.addSkill(SKILL_MD, { '../up.md': 'x' }), ConfigError);
 });

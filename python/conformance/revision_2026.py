@@ -53,6 +53,12 @@ async def gather_all(*asks: Awaitable[Any]) -> list[Any]:
 
 def register(server: Server) -> None:
     """Adds the 2026-07-28 registrations to the fixture ``server`` (made with ``tasks=True``)."""
+    # The skill the skills scenarios (SEP-2640) find: a SKILL.md and one reference file.
+    server.add_skill(
+        "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\n"
+        "Read references/FORMS.md before filling a form.\n",
+        files={"references/FORMS.md": "Forms have fields; fill each one.\n"},
+    )
 
     @server.tool(name="test_input_required_result_elicitation", description="Asks for the user's name.")
     async def input_elicitation(ctx: Context) -> CallToolResult:

@@ -10,6 +10,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 SERVER = textwrap.dedent(
     """
     from mcpkit import Context, Server
@@ -100,3 +102,28 @@ def test_a_python_handler_names_its_request_for_input_and_keeps_state(tmp_path: 
         process.stdin.close()
         process.wait(timeout=10)
         process.stdout.close()
+
+
+SKILL_MD = "---\nname: pdf-processing\ndescription: Extract PDF text\n---\n\nRead references/FORMS.md first.\n"
+
+
+async def test_a_skill_is_listed_with_its_files_served_as_resources() -> None:
+    from mcpkit import Client, Server
+
+    server = Server("skills")
+    server.add_skill(SKILL_MD, files={"references/FORMS.md": "Forms have fields.\n"})
+    async with Client.memory(server, protocol_version="2026-07-28") as client:
+        assert "io.modelcontextprotocol/skills" in client.server_info["capabilities"]["extensions"]
+        listed = await client.request("skills/list")
+        (skill,) = listed["skills"]
+        assert skill["uri"] == "skill://pdf-processing/SKILL.md"
+        assert [r["uri"] for r in skill["resources"]] == [
+            "skill://pdf-processing/SKILL.md",
+            "skill://pdf-processing/references/FORMS.md",
+        ]
+        read = await client.read_resource("skill://pdf-processing/references/FORMS.md")
+        assert read["contents"][0].get("text") == "Forms have fields.\n"
+    with pytest.raises(ValueError, match="lowercase"):
+        server.add_skill(SKILL_MD.replace("pdf-processing", "PDF--x"))
+    with pytest.raises(ValueError):
+        server.add_skill(SKILL_MD, files={"../up.md": "x"})

@@ -106,6 +106,14 @@ impl NativeServer {
         self.inner.remove_prompt(&name)
     }
 
+    /// Serves a skill of the skills extension, with the JSON text of its descriptor
+    /// (`skillMd`, `files`).
+    #[napi(catch_unwind)]
+    pub fn add_skill(&self, descriptor: String) -> napi::Result<()> {
+        let descriptor = parse_or_throw(&descriptor, "skill")?;
+        self.inner.add_skill(descriptor).map_err(throw)
+    }
+
     /// Tells the clients subscribed to `uri` that the resource changed.
     #[napi(catch_unwind)]
     pub fn notify_resource_updated(&self, uri: String) {

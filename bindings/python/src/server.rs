@@ -79,6 +79,11 @@ impl PyServer {
         }
     }
 
+    /// Serves a skill of the skills extension from its descriptor (`skillMd`, `files`).
+    fn add_skill(&self, py: Python<'_>, descriptor: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.add_skill(convert::from_py(descriptor)?).or_raise(py)
+    }
+
     /// Tells subscribed clients that the resource at `uri` changed.
     fn notify_resource_updated(&self, uri: &str) {
         self.inner.notify_resource_updated(uri);

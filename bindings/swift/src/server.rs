@@ -172,6 +172,12 @@ impl NativeServer {
         self.inner.remove_prompt(&name)
     }
 
+    /// Serves a skill of the skills extension, from the JSON text of its descriptor
+    /// (`skillMd`, `files`).
+    pub fn add_skill(&self, descriptor: String) -> Result<()> {
+        Ok(self.inner.add_skill(parse(&descriptor, "the skill")?)?)
+    }
+
     /// Tells the clients subscribed to `uri` that the resource changed.
     pub fn notify_resource_updated(&self, uri: String) {
         self.inner.notify_resource_updated(&uri);

@@ -613,6 +613,18 @@ class Server:
         self._registered["resource"].discard(uri)
         return self._native.remove("resource", uri) or self._native.remove("resource_template", uri)
 
+    def add_skill(self, skill_md: str, files: Optional[Mapping[str, str]] = None) -> None:
+        """Serves a skill of the skills extension (``io.modelcontextprotocol/skills``).
+
+        ``skill_md`` is the text of its ``SKILL.md``, whose YAML frontmatter gives its ``name``
+        (lowercase letters, digits and single hyphens) and ``description``; ``files`` maps each
+        supporting file's path within the skill (such as ``"references/FORMS.md"``) to its
+        text. Every file is served as a resource under ``skill://<name>/`` and listed with its
+        digest in ``skills/list``; a skill of the same name is replaced. A bad name,
+        frontmatter or path raises ``ValueError``.
+        """
+        self._native.add_skill({"skillMd": skill_md, "files": dict(files or {})})
+
     def notify_resource_updated(self, uri: str) -> None:
         """Tells the clients subscribed to ``uri`` that it changed."""
         self._native.notify_resource_updated(uri)

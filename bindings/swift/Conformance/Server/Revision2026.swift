@@ -55,6 +55,11 @@ func taskSupport(_ support: String) -> [String: JSONValue] { ["execution": ["tas
 
 /// Adds the 2026-07-28 registrations to the fixture `server` (made with `tasks`).
 func registerRevision2026(_ server: Server) throws {
+    // The skill the skills scenarios (SEP-2640) find: a SKILL.md and one reference file.
+    try server.addSkill(
+        "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\n"
+            + "Read references/FORMS.md before filling a form.\n",
+        files: ["references/FORMS.md": "Forms have fields; fill each one.\n"])
     func tool(_ name: String, _ description: String, schema: JSONValue = noArguments, descriptor: [String: JSONValue] = [:],
               _ handler: @escaping @Sendable (JSONValue, Context) async throws -> JSONValue) throws {
         try server.addTool(name, description: description, inputSchema: schema, descriptor: descriptor, handler: handler)

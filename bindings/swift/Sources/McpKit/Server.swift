@@ -169,6 +169,19 @@ public final class Server: Sendable {
     @discardableResult
     public func removePrompt(_ name: String) -> Bool { native.removePrompt(name: name) }
 
+    /// Serves a skill of the skills extension (`io.modelcontextprotocol/skills`): `skillMD` is
+    /// its SKILL.md, whose YAML frontmatter gives its `name` and `description`, and `files` maps
+    /// each supporting file's path within the skill (such as `references/FORMS.md`) to its text.
+    /// Each file is served as a resource under `skill://<name>/`; a skill of the same name is
+    /// replaced. A bad name, frontmatter or path throws an `McpKitError` of kind `config`.
+    public func addSkill(_ skillMD: String, files: [String: String] = [:]) throws {
+        let descriptor: JSONValue = .object([
+            "skillMd": .string(skillMD),
+            "files": .object(files.mapValues { .string($0) }),
+        ])
+        try callNative { try native.addSkill(descriptor: descriptor.jsonText) }
+    }
+
     /// Tells the clients subscribed to `uri` that the resource changed.
     public func notifyResourceUpdated(_ uri: String) { native.notifyResourceUpdated(uri: uri) }
 

@@ -122,4 +122,23 @@ final class RevisionTests: XCTestCase {
         await client.close()
         try await http.close()
     }
+
+    /// A skill added with `addSkill` is listed in `skills/list` and its files are resources.
+    func testASkillIsListedAndItsFilesAreResources() async throws {
+        let skillMD = "---\nname: pdf-processing\ndescription: Extract PDF text\n---\n\nRead references/FORMS.md first.\n"
+        let server = try Server(name: "skills", version: "1.0.0")
+        try server.addSkill(skillMD, files: ["references/FORMS.md": "Forms have fields.\n"])
+        let client = try await Client.inMemory(server: server, options: ["protocolVersion": .string(Self.next)])
+        XCTAssertNotNil(client.serverInfo["capabilities"]?["extensions"]?["io.modelcontextprotocol/skills"])
+        let listed = try await client.request("skills/list")
+        let skill = listed["skills"]?.arrayValue?.first
+        XCTAssertEqual(skill?["uri"]?.stringValue, "skill://pdf-processing/SKILL.md")
+        XCTAssertEqual(skill?["resources"]?.arrayValue?.count, 2)
+        let read = try await client.readResource(uri: "skill://pdf-processing/references/FORMS.md")
+        XCTAssertEqual(read["contents"]?[0]?["text"]?.stringValue, "Forms have fields.\n")
+        await client.close()
+        XCTAssertThrowsError(try server.addSkill(skillMD.replacingOccurrences(of: "pdf-processing", with: "PDF--x"))) {
+            XCTAssertEqual(($0 as? MCPError)?.kind, .config)
+        }
+    }
 }
