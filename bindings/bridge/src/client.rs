@@ -350,7 +350,7 @@ fn list_method(kind: &str) -> Result<&'static str, Error> {
 /// A connected MCP client; cloning is cheap and gives the same connection.
 #[derive(Clone, Debug)]
 pub struct Client {
-    inner: mcpkit::Client,
+    pub(crate) inner: mcpkit::Client,
 }
 
 impl Client {
@@ -363,7 +363,9 @@ impl Client {
     /// `clientMetadataUrl`, `scopes`, `maxStepUps`, and `clientCredentials` (`clientId` with
     /// `clientSecret` or `privateKeyPem` and `algorithm`, for machine clients) or
     /// `identityAssertion` (`clientId`, `clientSecret`, `idpTokenEndpoint`, `idToken`,
-    /// `idpClientId`: enterprise-managed authorization with the user's ID token); users log in
+    /// `idpClientId`: enterprise-managed authorization with the user's ID token) or
+    /// `workloadIdentity` (`assertion`, the workload's JWT, and `clientId`: workload identity
+    /// federation); users log in
     /// through the callbacks' authorizer. `options` is `null` or an object with `name`, `version`, `title`,
     /// `icons`, `websiteUrl`, `protocolVersion`, `requestTimeoutMs` and `capabilities`
     /// (declared beside those the callbacks imply).
