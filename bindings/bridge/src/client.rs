@@ -481,8 +481,16 @@ impl Client {
     }
 
     /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts` or
-    /// `tasks`) from `cursor`; the result holds the items and `nextCursor`.
+    /// `tasks`) from `cursor`; the result holds the items and `nextCursor`. Tools are listed
+    /// as the core lists them: under revision 2026-07-28 a tool whose `x-mcp-header`
+    /// annotations break the rules is left out, and output schemas are kept to validate results.
     pub fn list(&self, kind: &str, cursor: Option<String>) -> Task<Value> {
+        if kind == "tools" {
+            let client = self.inner.clone();
+            return Task::new(async move {
+                Ok(serde_json::to_value(client.list_tools(cursor).await?).unwrap_or(Value::Null))
+            });
+        }
         match list_method(kind) {
             Ok(method) => {
                 let params = cursor.map(|c| json!({ "cursor": c })).unwrap_or(Value::Null);
