@@ -14,20 +14,23 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 build-examples:
 	$(CARGO) build -p mcpkit --examples
 
-demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and three cluster_server processes on loopback, installing redis-server and haproxy when missing, and runs cluster_client, then the official TypeScript SDK's client (tests/interop/ts_cluster_client.mjs, once npm ci ran there), through the balancer.
+demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and three cluster_server processes on loopback, installing redis-server and haproxy when missing, and runs cluster_client, then the official TypeScript SDK's client (tests/interop/ts_cluster_client.mjs, once npm ci ran there) and the official Python SDK's (tests/interop/py_cluster_client.py, with mcp in .venv), through the balancer.
 	$(CARGO) build -p mcpkit --features redis --example cluster_server --example cluster_client
 	tests/cluster/demo.sh
 
-test-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), the feature's lints, the demo with the Rust and the official TypeScript SDK clients, and the conformance server suite through the balancer.
+test-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), the feature's lints, the demo with the Rust and the official TypeScript and Python SDK clients, and the conformance server suites (0.1.16 and 0.2.0-alpha.12) through the balancer.
 	$(CARGO) clippy -p mcpkit -p mcpkit-bridge --features mcpkit/redis,mcpkit-bridge/redis --all-targets -- -D warnings
 	$(CARGO) test -p mcpkit --features redis --test cluster
 	$(CARGO) test -p mcpkit-bridge --features redis --test server_client cluster
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error
+	test -x .venv/bin/python || python3 -m venv .venv
+	.venv/bin/python -m pip install --quiet --disable-pip-version-check "$$(grep '^mcp==' python/requirements-dev.txt)"
 	@if tests/cluster/setup.sh; then $(MAKE) demo-cluster conformance-cluster; \
-	else echo "SKIPPED: the demo (Rust and TypeScript SDK clients) and the conformance suite through the balancer need redis-server and haproxy"; fi
+	else echo "SKIPPED: the demo (Rust, TypeScript and Python SDK clients) and the conformance suites through the balancer need redis-server and haproxy"; fi
 
-conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suite against three Rust fixture processes sharing their sessions in Redis, through haproxy without session affinity.
+conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suites (0.1.16, then 0.2.0-alpha.12 with revision 2026-07-28 and the tasks extension) against three Rust fixture processes sharing their sessions and tasks in Redis, through haproxy without session affinity.
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust-cluster
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server rust-cluster
 
 test: lint test-rust test-cluster test-oidc test-python test-node test-node-install test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 

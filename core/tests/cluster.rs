@@ -1,15 +1,22 @@
 //! Stateful Streamable HTTP across three server processes that share their sessions in Redis,
 //! behind haproxy balancing round robin without session affinity (feature `redis`).
 //!
-//! Each test starts its own `redis-server`, three server processes (this test binary run again
-//! as `cluster_server_process`) and `haproxy`, all on 127.0.0.1. The packages come from
-//! `tests/cluster/setup.sh`; where they cannot be installed the tests say so and skip.
+//! Each test starts its own `redis-server` (on a Unix socket in the test's folder), three server
+//! processes (this test binary run again as `cluster_server_process`) and `haproxy`, on
+//! 127.0.0.1. The packages come from `tests/cluster/setup.sh`; where they cannot be installed
+//! the tests say so and skip.
+//!
+//! Ports picked ahead of binding can be taken by another process in between (a test running in
+//! parallel, an outgoing connection): a member that cannot bind its port, or a balancer that is
+//! not the one started, makes the cluster start over on other ports rather than leave the
+//! balancer sending requests to whatever listens there.
 
 mod common;
 mod http_common;
 
 use std::{
     collections::HashSet,
+    io::{BufRead, BufReader, Read, Write},
     net::{SocketAddr, TcpListener, TcpStream},
     path::PathBuf,
     process::{Child, Command, Stdio},
@@ -27,12 +34,16 @@ use serde_json::{Value, json};
 
 const SERVE_ENV: &str = "MCPKIT_CLUSTER_TEST_SERVE";
 
+/// What a member prints on stdout once it listens.
+const READY: &str = "cluster-member-listening";
+
 // ---------------------------------------------------------------------------------------------
 // The server process
 // ---------------------------------------------------------------------------------------------
 
 /// Serves the test server in cluster mode when this binary is started as a cluster member
-/// (`SERVE_ENV` = `port,balancer port,redis url,prefix`); otherwise does nothing.
+/// (`SERVE_ENV` = `port,balancer port,redis url,prefix`), printing `READY PORT` on stdout
+/// once it listens; otherwise does nothing.
 #[test]
 fn cluster_server_process() {
     let Ok(spec) = std::env::var(SERVE_ENV) else { return };
@@ -45,7 +56,7 @@ fn cluster_server_process() {
         .try_init();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async move {
-        let (server, _probes) = test_server();
+        let (server, _probes) = test_server_with(Some(mcpkit::server::TaskOptions::new()));
         add_cluster_tools(&server);
         let options = HttpServerOptions::new()
             .with_allowed_hosts([format!("127.0.0.1:{balancer}"), format!("127.0.0.1:{port}")])
@@ -58,6 +69,7 @@ fn cluster_server_process() {
         let bound = StreamableHttpServer::bind(server, SocketAddr::from(([127, 0, 0, 1], port)), options)
             .await
             .expect("the cluster member binds");
+        println!("{READY} {port}");
         bound.wait().await;
     });
 }
@@ -71,8 +83,33 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
 /// * `announce {n}`: sends `n` log messages on the session's standalone stream;
 /// * `ask_progress`: reports progress, elicits a name, reports progress again, answers the name;
 /// * `touch`: announces an update of the resource `test://doc`;
-/// * `book`: asks for guests, then a date (revision 2026-07-28 input rounds), keeping state.
+/// * `book`: asks for guests, then a date (revision 2026-07-28 input rounds), keeping state;
+/// * `work {ms}`: waits `ms` milliseconds, then names its process; it may run as a task;
+/// * `confirm`: waits 300 ms (past the tasks extension's immediate window), then asks for a
+///   confirmation; it may run as a task.
 fn add_cluster_tools(server: &mcpkit::Server) {
+    server
+        .add_tool(
+            Tool::without_arguments("confirm", "Works, then asks.").with_task_support(TaskSupport::Optional),
+            |_: JsonObject, ctx: RequestContext| async move {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let form = json!({ "mode": "form", "message": "Sure?", "requestedSchema": { "type": "object", "properties": {} } });
+                let answer = ctx.ask("confirm", "elicitation/create", form).await.map_err(internal)?;
+                Ok(CallToolResult::text(format!("answered {} in {}", answer["action"], std::process::id())))
+            },
+        )
+        .unwrap();
+    let schema = obj(json!({ "type": "object", "properties": { "ms": { "type": "integer" } } }));
+    server
+        .add_tool(
+            Tool::new("work", "Works for a while.", schema).with_task_support(TaskSupport::Optional),
+            |args: JsonObject, _: RequestContext| async move {
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(CallToolResult::text(format!("worked in {}", std::process::id())))
+            },
+        )
+        .unwrap();
     server
         .add_tool(Tool::without_arguments("book", "Asks for guests, then a date."), |_: JsonObject, ctx: RequestContext| async move {
             let form = |message: &str| {
@@ -151,16 +188,24 @@ fn add_cluster_tools(server: &mcpkit::Server) {
 
 static CLUSTERS: AtomicUsize = AtomicUsize::new(0);
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+/// How many times a cluster starts over when a port it picked was taken before it bound it.
+const START_ATTEMPTS: usize = 4;
+
+/// Picks `n` distinct free ports on 127.0.0.1, holding them all until every one is picked.
+fn free_ports(n: usize) -> Vec<u16> {
+    let held: Vec<TcpListener> = (0..n).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    held.iter().map(|l| l.local_addr().unwrap().port()).collect()
 }
 
-fn wait_for_port(port: u16, what: &str) {
+fn wait_for_port(port: u16, what: &str) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(15);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "{what} did not listen on port {port}");
+        if Instant::now() > deadline {
+            return Err(format!("{what} did not listen on port {port}"));
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
+    Ok(())
 }
 
 /// Installs redis-server and haproxy when missing; returns false (after saying why) when they
@@ -177,7 +222,9 @@ fn tools_available() -> bool {
 
 struct Cluster {
     dir: PathBuf,
-    redis_port: u16,
+    /// Redis listens on this Unix socket only: no port of its own that others could take
+    /// while it is stopped.
+    redis_socket: PathBuf,
     redis: Option<Child>,
     ports: Vec<u16>,
     servers: Vec<Option<Child>>,
@@ -191,36 +238,63 @@ impl Cluster {
         if !tools_available() {
             return None;
         }
+        let mut failures = Vec::new();
+        for _ in 0..START_ATTEMPTS {
+            match Cluster::try_start() {
+                Ok(cluster) => return Some(cluster),
+                Err(e) => {
+                    eprintln!("the cluster starts over: {e}");
+                    failures.push(e);
+                }
+            }
+        }
+        panic!("the cluster did not start in {START_ATTEMPTS} attempts: {failures:?}");
+    }
+
+    /// Starts Redis, the members and the balancer on ports picked now; fails (stopping what
+    /// started) when a port turned out to be taken.
+    fn try_start() -> Result<Cluster, String> {
         let n = CLUSTERS.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("mcpkit-cluster-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        let mut ports = free_ports(4);
+        let balancer_port = ports.pop().unwrap();
         let mut cluster = Cluster {
+            redis_socket: dir.join("redis.sock"),
             dir,
-            redis_port: free_port(),
             redis: None,
-            ports: (0..3).map(|_| free_port()).collect(),
+            ports,
             servers: Vec::new(),
-            balancer_port: free_port(),
+            balancer_port,
             balancer: None,
             prefix: format!("test{}-{n}", std::process::id()),
         };
         cluster.start_redis();
-        for i in 0..3 {
-            let child = cluster.spawn_server(i);
-            cluster.servers.push(Some(child));
+        let ready: Vec<_> = (0..3)
+            .map(|i| {
+                let (child, ready) = cluster.spawn_server(i);
+                cluster.servers.push(Some(child));
+                ready
+            })
+            .collect();
+        for (i, ready) in ready.into_iter().enumerate() {
+            // The member says it listens, or its stdout closes when it could not bind.
+            let line = ready.recv_timeout(Duration::from_secs(30)).ok().flatten();
+            if !line.is_some_and(|line| line.ends_with(&format!("{READY} {}", cluster.ports[i]))) {
+                return Err(format!("member {i} did not listen on port {}", cluster.ports[i]));
+            }
         }
-        for (i, port) in cluster.ports.iter().enumerate() {
-            wait_for_port(*port, &format!("server {i}"));
-        }
-        cluster.start_balancer();
-        Some(cluster)
+        cluster.start_balancer()?;
+        Ok(cluster)
     }
 
     fn start_redis(&mut self) {
         let log = std::fs::File::create(self.dir.join("redis.log")).unwrap();
         let child = Command::new("redis-server")
-            .args(["--port", &self.redis_port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args(["--port", "0", "--unixsocket"])
+            .arg(&self.redis_socket)
+            .args(["--unixsocketperm", "700", "--save", ""])
             .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
             .arg(&self.dir)
             .stdout(log.try_clone().unwrap())
@@ -228,7 +302,11 @@ impl Cluster {
             .spawn()
             .expect("redis-server starts");
         self.redis = Some(child);
-        wait_for_port(self.redis_port, "redis-server");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while std::os::unix::net::UnixStream::connect(&self.redis_socket).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not listen on {}", self.redis_socket.display());
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     fn stop_redis(&mut self) {
@@ -238,25 +316,40 @@ impl Cluster {
         }
     }
 
-    fn spawn_server(&self, i: usize) -> Child {
+    /// Starts member `i`; the receiver gets its `READY` line, or `None` when its stdout
+    /// closes first.
+    fn spawn_server(&self, i: usize) -> (Child, std::sync::mpsc::Receiver<Option<String>>) {
         let log = std::fs::File::create(self.dir.join(format!("server{i}.log"))).unwrap();
-        let spec =
-            format!("{},{},redis://127.0.0.1:{}/0,{}", self.ports[i], self.balancer_port, self.redis_port, self.prefix);
-        Command::new(std::env::current_exe().unwrap())
+        let url = format!("redis+unix://{}", self.redis_socket.display());
+        let spec = format!("{},{},{url},{}", self.ports[i], self.balancer_port, self.prefix);
+        let mut child = Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "cluster_server_process", "--nocapture", "--test-threads=1"])
             .env(SERVE_ENV, spec)
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(log)
             .spawn()
-            .expect("a cluster member starts")
+            .expect("a cluster member starts");
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = stdout.lines().map_while(Result::ok);
+            let ready = lines.by_ref().find(|line| line.contains(READY));
+            let _ = tx.send(ready);
+            // What the member prints later is read and dropped, so that it never blocks.
+            lines.for_each(drop);
+        });
+        (child, rx)
     }
 
-    fn start_balancer(&mut self) {
+    /// Starts haproxy and checks that what answers on the balancer's port is this haproxy (its
+    /// monitoring URI, named after the cluster).
+    fn start_balancer(&mut self) -> Result<(), String> {
         let mut config = format!(
-            "global\n  maxconn 1000\n\ndefaults\n  mode http\n  timeout connect 1s\n  timeout client 60s\n  \
-             timeout server 60s\n  retries 2\n  option redispatch 1\n  http-reuse safe\n\n\
-             frontend mcp\n  bind 127.0.0.1:{}\n  default_backend members\n\nbackend members\n  balance roundrobin\n",
-            self.balancer_port
+            "global\n  maxconn 1000\n\ndefaults\n  mode http\n  timeout connect 1s\n  timeout check 2s\n  \
+             timeout client 60s\n  timeout server 60s\n  retries 2\n  option redispatch 1\n  http-reuse safe\n\n\
+             frontend mcp\n  bind 127.0.0.1:{}\n  monitor-uri /ready-{}\n  default_backend members\n\n\
+             backend members\n  balance roundrobin\n",
+            self.balancer_port, self.prefix
         );
         for (i, port) in self.ports.iter().enumerate() {
             config.push_str(&format!("  server s{i} 127.0.0.1:{port} check inter 200 fall 1 rise 2\n"));
@@ -273,7 +366,18 @@ impl Cluster {
             .spawn()
             .expect("haproxy starts");
         self.balancer = Some(child);
-        wait_for_port(self.balancer_port, "haproxy");
+        wait_for_port(self.balancer_port, "haproxy")?;
+        let probe = format!("GET /ready-{} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", self.prefix);
+        let mut answer = String::new();
+        let answered = TcpStream::connect(("127.0.0.1", self.balancer_port)).and_then(|mut stream| {
+            stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+            stream.write_all(probe.as_bytes())?;
+            stream.read_to_string(&mut answer)
+        });
+        if answered.is_err() || !answer.starts_with("HTTP/1.1 200") {
+            return Err(format!("port {} is not this cluster's haproxy: {answer:?}", self.balancer_port));
+        }
+        Ok(())
     }
 
     /// A client of the balancer.
@@ -564,6 +668,55 @@ async fn redis_going_away_is_503_and_its_return_is_recovery() {
     pid(&mcp, &again, 1).await;
 }
 
+/// Sends a request straight to member `member` and returns its JSON-RPC reply.
+async fn ask_member(cluster: &Cluster, member: usize, session: &str, id: i64, method: &str, params: Value) -> Value {
+    body_json(send(cluster.member(member).post(Some(session), &request(id, method, params))).await).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_are_answered_by_every_process() {
+    let Some(cluster) = Cluster::start() else { return };
+    let session = cluster.mcp().initialize(json!({})).await;
+
+    // A task runs on member 0; members 1 and 2 see it, list it and give its result.
+    let call = json!({ "name": "work", "arguments": { "ms": 1500 }, "task": { "ttl": 60000 } });
+    let created = ask_member(&cluster, 0, &session, 1, "tools/call", call).await;
+    let task_id = created["result"]["task"]["taskId"].as_str().unwrap_or_else(|| panic!("{created}")).to_owned();
+    assert_eq!(created["result"]["task"]["status"], "working", "{created}");
+    let seen = ask_member(&cluster, 1, &session, 2, "tasks/get", json!({ "taskId": task_id })).await;
+    assert_eq!(seen["result"]["taskId"], task_id.as_str(), "member 1 finds member 0's task: {seen}");
+    assert_eq!(seen["result"]["status"], "working", "{seen}");
+    let listed = ask_member(&cluster, 2, &session, 3, "tasks/list", json!({})).await;
+    let ids: Vec<&str> =
+        listed["result"]["tasks"].as_array().unwrap().iter().filter_map(|t| t["taskId"].as_str()).collect();
+    assert_eq!(ids, [task_id.as_str()], "{listed}");
+    let result = ask_member(&cluster, 1, &session, 4, "tasks/result", json!({ "taskId": task_id })).await;
+    let text = result_text(&result).to_owned();
+    let worker = pid(&cluster.member(0), &session, 5).await;
+    assert_eq!(text, format!("worked in {worker}"), "the result of member 0's work, through member 1: {result}");
+    assert_eq!(result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task_id.as_str());
+    let done = ask_member(&cluster, 2, &session, 6, "tasks/get", json!({ "taskId": task_id })).await;
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+
+    // A cancellation that lands on another process stops the task where it runs.
+    let call = json!({ "name": "work", "arguments": { "ms": 20000 }, "task": { "ttl": 60000 } });
+    let created = ask_member(&cluster, 0, &session, 7, "tools/call", call).await;
+    let long = created["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let cancelled = ask_member(&cluster, 2, &session, 8, "tasks/cancel", json!({ "taskId": long })).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    let seen = ask_member(&cluster, 0, &session, 9, "tasks/get", json!({ "taskId": long })).await;
+    assert_eq!(seen["result"]["status"], "cancelled", "member 0 stopped it: {seen}");
+    let again = ask_member(&cluster, 1, &session, 10, "tasks/cancel", json!({ "taskId": task_id })).await;
+    assert!(again["error"]["message"].as_str().unwrap().contains("already ended"), "{again}");
+    let listed = ask_member(&cluster, 1, &session, 11, "tasks/list", json!({})).await;
+    assert_eq!(listed["result"]["tasks"].as_array().unwrap().len(), 2, "{listed}");
+
+    // Tasks stay in their session.
+    let other = cluster.mcp().initialize(json!({})).await;
+    let foreign = ask_member(&cluster, 1, &other, 12, "tasks/get", json!({ "taskId": task_id })).await;
+    assert!(foreign.get("error").is_some(), "another session does not see the task: {foreign}");
+}
+
 /// A 2026-07-28 POST of `method` to `mcp`.
 fn post_next(mcp: &Mcp, id: i64, method: &str, mut params: Value, name: Option<&str>) -> reqwest::RequestBuilder {
     let mut meta = json!({
@@ -584,6 +737,60 @@ fn post_next(mcp: &Mcp, id: i64, method: &str, mut params: Value, name: Option<&
 }
 
 const NEXT: &str = "2026-07-28";
+
+/// Polls `tasks/get` of the tasks extension on `member` until the task passes `done`.
+async fn poll_task(cluster: &Cluster, member: usize, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let meta = json!({ "io.modelcontextprotocol/clientCapabilities": {
+        "elicitation": { "form": {} }, "extensions": { "io.modelcontextprotocol/tasks": {} } } });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for id in 100.. {
+        let params = json!({ "taskId": task_id, "_meta": meta });
+        let reply =
+            read_reply(send(post_next(&cluster.member(member), id, "tasks/get", params, Some(task_id))).await).await;
+        if done(&reply["result"]) {
+            return reply["result"].clone();
+        }
+        assert!(Instant::now() < deadline, "the task did not get there: {reply}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    unreachable!()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extension_tasks_cross_processes() {
+    let Some(cluster) = Cluster::start() else { return };
+    let meta = json!({ "io.modelcontextprotocol/clientCapabilities": {
+        "elicitation": { "form": {} }, "extensions": { "io.modelcontextprotocol/tasks": {} } } });
+
+    // The tool runs as a task on member 0; member 1 sees it ask, member 2 carries the answer
+    // to it, and member 1 sees it complete.
+    let call = json!({ "name": "confirm", "arguments": {}, "_meta": meta });
+    let created = read_reply(send(post_next(&cluster.member(0), 1, "tools/call", call, Some("confirm"))).await).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let asking = poll_task(&cluster, 1, &task_id, |t| t["status"] == "input_required").await;
+    assert_eq!(asking["inputRequests"]["confirm"]["method"], "elicitation/create", "{asking}");
+    let answer = json!({ "confirm": { "action": "accept", "content": {} } });
+    let params = json!({ "taskId": task_id, "inputResponses": answer, "_meta": meta });
+    let updated =
+        read_reply(send(post_next(&cluster.member(2), 2, "tasks/update", params, Some(&task_id))).await).await;
+    assert_eq!(updated["result"]["resultType"], "complete", "{updated}");
+    let done = poll_task(&cluster, 1, &task_id, |t| t["status"] == "completed").await;
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    let worker = pid(&cluster.member(0), &cluster.mcp().initialize(json!({})).await, 3).await;
+    assert_eq!(text, format!("answered \"accept\" in {worker}"), "{done}");
+
+    // A cancellation through member 2 reaches the task waiting on member 0.
+    let call = json!({ "name": "confirm", "arguments": {}, "_meta": meta });
+    let created = read_reply(send(post_next(&cluster.member(0), 4, "tools/call", call, Some("confirm"))).await).await;
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    poll_task(&cluster, 1, &task_id, |t| t["status"] == "input_required").await;
+    let params = json!({ "taskId": task_id, "_meta": meta });
+    let cancelled =
+        read_reply(send(post_next(&cluster.member(2), 5, "tasks/cancel", params, Some(&task_id))).await).await;
+    assert!(cancelled.get("result").is_some(), "{cancelled}");
+    poll_task(&cluster, 0, &task_id, |t| t["status"] == "cancelled").await;
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn revision_2026_requests_cross_processes() {

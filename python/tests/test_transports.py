@@ -137,6 +137,33 @@ async def test_errors_over_http() -> None:
             assert caught.value.code == -32602
 
 
+PLAIN_SERVER = """
+import sys
+
+from mcpkit import Server
+
+server = Server("plain")
+
+
+@server.tool()
+def modules() -> str:
+    '''Says whether asyncio was imported.'''
+    print("this goes to stderr")
+    return "asyncio" if "asyncio" in sys.modules else "no asyncio"
+
+
+server.run()
+"""
+
+
+async def test_a_plain_stdio_server_runs_without_asyncio(tmp_path: Path) -> None:
+    script = tmp_path / "plain.py"
+    script.write_text(PLAIN_SERVER)
+    async with Client.stdio([sys.executable, str(script)]) as client:
+        assert (await client.call_tool("modules", {}))["content"] == [{"type": "text", "text": "no asyncio"}]
+        assert (await client.call_tool("modules", {}))["content"][0]["text"] == "no asyncio"
+
+
 async def test_stdio_server_that_exits(tmp_path: Path) -> None:
     script = tmp_path / "quits.py"
     script.write_text("import sys\nsys.exit(0)\n")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts a cluster on 127.0.0.1 and keeps it up until it is killed (TERM/INT) or a member dies:
-# redis-server on a free port, N server processes, and haproxy balancing round robin without
+# redis-server on a Unix socket, N server processes, and haproxy balancing round robin without
 # session affinity in front of them.
 #
 #   up.sh BALANCER_PORT N COMMAND [ARG...]
@@ -31,8 +31,12 @@ trap cleanup EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+# Prints N distinct free ports, held together while they are picked.
+free_ports() {
+  python3 -c 'import socket, sys
+held = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in held: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in held))' "$1"
 }
 
 wait_port() {
@@ -45,13 +49,14 @@ wait_port() {
   exit 1
 }
 
-redis_port="$(free_port)"
-redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly yes --dir "$dir" \
-  >"$dir/redis.log" 2>&1 &
+# Redis listens on a socket file only: no port another process could take.
+redis-server --port 0 --unixsocket "$dir/redis.sock" --unixsocketperm 700 --save "" --appendonly yes \
+  --dir "$dir" >"$dir/redis.log" 2>&1 &
 pids+=($!)
-wait_port "$redis_port" redis-server
+for _ in $(seq 600); do [[ -S "$dir/redis.sock" ]] && break; sleep 0.1; done
+[[ -S "$dir/redis.sock" ]] || { echo "cluster: redis-server did not start; logs in $dir" >&2; CLUSTER_KEEP=1; exit 1; }
 
-export MCPKIT_REDIS_URL="redis://127.0.0.1:$redis_port/0"
+export MCPKIT_REDIS_URL="redis+unix://$dir/redis.sock"
 export MCPKIT_ALLOWED_HOSTS="127.0.0.1:$balancer_port,localhost:$balancer_port"
 config="global
   maxconn 4096
@@ -71,10 +76,9 @@ frontend mcp
 
 backend members
   balance roundrobin"
-ports=()
+read -r -a ports <<<"$(free_ports "$members")"
 for i in $(seq "$members"); do
-  port="$(free_port)"
-  ports+=("$port")
+  port="${ports[$((i - 1))]}"
   "$@" "$port" >"$dir/member$i.log" 2>&1 &
   pids+=($!)
   config+=$'\n'"  server m$i 127.0.0.1:$port check inter 500 fall 2 rise 1"

@@ -3,6 +3,8 @@
 //! Every handler is called as `handler(payload, context)` with the payload the bridge
 //! documents for its kind, and returns JSON that the bridge turns into the result.
 
+use std::{sync::mpsc, time::Duration};
+
 use mcpkit_bridge::{Error, HttpServer, Server};
 use pyo3::prelude::*;
 
@@ -12,6 +14,9 @@ use crate::{
     http::PyHttpEndpoint,
     runtime::{self, LoopSlot},
 };
+
+/// How often a blocking serve wakes up to run the interpreter's signal handlers.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
 /// An MCP server whose handlers are Python callables.
 #[pyclass(name = "Server", module = "mcpkit._native", frozen)]
@@ -95,6 +100,32 @@ impl PyServer {
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.event_loop.capture(py)?;
         runtime::await_unit(py, self.inner.serve_stdio())
+    }
+
+    /// Serves one session over stdin and stdout, blocking this thread (detached from the
+    /// interpreter) until the client leaves: how a server whose handlers are all plain
+    /// functions serves without an asyncio loop. A signal handler's exception (Ctrl-C's
+    /// `KeyboardInterrupt`) ends serving and is raised.
+    fn serve_stdio_blocking(&self, py: Python<'_>) -> PyResult<()> {
+        let (tx, mut rx) = mpsc::channel();
+        let handle = self.inner.serve_stdio().on_complete(move |outcome| {
+            let _ = tx.send(outcome);
+        });
+        loop {
+            // The receiver moves to the detached closure and back, as it cannot be shared.
+            let (received, back) = py.detach(move || (rx.recv_timeout(SIGNAL_CHECK), rx));
+            rx = back;
+            match received {
+                Ok(outcome) => return outcome.or_raise(py),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        handle.abort();
+                        return Err(e);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+            }
+        }
     }
 
     /// Serves Streamable HTTP with `options` (the bridge's HTTP options); the awaitable gives

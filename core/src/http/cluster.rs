@@ -21,6 +21,10 @@
 //!   of a request whose process died gets what was stored and then an error, never a hang.
 //! - the `requestState` key of revision 2026-07-28, so that any process accepts what another
 //!   minted.
+//! - **tasks** (2025-11-25's and the 2026-07-28 extension's): a snapshot of each task, stored
+//!   by the process running it after every change and expiring with the task, from which any
+//!   process answers; cancellations and input responses go to the running process through its
+//!   channel.
 //!
 //! Any Redis failure on a request's path is answered `503 Service Unavailable`; connections are
 //! re-established when Redis is back.
@@ -175,6 +179,21 @@ pub(super) enum BusEvent {
     /// A resource changed, announced through another process: this process's
     /// `subscriptions/listen` streams hear of it.
     ResourceUpdated { uri: String },
+    /// Apply a command (cancel, or hand over input responses) to a task this process runs.
+    Task { scope: String, task_id: String, command: Value },
+}
+
+/// A task's snapshot on its way into Redis, or a caller waiting for those before it.
+enum TaskWrite {
+    Save { key: String, index: String, task_id: String, retention_ms: u64, snapshot: String },
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+/// What the appending task gets: an SSE event to store, or a caller waiting for the events
+/// before it to be stored.
+enum Appending {
+    Event(Append),
+    Flush(tokio::sync::oneshot::Sender<()>),
 }
 
 /// One SSE event on its way into Redis.
@@ -196,9 +215,11 @@ pub(super) struct Cluster {
     process: u64,
     /// How long a session may stay unused, in seconds.
     session_ttl: u64,
-    appends: mpsc::UnboundedSender<Append>,
+    appends: mpsc::UnboundedSender<Appending>,
     /// Resources whose subscribers are to be told of an update.
     updates: mpsc::UnboundedSender<String>,
+    /// Task snapshots to store, in order.
+    task_writes: mpsc::UnboundedSender<TaskWrite>,
     /// Followers of streams on this process, woken when events are appended anywhere.
     waiters: Mutex<HashMap<(String, u64), Arc<Notify>>>,
     tasks: Vec<JoinHandle<()>>,
@@ -239,7 +260,9 @@ impl Cluster {
         let alive_key = format!("{prefix}:alive:{process}");
         let (appends, rx) = mpsc::unbounded_channel();
         let (updates, updated) = mpsc::unbounded_channel();
+        let (task_writes, task_writes_rx) = mpsc::unbounded_channel();
         let mut tasks = Vec::new();
+        tasks.push(tokio::spawn(run_task_writes(appender.clone(), task_writes_rx)));
         tasks.push(tokio::spawn(keep_alive(conn.clone(), alive_key, options.liveness_ttl, stopped.clone())));
         tasks.push(tokio::spawn(run_appends(appender, rx, options.max_events_per_stream, session_ttl, prefix.clone())));
         let cluster = Arc::new_cyclic(|weak: &std::sync::Weak<Cluster>| {
@@ -252,6 +275,7 @@ impl Cluster {
                 session_ttl: session_ttl.as_secs().max(1),
                 appends,
                 updates,
+                task_writes,
                 waiters: Mutex::default(),
                 tasks,
                 stopped,
@@ -433,6 +457,65 @@ impl Cluster {
         Ok(())
     }
 
+    fn task_key(&self, scope: &str, task_id: &str) -> String {
+        format!("{}:task:{scope}:{task_id}", self.options.prefix)
+    }
+
+    fn task_index(&self, scope: &str) -> String {
+        format!("{}:tasks:{scope}", self.options.prefix)
+    }
+
+    /// Reads a task's snapshot; one whose owner died while it ran reads as failed.
+    async fn load_task(&self, scope: &str, task_id: &str) -> Result<Option<Value>, Unavailable> {
+        let mut conn = self.conn.clone();
+        let stored: Option<String> = conn.get(self.task_key(scope, task_id)).await?;
+        let Some(mut snapshot) = stored.and_then(|s| serde_json::from_str::<Value>(&s).ok()) else { return Ok(None) };
+        let running = !matches!(snapshot["task"]["status"].as_str(), Some("completed" | "failed" | "cancelled"));
+        if let Some(owner) = snapshot["owner"].as_u64()
+            && running
+            && owner != self.process
+            && !self.is_alive(owner).await?
+        {
+            snapshot["task"]["status"] = json!("failed");
+            snapshot["task"]["statusMessage"] =
+                json!(format!("the server process that ran this task (process {owner}) ended before it finished"));
+            if let Value::Object(map) = &mut snapshot {
+                map.remove("inputRequests");
+            }
+        }
+        Ok(Some(snapshot))
+    }
+
+    /// Reads the snapshots of a scope's tasks, oldest first, forgetting those that expired.
+    async fn list_tasks(&self, scope: &str) -> Result<Vec<Value>, Unavailable> {
+        let index = self.task_index(scope);
+        let mut conn = self.conn.clone();
+        let ids: Vec<String> = conn.zrange(&index, 0, -1).await?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<String> = ids.iter().map(|id| self.task_key(scope, id)).collect();
+        let stored: Vec<Option<String>> = redis::cmd("MGET").arg(&keys).query_async(&mut conn).await?;
+        let gone: Vec<&String> = ids.iter().zip(&stored).filter(|(_, s)| s.is_none()).map(|(id, _)| id).collect();
+        if !gone.is_empty() {
+            let _: u64 = conn.zrem(&index, gone).await?;
+        }
+        Ok(stored.into_iter().flatten().filter_map(|s| serde_json::from_str(&s).ok()).collect())
+    }
+
+    /// Sends a command for one of its tasks to process `owner`.
+    async fn send_task_command(&self, owner: u64, scope: &str, task_id: &str, command: Value) -> Result<(), ErrorData> {
+        let payload = json!({ "k": "task", "s": scope, "id": task_id, "c": command }).to_string();
+        let mut conn = self.conn.clone();
+        let heard: u64 = conn.publish(self.key(&format!("process:{owner}")), payload).await.map_err(task_error)?;
+        if heard == 0 {
+            return Err(ErrorData::internal_error(format!(
+                "the server process running task {task_id} (process {owner}) is gone"
+            )));
+        }
+        Ok(())
+    }
+
     /// Returns whether process `process` has shown a sign of life recently.
     pub(super) async fn is_alive(&self, process: u64) -> Result<bool, Unavailable> {
         let mut conn = self.conn.clone();
@@ -442,25 +525,34 @@ impl Cluster {
     /// Stores an event of a request stream under its sequence number, in order with the others
     /// this process stores.
     pub(super) fn append(&self, session: &str, stream: u64, seq: u64, request: &RequestId, message: &JsonRpcMessage) {
-        let _ = self.appends.send(Append {
+        let _ = self.appends.send(Appending::Event(Append {
             key: self.events_key(session, stream),
             entry: format!("{seq}-0"),
             message: message.encode(),
             request: serde_json::to_string(request).ok(),
             notice: notice(session, stream),
-        });
+        }));
     }
 
     /// Stores a message of a session's standalone stream, for whichever process holds the
     /// client's GET stream.
     pub(super) fn append_standalone(&self, session: &str, message: &JsonRpcMessage) {
-        let _ = self.appends.send(Append {
+        let _ = self.appends.send(Appending::Event(Append {
             key: self.events_key(session, 0),
             entry: "*".to_owned(),
             message: message.encode(),
             request: None,
             notice: notice(session, 0),
-        });
+        }));
+    }
+
+    /// Completes once every event this process handed over so far is stored (or failed to be),
+    /// so that a client that got a response finds in Redis what was sent before it.
+    pub(super) async fn appended(&self) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if self.appends.send(Appending::Flush(tx)).is_ok() {
+            let _ = rx.await;
+        }
     }
 
     fn waiter(&self, session: &str, stream: u64) -> Arc<Notify> {
@@ -641,6 +733,106 @@ impl Cluster {
     }
 }
 
+/// The JSON-RPC error for a task request that needed Redis while it failed.
+fn task_error(e: impl std::fmt::Display) -> ErrorData {
+    ErrorData::internal_error(format!("the shared task store (Redis) cannot be reached: {e}"))
+}
+
+/// The cluster as the server's tasks see it: where they are shared.
+pub(super) struct ClusterTasks(pub(super) std::sync::Weak<Cluster>);
+
+impl ClusterTasks {
+    fn cluster(&self) -> Result<Arc<Cluster>, ErrorData> {
+        self.0.upgrade().ok_or_else(|| task_error("this process left the cluster"))
+    }
+}
+
+impl crate::server::TaskShare for ClusterTasks {
+    fn process(&self) -> u64 {
+        self.0.upgrade().map_or(0, |c| c.process)
+    }
+
+    fn save(&self, scope: &str, task_id: &str, retention: Duration, snapshot: Value) {
+        let Some(cluster) = self.0.upgrade() else { return };
+        let _ = cluster.task_writes.send(TaskWrite::Save {
+            key: cluster.task_key(scope, task_id),
+            index: cluster.task_index(scope),
+            task_id: task_id.to_owned(),
+            retention_ms: u64::try_from(retention.as_millis()).unwrap_or(u64::MAX).max(1),
+            snapshot: snapshot.to_string(),
+        });
+    }
+
+    fn flush(&self) -> futures::future::BoxFuture<'static, ()> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if let Some(cluster) = self.0.upgrade() {
+            let _ = cluster.task_writes.send(TaskWrite::Flush(tx));
+        }
+        Box::pin(async move {
+            let _ = rx.await;
+        })
+    }
+
+    fn load(
+        &self,
+        scope: &str,
+        task_id: &str,
+    ) -> futures::future::BoxFuture<'static, Result<Option<Value>, ErrorData>> {
+        let (cluster, scope, task_id) = (self.cluster(), scope.to_owned(), task_id.to_owned());
+        Box::pin(async move { cluster?.load_task(&scope, &task_id).await.map_err(|e| task_error(e.0)) })
+    }
+
+    fn list(&self, scope: &str) -> futures::future::BoxFuture<'static, Result<Vec<Value>, ErrorData>> {
+        let (cluster, scope) = (self.cluster(), scope.to_owned());
+        Box::pin(async move { cluster?.list_tasks(&scope).await.map_err(|e| task_error(e.0)) })
+    }
+
+    fn command(
+        &self,
+        owner: u64,
+        scope: &str,
+        task_id: &str,
+        command: Value,
+    ) -> futures::future::BoxFuture<'static, Result<(), ErrorData>> {
+        let (cluster, scope, task_id) = (self.cluster(), scope.to_owned(), task_id.to_owned());
+        Box::pin(async move { cluster?.send_task_command(owner, &scope, &task_id, command).await })
+    }
+}
+
+/// Stores task snapshots in the order they were made, many per round trip, and answers those
+/// waiting for them to be stored.
+async fn run_task_writes(mut conn: ConnectionManager, mut rx: mpsc::UnboundedReceiver<TaskWrite>) {
+    let mut batch = Vec::with_capacity(16);
+    while rx.recv_many(&mut batch, 256).await > 0 {
+        let mut pipe = redis::pipe();
+        let mut waiting = Vec::new();
+        let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis();
+        for write in batch.drain(..) {
+            match write {
+                TaskWrite::Save { key, index, task_id, retention_ms, snapshot } => {
+                    pipe.cmd("SET").arg(&key).arg(snapshot).arg("PX").arg(retention_ms).ignore();
+                    pipe.cmd("ZADD").arg(&index).arg("NX").arg(now_ms as f64).arg(task_id).ignore();
+                    // The index lives as long as its longest-lived task.
+                    let keep = retention_ms.max(UNLIMITED_TASK_RETENTION_MS);
+                    pipe.cmd("PEXPIRE").arg(&index).arg(keep).ignore();
+                }
+                TaskWrite::Flush(done) => waiting.push(done),
+            }
+        }
+        let written: Result<(), _> = pipe.query_async(&mut conn).await;
+        if let Err(e) = written {
+            tracing::warn!(error = %e, "task snapshots could not be stored in Redis: other processes will not see them");
+        }
+        for done in waiting {
+            let _ = done.send(());
+        }
+    }
+}
+
+/// How long a scope's index of tasks is kept after its last change, at least: as long as a
+/// task without a retention time.
+const UNLIMITED_TASK_RETENTION_MS: u64 = 24 * 3600 * 1000;
+
 /// Where a follower stands in a stream.
 struct Position {
     session: String,
@@ -757,7 +949,7 @@ async fn keep_alive(mut conn: ConnectionManager, key: String, ttl: Duration, sto
 /// Writes events into Redis in the order they were produced, many per round trip.
 async fn run_appends(
     mut conn: ConnectionManager,
-    mut rx: mpsc::UnboundedReceiver<Append>,
+    mut rx: mpsc::UnboundedReceiver<Appending>,
     max_events: usize,
     ttl: Duration,
     prefix: String,
@@ -769,7 +961,17 @@ async fn run_appends(
         let mut pipe = redis::pipe();
         let mut notices = HashSet::new();
         let mut keys = HashSet::new();
-        for append in batch.drain(..) {
+        let mut waiting = Vec::new();
+        let mut events = 0usize;
+        for appending in batch.drain(..) {
+            let append = match appending {
+                Appending::Event(append) => append,
+                Appending::Flush(done) => {
+                    waiting.push(done);
+                    continue;
+                }
+            };
+            events += 1;
             let mut xadd = redis::cmd("XADD");
             xadd.arg(&append.key)
                 .arg("MAXLEN")
@@ -791,9 +993,14 @@ async fn run_appends(
         for notice in notices {
             pipe.publish(&bus, notice).ignore();
         }
-        let written: Result<(), _> = pipe.query_async(&mut conn).await;
-        if let Err(e) = written {
-            tracing::warn!(error = %e, "SSE events could not be stored in Redis: a resumed stream will miss them");
+        if events > 0 {
+            let written: Result<(), _> = pipe.query_async(&mut conn).await;
+            if let Err(e) = written {
+                tracing::warn!(error = %e, "SSE events could not be stored in Redis: a resumed stream will miss them");
+            }
+        }
+        for done in waiting {
+            let _ = done.send(());
         }
     }
 }
@@ -861,6 +1068,10 @@ async fn listen(
                     }
                 }
                 Some("end") => on_event(BusEvent::End { session }),
+                Some("task") => {
+                    let Some(task_id) = payload["id"].as_str().map(str::to_owned) else { continue };
+                    on_event(BusEvent::Task { scope: session, task_id, command: payload["c"].clone() });
+                }
                 Some("level") if payload["from"].as_u64() != Some(process) => {
                     on_event(BusEvent::Level { session, level: payload["level"].clone() });
                 }

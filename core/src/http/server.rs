@@ -1361,6 +1361,12 @@ async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, 
             return sse_response(state, session, stream, None, rx);
         };
         if matches!(message, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)) {
+            // What the request sent on the session's stream is in Redis before the client can
+            // make its next request, on whichever process: messages keep their causal order.
+            #[cfg(feature = "redis")]
+            if let Some(cluster) = &session.cluster {
+                cluster.appended().await;
+            }
             return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], message.encode()).into_response();
         }
         return sse_response(state, session, stream, Some((event_id, message)), rx);

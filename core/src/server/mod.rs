@@ -47,6 +47,8 @@ pub use context::RequestContext;
 pub use handler::{CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
 pub use skills::{MAX_SKILL_BYTES, MAX_SKILL_FILES, Skill};
 pub use tasks::TaskOptions;
+#[cfg(feature = "redis")]
+pub(crate) use tasks::TaskShare;
 pub use typed::{IntoToolResult, Json};
 pub use uri_template::UriTemplate;
 
@@ -252,6 +254,10 @@ pub(crate) struct PromptEntry {
     pub(crate) handler: Arc<dyn PromptHandler>,
 }
 
+/// The scope under which a cluster shares the tasks of the tasks extension (server-wide).
+#[cfg(feature = "redis")]
+const EXTENSION_TASK_SCOPE: &str = "extension";
+
 /// Where a cluster sends the resource updates of its server.
 #[cfg(feature = "redis")]
 pub(crate) type ResourceUpdateRoute = Arc<dyn Fn(&str) + Send + Sync>;
@@ -277,6 +283,12 @@ pub(crate) struct ServerInner {
     /// Where resource updates go instead of this process's sessions: a cluster's subscribers.
     #[cfg(feature = "redis")]
     resource_updates: OnceLock<ResourceUpdateRoute>,
+    /// Where tasks are shared with a cluster's other processes.
+    #[cfg(feature = "redis")]
+    task_share: OnceLock<Arc<dyn tasks::TaskShare>>,
+    /// The shared task stores of this process, by scope, for the commands other processes send.
+    #[cfg(feature = "redis")]
+    shared_task_stores: Mutex<std::collections::HashMap<String, Weak<tasks::TaskStore>>>,
 }
 
 impl ServerInner {
@@ -330,7 +342,22 @@ impl ServerInner {
     /// The store of the tasks extension, when tasks are on.
     pub(crate) fn task_extension(&self) -> Option<&Arc<tasks::TaskStore>> {
         let options = self.options.tasks.as_ref()?;
-        Some(self.task_extension.get_or_init(|| Arc::new(tasks::TaskStore::extension(options.clone()))))
+        Some(self.task_extension.get_or_init(|| {
+            let store = Arc::new(tasks::TaskStore::extension(options.clone()));
+            #[cfg(feature = "redis")]
+            self.share_task_store(&store, EXTENSION_TASK_SCOPE.to_owned());
+            store
+        }))
+    }
+
+    /// Shares `store` under `scope` when tasks are shared with a cluster.
+    #[cfg(feature = "redis")]
+    pub(crate) fn share_task_store(&self, store: &Arc<tasks::TaskStore>, scope: String) {
+        let Some(share) = self.task_share.get() else { return };
+        store.share(share.clone(), scope.clone());
+        let mut stores = lock(&self.shared_task_stores);
+        stores.retain(|_, store| store.strong_count() > 0);
+        stores.insert(scope, Arc::downgrade(store));
     }
 
     fn session_config(&self) -> SessionConfig {
@@ -419,6 +446,27 @@ impl Server {
         let _ = self.inner.resource_updates.set(route);
     }
 
+    /// Shares tasks through `share` from now on, once: every process of a cluster answers for
+    /// the tasks any of them runs.
+    #[cfg(feature = "redis")]
+    pub(crate) fn share_tasks(&self, share: Arc<dyn tasks::TaskShare>) {
+        if self.inner.task_share.set(share).is_ok()
+            && let Some(store) = self.inner.task_extension.get()
+        {
+            self.inner.share_task_store(store, EXTENSION_TASK_SCOPE.to_owned());
+        }
+    }
+
+    /// Applies a command another process of the cluster sent for a task this one runs.
+    #[cfg(feature = "redis")]
+    pub(crate) fn apply_task_command(&self, scope: &str, task_id: &str, command: &serde_json::Value) {
+        let store = lock(&self.inner.shared_task_stores).get(scope).and_then(Weak::upgrade);
+        match store {
+            Some(store) => store.apply(task_id, command),
+            None => tracing::debug!(scope, task_id, "a command for tasks this process does not hold was dropped"),
+        }
+    }
+
     /// Signs and checks revision 2026-07-28's `requestState` with `key` from now on, the key
     /// every process of a cluster shares.
     #[cfg(feature = "redis")]
@@ -449,6 +497,10 @@ impl Server {
                 task_extension: OnceLock::new(),
                 #[cfg(feature = "redis")]
                 resource_updates: OnceLock::new(),
+                #[cfg(feature = "redis")]
+                task_share: OnceLock::new(),
+                #[cfg(feature = "redis")]
+                shared_task_stores: Mutex::default(),
             }),
         }
     }
@@ -819,6 +871,10 @@ impl SessionHandle {
 
     /// Records the transport's id of the session.
     pub(crate) fn set_session_id(&self, id: String) {
+        #[cfg(feature = "redis")]
+        if !id.is_empty() {
+            self.session.share_tasks(&id);
+        }
         let _ = self.session.transport_id.set(id);
     }
 

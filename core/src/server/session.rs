@@ -21,9 +21,9 @@ use crate::{
     Error,
     jsonrpc::{ErrorData, METHOD_NOT_FOUND, Notification, Request, RequestId, UNSUPPORTED_PROTOCOL_VERSION, quoted},
     model::{
-        ALL_PROTOCOL_VERSIONS, CallToolRequestParams, CallToolResult, CompleteRequestParams, CreateTaskResult,
-        EmptyResult, GetPromptRequestParams, InitializeRequestParams, InitializeResult, ListPromptsResult,
-        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
+        ALL_PROTOCOL_VERSIONS, CallToolRequestParams, CallToolResult, CompleteRequestParams, ContentBlock,
+        CreateTaskResult, EmptyResult, GetPromptRequestParams, InitializeRequestParams, InitializeResult,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
         LoggingMessageNotificationParams, Meta, PaginatedRequestParams, ResourceRequestParams,
         ResourceUpdatedNotificationParams, STATELESS_PROTOCOL_VERSION, SetLevelRequestParams, TASKS_EXTENSION,
         TaskIdRequestParams, TaskSupport, TaskWithMeta, meta_keys, methods, negotiate_protocol_version,
@@ -99,6 +99,15 @@ impl ServerSession {
 
     pub(crate) fn protocol_version(&self) -> Option<String> {
         self.protocol_version.get().cloned()
+    }
+
+    /// Shares this session's tasks with the cluster's other processes, under the session's
+    /// transport id, when the server's tasks are shared.
+    #[cfg(feature = "redis")]
+    pub(crate) fn share_tasks(&self, id: &str) {
+        if let Some(store) = &self.tasks {
+            self.server.share_task_store(store, format!("session:{id}"));
+        }
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
@@ -233,11 +242,23 @@ impl ServerSession {
         let work = tool_work(entry, params.arguments.unwrap_or_default(), context);
         match task {
             None => Reply::Later(work),
-            Some((store, metadata)) => Reply::Now(
-                store
+            Some((store, metadata)) => {
+                let created = store
                     .spawn(metadata.ttl, incoming.cancellation.clone(), Some(incoming.peer.clone()), work, |_| {})
-                    .and_then(|task| to_result(&CreateTaskResult { task, meta: None })),
-            ),
+                    .and_then(|task| to_result(&CreateTaskResult { task, meta: None }));
+                // In a cluster, the task is answered once every process can find it.
+                #[cfg(feature = "redis")]
+                if store.is_shared() {
+                    return Reply::Later(
+                        async move {
+                            store.flushed().await;
+                            created
+                        }
+                        .boxed(),
+                    );
+                }
+                Reply::Now(created)
+            }
         }
     }
 
@@ -260,6 +281,10 @@ impl ServerSession {
         let Some(task_id) = params.get("taskId").and_then(Value::as_str) else {
             return Reply::Now(Err(ErrorData::invalid_params(format!("{method} needs a taskId string"))));
         };
+        #[cfg(feature = "redis")]
+        if store.is_shared() {
+            return Reply::Later(store.shared_extension_request(method, task_id.to_owned(), params));
+        }
         Reply::Now(match method {
             methods::TASKS_GET => store.detailed(task_id),
             methods::TASKS_UPDATE => match params.get("inputResponses") {
@@ -333,6 +358,11 @@ impl ServerSession {
 
     /// Answers `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
     fn task_request(&self, store: &Arc<TaskStore>, method: &str, params: Option<Value>) -> Reply {
+        #[cfg(feature = "redis")]
+        if store.is_shared() {
+            let page_size = self.server.options.page_size;
+            return Reply::Later(store.shared_request(method, params, self.peer.get().cloned(), page_size));
+        }
         let outcome = match method {
             methods::TASKS_LIST => request_params::<PaginatedRequestParams>(params)
                 .and_then(|p| store.list(p.cursor.as_deref(), self.server.options.page_size))
@@ -727,11 +757,36 @@ fn tool_work(
             Ok(arguments) => arguments,
             Err(failure) => return to_result(&CallToolResult::error(failure)),
         };
-        let result = entry.handler.call(arguments, context).await?;
-        entry.check_output(&result)?;
-        to_result(&result)
+        let mut result = entry.handler.call(arguments, context).await?;
+        entry.check_output(&mut result)?;
+        tool_result_value(result)
     }
     .boxed()
+}
+
+/// Converts a tool result to JSON, moving the strings of its text blocks and the data of its
+/// image and audio blocks into the value instead of copying them: those are what grows with a
+/// large payload.
+fn tool_result_value(mut result: CallToolResult) -> Result<Value, ErrorData> {
+    let payloads: Vec<Option<(&'static str, String)>> = result
+        .content
+        .iter_mut()
+        .map(|block| match block {
+            ContentBlock::Text(text) => Some(("text", std::mem::take(&mut text.text))),
+            ContentBlock::Image(image) => Some(("data", std::mem::take(&mut image.data))),
+            ContentBlock::Audio(audio) => Some(("data", std::mem::take(&mut audio.data))),
+            _ => None,
+        })
+        .collect();
+    let mut value = to_result(&result)?;
+    if let Some(Value::Array(blocks)) = value.get_mut("content") {
+        for (block, payload) in blocks.iter_mut().zip(payloads) {
+            if let (Value::Object(block), Some((key, payload))) = (block, payload) {
+                block.insert(key.to_owned(), Value::String(payload));
+            }
+        }
+    }
+    Ok(value)
 }
 
 /// Runs a tool call of a tasks-extension client: answered directly when it ends (or asks for
@@ -752,6 +807,9 @@ fn call_as_task(
             let link = store.clone();
             let escalate = |task: &crate::model::Task| round.escalate(link, task.task_id.clone());
             let task = store.spawn(None, CancellationToken::new(), None, work, escalate)?;
+            // In a cluster, the task is answered once every process can find it.
+            #[cfg(feature = "redis")]
+            store.flushed().await;
             Ok(TaskStore::created(&task))
         }
         .boxed(),
@@ -876,9 +934,13 @@ impl ToolEntry {
     /// failure.
     fn check_input(&self, arguments: JsonObject) -> Result<JsonObject, String> {
         let Some(schema) = self.input.as_ref() else { return Ok(arguments) };
+        let instance = Value::Object(arguments);
+        if schema.surely_valid(&instance) {
+            let Value::Object(arguments) = instance else { unreachable!("built from an object above") };
+            return Ok(arguments);
+        }
         let validator =
             schema.validator().map_err(|e| format!("The inputSchema of tool {} is unusable: {e}", self.tool.name))?;
-        let instance = Value::Object(arguments);
         if validator.is_valid(&instance) {
             let Value::Object(arguments) = instance else { unreachable!("built from an object above") };
             return Ok(arguments);
@@ -887,23 +949,32 @@ impl ToolEntry {
         Err(format!("Invalid arguments for tool {}: {}", self.tool.name, errors.join("; ")))
     }
 
-    /// Checks a successful result against the output schema.
-    fn check_output(&self, result: &CallToolResult) -> Result<(), ErrorData> {
+    /// Checks a successful result against the output schema, validating the structured content
+    /// where it is (taken out and put back) rather than a copy of it.
+    fn check_output(&self, result: &mut CallToolResult) -> Result<(), ErrorData> {
         let Some(schema) = &self.output else { return Ok(()) };
         if result.is_error == Some(true) {
             return Ok(());
         }
-        let validator = schema.validator().map_err(|e| {
-            ErrorData::internal_error(format!("The outputSchema of tool {} is unusable: {e}", self.tool.name))
-        })?;
-        let Some(structured) = &result.structured_content else {
+        let Some(structured) = result.structured_content.as_mut() else {
             return Err(ErrorData::internal_error(format!(
                 "Tool {} declares an outputSchema but returned no structuredContent",
                 self.tool.name
             )));
         };
-        let instance = Value::Object(structured.clone());
-        let errors: Vec<String> = validator.iter_errors(&instance).take(5).map(|e| e.to_string()).collect();
+        let instance = Value::Object(std::mem::take(structured));
+        let errors = if schema.surely_valid(&instance) {
+            Ok(Vec::new())
+        } else {
+            schema
+                .validator()
+                .map(|validator| validator.iter_errors(&instance).take(5).map(|e| e.to_string()).collect::<Vec<_>>())
+        };
+        let Value::Object(map) = instance else { unreachable!("built from an object above") };
+        *structured = map;
+        let errors = errors.map_err(|e| {
+            ErrorData::internal_error(format!("The outputSchema of tool {} is unusable: {e}", self.tool.name))
+        })?;
         if errors.is_empty() {
             Ok(())
         } else {

@@ -12,6 +12,11 @@ use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "redis")]
+mod shared;
+#[cfg(feature = "redis")]
+pub(crate) use shared::TaskShare;
+
 use crate::{
     jsonrpc::ErrorData,
     model::{
@@ -152,16 +157,36 @@ pub(crate) struct TaskStore {
     /// tool error completes the task) rather than 2025-11-25's tasks (per session, a tool error
     /// fails it).
     extension: bool,
+    /// Where the store's tasks are shared with the other processes of a cluster, once it is.
+    #[cfg(feature = "redis")]
+    shared: std::sync::OnceLock<shared::Shared>,
 }
 
 impl TaskStore {
     pub(crate) fn new(options: TaskOptions) -> Self {
-        TaskStore { options, tasks: Mutex::default(), extension: false }
+        Self::with_kind(options, false)
     }
 
     /// Creates the server-wide store of the tasks extension (revision 2026-07-28).
     pub(crate) fn extension(options: TaskOptions) -> Self {
-        TaskStore { options, tasks: Mutex::default(), extension: true }
+        Self::with_kind(options, true)
+    }
+
+    fn with_kind(options: TaskOptions, extension: bool) -> Self {
+        TaskStore {
+            options,
+            tasks: Mutex::default(),
+            extension,
+            #[cfg(feature = "redis")]
+            shared: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Tells the cluster, when the store is shared, what a task is now.
+    fn changed(&self, record: &TaskRecord) {
+        #[cfg(feature = "redis")]
+        self.save_shared(record);
+        let _ = record;
     }
 
     /// How long a task-supporting tool may take before its call becomes a task (tasks
@@ -224,6 +249,9 @@ impl TaskStore {
                 done: watch::channel(false).0,
                 inputs: IndexMap::new(),
             });
+            if let Some(record) = tasks.last() {
+                self.changed(record);
+            }
         }
         before_start(&task);
         let store = self.clone();
@@ -263,6 +291,7 @@ impl TaskStore {
         record.outcome = outcome;
         record.inputs.clear();
         Self::set_status(record, status, message);
+        self.changed(record);
         let task = record.task.clone();
         drop(tasks);
         if let Some(peer) = peer {
@@ -288,23 +317,20 @@ impl TaskStore {
     pub(crate) fn list(&self, cursor: Option<&str>, page_size: usize) -> Result<ListTasksResult, ErrorData> {
         let mut tasks = lock(&self.tasks);
         Self::purge(&mut tasks);
-        let start = match cursor {
-            None => 0,
-            Some(c) => {
-                tasks
-                    .iter()
-                    .position(|r| r.task.task_id == c)
-                    .ok_or_else(|| ErrorData::invalid_params(format!("Invalid cursor: {c:?}")))?
-                    + 1
-            }
-        };
-        let page: Vec<Task> = tasks.iter().skip(start).take(page_size).map(|r| r.task.clone()).collect();
-        let next_cursor = (start + page.len() < tasks.len()).then(|| page.last().map(|t| t.task_id.clone())).flatten();
-        Ok(ListTasksResult { tasks: page, next_cursor, meta: None })
+        let all: Vec<Task> = tasks.iter().map(|r| r.task.clone()).collect();
+        drop(tasks);
+        page_of(all, cursor, page_size)
     }
 
     /// Answers `tasks/cancel`: stops the task's work and marks it cancelled.
     pub(crate) fn cancel(&self, task_id: &str, peer: &Peer) -> Result<Task, ErrorData> {
+        let task = self.cancel_quietly(task_id)?;
+        let _ = peer.notify(methods::NOTIFICATIONS_TASKS_STATUS, &TaskWithMeta::from(task.clone()), None);
+        Ok(task)
+    }
+
+    /// Stops a task's work and marks it cancelled, telling no one.
+    fn cancel_quietly(&self, task_id: &str) -> Result<Task, ErrorData> {
         let mut tasks = lock(&self.tasks);
         Self::purge(&mut tasks);
         let record = tasks.iter_mut().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
@@ -314,10 +340,8 @@ impl TaskStore {
         }
         record.cancel.cancel();
         Self::set_status(record, TaskStatus::Cancelled, Some("Cancelled by the client".to_owned()));
-        let task = record.task.clone();
-        drop(tasks);
-        let _ = peer.notify(methods::NOTIFICATIONS_TASKS_STATUS, &TaskWithMeta::from(task.clone()), None);
-        Ok(task)
+        self.changed(record);
+        Ok(record.task.clone())
     }
 
     /// Answers `tasks/result`: waits until the task ends, then gives what the original
@@ -337,26 +361,9 @@ impl TaskStore {
             let record = tasks.iter().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
             record.outcome.clone()
         };
-        match outcome {
-            None => Err(ErrorData::invalid_params(format!("Task {task_id} was cancelled and has no result"))),
-            Some(Err(error)) => Err(error),
-            Some(Ok(mut result)) => {
-                if let Value::Object(map) = &mut result {
-                    let meta = map.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
-                    if let Value::Object(meta) = meta {
-                        let related = RelatedTaskMetadata { task_id: task_id.to_owned() };
-                        meta.insert(
-                            RELATED_TASK_META_KEY.to_owned(),
-                            serde_json::to_value(related).unwrap_or_default(),
-                        );
-                    }
-                }
-                Ok(result)
-            }
-        }
+        result_of(task_id, outcome)
     }
 
-    /// Stops every task still running; called when the session ends.
     /// Records a request for input of a running task (tasks extension) and returns where its
     /// answer will arrive; the task is `input_required` until every such request is answered
     /// through `tasks/update`.
@@ -372,6 +379,7 @@ impl TaskStore {
             record.task.status = TaskStatus::InputRequired;
             record.task.last_updated_at = now_iso8601();
         }
+        self.changed(record);
         Ok(rx)
     }
 
@@ -391,6 +399,7 @@ impl TaskStore {
             record.task.status = TaskStatus::Working;
             record.task.last_updated_at = now_iso8601();
         }
+        self.changed(record);
         Ok(())
     }
 
@@ -404,6 +413,7 @@ impl TaskStore {
             record.cancel.cancel();
             record.inputs.clear();
             Self::set_status(record, TaskStatus::Cancelled, Some("Cancelled by the client".to_owned()));
+            self.changed(record);
         }
         Ok(())
     }
@@ -421,20 +431,10 @@ impl TaskStore {
         let mut tasks = lock(&self.tasks);
         Self::purge(&mut tasks);
         let record = tasks.iter().find(|r| r.task.task_id == task_id).ok_or_else(|| Self::unknown(task_id))?;
-        let mut value = extension_task(&record.task);
-        match (&record.task.status, &record.outcome) {
-            (TaskStatus::Completed, Some(Ok(result))) => value["result"] = result.clone(),
-            (TaskStatus::Failed, Some(Err(error))) => value["error"] = serde_json::to_value(error).unwrap_or_default(),
-            (TaskStatus::InputRequired, _) => {
-                let requests: JsonObject =
-                    record.inputs.iter().map(|(k, (request, _))| (k.clone(), request.clone())).collect();
-                value["inputRequests"] = Value::Object(requests);
-            }
-            _ => {}
-        }
-        Ok(value)
+        Ok(detail_of(&record.task, record.outcome.as_ref(), &requests_of(record)))
     }
 
+    /// Stops every task still running; called when the session ends.
     pub(crate) fn stop_all(&self) {
         for record in lock(&self.tasks).iter() {
             record.cancel.cancel();
@@ -442,7 +442,60 @@ impl TaskStore {
     }
 }
 
-/// The text of a failed tool result, for the task's status message.
+/// The requests for input a task waits on, by key.
+fn requests_of(record: &TaskRecord) -> JsonObject {
+    record.inputs.iter().map(|(k, (request, _))| (k.clone(), request.clone())).collect()
+}
+
+/// A task as the extension's `tasks/get` answers it: its result or error inlined once it
+/// ended, and the requests for input it waits on while `input_required`.
+fn detail_of(task: &Task, outcome: Option<&Result<Value, ErrorData>>, requests: &JsonObject) -> Value {
+    let mut value = extension_task(task);
+    match (&task.status, outcome) {
+        (TaskStatus::Completed, Some(Ok(result))) => value["result"] = result.clone(),
+        (TaskStatus::Failed, Some(Err(error))) => value["error"] = serde_json::to_value(error).unwrap_or_default(),
+        (TaskStatus::InputRequired, _) => value["inputRequests"] = Value::Object(requests.clone()),
+        _ => {}
+    }
+    value
+}
+
+/// What `tasks/result` answers for an ended task: what the original request would have
+/// answered, tagged with the related-task metadata.
+fn result_of(task_id: &str, outcome: Option<Result<Value, ErrorData>>) -> Result<Value, ErrorData> {
+    match outcome {
+        None => Err(ErrorData::invalid_params(format!("Task {task_id} was cancelled and has no result"))),
+        Some(Err(error)) => Err(error),
+        Some(Ok(mut result)) => {
+            if let Value::Object(map) = &mut result {
+                let meta = map.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+                if let Value::Object(meta) = meta {
+                    let related = RelatedTaskMetadata { task_id: task_id.to_owned() };
+                    meta.insert(RELATED_TASK_META_KEY.to_owned(), serde_json::to_value(related).unwrap_or_default());
+                }
+            }
+            Ok(result)
+        }
+    }
+}
+
+/// One page of `tasks/list`; the cursor is the id of the last task listed.
+fn page_of(tasks: Vec<Task>, cursor: Option<&str>, page_size: usize) -> Result<ListTasksResult, ErrorData> {
+    let start = match cursor {
+        None => 0,
+        Some(c) => {
+            tasks
+                .iter()
+                .position(|t| t.task_id == c)
+                .ok_or_else(|| ErrorData::invalid_params(format!("Invalid cursor: {c:?}")))?
+                + 1
+        }
+    };
+    let page: Vec<Task> = tasks.iter().skip(start).take(page_size).cloned().collect();
+    let next_cursor = (start + page.len() < tasks.len()).then(|| page.last().map(|t| t.task_id.clone())).flatten();
+    Ok(ListTasksResult { tasks: page, next_cursor, meta: None })
+}
+
 /// A task with the extension's field names (`ttlMs`, `pollIntervalMs`).
 fn extension_task(task: &Task) -> Value {
     let mut value = serde_json::json!({
@@ -461,6 +514,7 @@ fn extension_task(task: &Task) -> Value {
     value
 }
 
+/// The text of a failed tool result, for the task's status message.
 fn error_text(result: &Value) -> String {
     result
         .get("content")

@@ -76,6 +76,14 @@ pub fn stdio() -> StreamTransport<Box<dyn AsyncRead + Send + Unpin>, Box<dyn Asy
     StreamTransport::new(reader, writer)
 }
 
+/// How many bytes of messages the reader hands out before it lets the other tasks run.
+///
+/// A peer that pipelines large messages would otherwise have them all read and decoded before
+/// the first handler runs (a reader with data waiting does not yield on its own for a while),
+/// so that every message in flight is held at once. Small messages never reach it between the
+/// yields the runtime imposes anyway.
+const YIELD_BYTES: usize = 64 * 1024;
+
 /// A reader that splits a byte stream into lines and decodes each one.
 pub(crate) struct LineReader<R> {
     reader: R,
@@ -85,11 +93,13 @@ pub(crate) struct LineReader<R> {
     scanned: usize,
     /// True while the rest of an oversized line is being thrown away.
     discarding: bool,
+    /// The bytes of the messages handed out since the reader last yielded.
+    unyielded: usize,
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> LineReader<R> {
     pub(crate) fn new(reader: R, max: usize) -> Self {
-        LineReader { reader, buf: BytesMut::with_capacity(16 * 1024), max, scanned: 0, discarding: false }
+        LineReader { reader, buf: BytesMut::with_capacity(16 * 1024), max, scanned: 0, discarding: false, unyielded: 0 }
     }
 
     fn too_large(&self) -> Inbound {
@@ -104,6 +114,10 @@ impl<R: AsyncRead + Send + Unpin + 'static> LineReader<R> {
 #[async_trait]
 impl<R: AsyncRead + Send + Unpin + 'static> TransportReader for LineReader<R> {
     async fn recv(&mut self) -> Result<Option<Inbound>, Error> {
+        if self.unyielded >= YIELD_BYTES {
+            self.unyielded = 0;
+            tokio::task::yield_now().await;
+        }
         loop {
             if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.scanned..]) {
                 let end = self.scanned + pos;
@@ -122,6 +136,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> TransportReader for LineReader<R> {
                 if line.len() > self.max {
                     return Ok(Some(self.too_large()));
                 }
+                self.unyielded += line.len();
                 return Ok(Some(match JsonRpcMessage::decode(line) {
                     Ok(message) => Inbound::Message(message),
                     Err(e) => Inbound::Invalid(e),

@@ -409,6 +409,12 @@ fn schema(properties: Value) -> JsonObject {
 /// * `slow`: waits for [`Probes::release_slow`] (at most 20 s), then answers `slow done`;
 /// * `ask`: elicits a name from the user and answers `action=<action> name=<name>`.
 pub fn test_server() -> (Server, Probes) {
+    test_server_with(None)
+}
+
+/// The test server, with task support when `tasks` is given (`progress` and `slow` may then
+/// run as tasks).
+pub fn test_server_with(tasks: Option<mcpkit::server::TaskOptions>) -> (Server, Probes) {
     let probes = Probes::default();
     let done = probes.progress_done.clone();
     let release = probes.release_slow.clone();
@@ -472,9 +478,12 @@ pub fn test_server() -> (Server, Probes) {
             let name = answer["content"]["name"].as_str().unwrap_or("-").to_owned();
             let action = answer["action"].as_str().unwrap_or("-").to_owned();
             Ok(CallToolResult::text(format!("action={action} name={name}")))
-        })
-        .build()
-        .expect("a valid server");
+        });
+    let server = match tasks {
+        Some(tasks) => server.tasks(tasks),
+        None => server,
+    };
+    let server = server.build().expect("a valid server");
     (server, probes)
 }
 

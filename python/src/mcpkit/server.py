@@ -7,7 +7,6 @@ with that JSON-RPC error, and any other exception from a tool is an ``isError`` 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import re
@@ -38,6 +37,9 @@ def ensure_no_running_loop(what: str) -> None:
 
     Such a call would block the very loop its own async handlers need, and hang forever.
     """
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:  # No loop runs before asyncio is imported, and importing it costs memory.
+        return
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -291,6 +293,9 @@ class Server:
         self._lifespan_state: Any = None
         self._lifespan_users = 0
         self._tasks = tasks is not None and tasks is not False
+        #: Whether a coroutine function was registered as a handler: without one, and without a
+        #: lifespan, ``run()`` serves stdio without asyncio.
+        self._any_async = False
         #: The names (tools, prompts) and URIs (resources, templates) registered, to refuse a
         #: second registration under one of them unless it asks to replace.
         self._registered: dict[str, set[str]] = {"tool": set(), "prompt": set(), "resource": set()}
@@ -410,6 +415,7 @@ class Server:
         if task_support not in (None, "forbidden") and not self._tasks:
             raise ValueError(f"tool {name or fn.__name__!r} declares task support, but the server has no tasks=")
         sig = Signature(fn, Context)
+        self._any_async |= sig.is_async
         tool_name = name or fn.__name__
         tool = {
             "name": tool_name,
@@ -464,6 +470,7 @@ class Server:
         def register(fn: F) -> F:
             _decorated(fn, "server.resource()")
             sig = Signature(fn, Context)
+            self._any_async |= sig.is_async
             if _TEMPLATE.search(uri):
                 _check_template(uri, sig, fn)
             entry = optional(
@@ -528,6 +535,7 @@ class Server:
         def register(fn: F) -> F:
             _decorated(fn, "server.prompt()")
             sig = Signature(fn, Context)
+            self._any_async |= sig.is_async
             arguments = [
                 {"name": p.name, "required": p.default is inspect.Parameter.empty}
                 | optional(description=sig.param_docs.get(p.name))
@@ -561,6 +569,7 @@ class Server:
 
         def register(fn: F) -> F:
             sig = Signature(fn, Context)
+            self._any_async |= sig.is_async
             names = [p.name for p in sig.params if not p.is_context]
 
             def call(params: Mapping[str, Any], ctx: _native.Context) -> Any:
@@ -579,6 +588,7 @@ class Server:
 
         def register(fn: F) -> F:
             sig = Signature(fn, Context)
+            self._any_async |= sig.is_async
 
             def call(_payload: Any, ctx: _native.Context) -> Any:
                 return fn(**_context_kwargs(sig, ctx, self))
@@ -711,7 +721,10 @@ class Server:
         """Serves until the client leaves (stdio) or the process is interrupted (``"http"``, also
         spelled ``"streamable-http"``, with the keyword arguments of ``serve_http``).
 
-        It blocks, so it must not be called from a thread that runs an asyncio loop.
+        It blocks, so it must not be called from a thread that runs an asyncio loop. A stdio
+        server whose handlers are all plain functions and that has no lifespan is served without
+        asyncio, which it then never imports (a smaller process); a coroutine handler registered
+        while it serves fails its calls.
         """
         ensure_no_running_loop("Server.run()")
         if transport == "streamable-http":
@@ -719,6 +732,12 @@ class Server:
         if transport not in ("stdio", "http"):
             raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http' ('streamable-http')")
         try:
+            if transport == "stdio" and not self._any_async and self._lifespan is None:
+                with contextlib.redirect_stdout(sys.stderr):
+                    self._native.serve_stdio_blocking()
+                return
+            import asyncio  # Imported here: a plain stdio server never needs it.
+
             asyncio.run(self._run(transport, host, port, http))
         except KeyboardInterrupt:
             pass

@@ -3,7 +3,7 @@
 //! process they belong to, and serving GET streams from Redis.
 
 use super::*;
-use crate::http::cluster::{BusEvent, Cluster, Unavailable, entry_of, owner_of};
+use crate::http::cluster::{BusEvent, Cluster, ClusterTasks, Unavailable, entry_of, owner_of};
 
 /// Counts one open followed stream of a session while it lives.
 struct Follower(Arc<AtomicU64>);
@@ -44,6 +44,7 @@ pub(super) async fn connect(state: &Arc<HttpState>) -> Result<(), Response> {
             let (cluster, key) =
                 Cluster::connect(options.clone(), state.options.session_idle_timeout, on_event).await?;
             state.server.share_round_key(key);
+            state.server.share_tasks(Arc::new(ClusterTasks(Arc::downgrade(&cluster))));
             let updates = Arc::downgrade(&cluster);
             state.server.route_resource_updates(Arc::new(move |uri: &str| {
                 if let Some(cluster) = updates.upgrade() {
@@ -75,6 +76,7 @@ fn on_bus_event(state: &Arc<HttpState>, event: BusEvent) {
             }
         }
         BusEvent::ResourceUpdated { uri } => state.server.publish_resource_update(&uri),
+        BusEvent::Task { scope, task_id, command } => state.server.apply_task_command(&scope, &task_id, &command),
         BusEvent::Level { session, level } => {
             let Some(session) = lock(&state.sessions).get(&session).cloned() else { return };
             tokio::spawn(async move {
