@@ -17,7 +17,8 @@ use mcpkit::{
         Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool,
     },
     server::{
-        CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ServerOptions, TaskOptions, ToolHandler,
+        CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ServerOptions, Skill, TaskOptions,
+        ToolHandler,
     },
 };
 use serde::Deserialize;
@@ -302,6 +303,28 @@ impl Server {
         let prompt: Prompt = parse(descriptor, "prompt")?;
         let adapter = Adapter { detail: prompt.description.clone(), ..Adapter::new(callback) };
         self.inner.add_prompt(prompt, adapter);
+        Ok(())
+    }
+
+    /// Serves a skill of the skills extension (`io.modelcontextprotocol/skills`): `descriptor`
+    /// is `{"skillMd", "files"}`, the text of its `SKILL.md` (YAML frontmatter giving `name`
+    /// and `description`) and its supporting files as an object of texts by relative path.
+    /// Each file becomes a resource under `skill://<name>/`; a skill of the same name is
+    /// replaced. A bad name, frontmatter or path is a configuration error.
+    pub fn add_skill(&self, descriptor: Value) -> Result<(), Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        struct SkillSpec {
+            skill_md: String,
+            #[serde(default)]
+            files: std::collections::BTreeMap<String, String>,
+        }
+        let spec: SkillSpec = parse(descriptor, "skill")?;
+        let mut skill = Skill::new(spec.skill_md).map_err(config_error)?;
+        for (path, text) in spec.files {
+            skill = skill.with_file(path, text).map_err(config_error)?;
+        }
+        self.inner.add_skill(skill);
         Ok(())
     }
 

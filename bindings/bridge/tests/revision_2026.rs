@@ -102,3 +102,35 @@ fn a_2025_client_gets_the_same_handlers_requests_in_one_run() {
     assert_eq!(runs, 1);
     assert_eq!(asked, ["How many guests?", "Which day?"]);
 }
+
+const SKILL_MD: &str =
+    "---\nname: pdf-processing\ndescription: Extract PDF text\n---\n\nRead references/FORMS.md first.\n";
+
+#[test]
+fn a_skill_added_through_the_bridge_is_listed_and_its_files_are_resources() {
+    let server = Server::new(json!({ "name": "skills", "version": "1" })).unwrap();
+    let files = json!({ "references/FORMS.md": "Forms have fields.\n" });
+    server.add_skill(json!({ "skillMd": SKILL_MD, "files": files })).unwrap();
+    let options = json!({ "name": "tester", "version": "1", "protocolVersion": NEXT });
+    let client = block_on(Client::connect_memory(&server, options, ClientCallbacks::new())).unwrap();
+    let extensions = &client.server_info()["capabilities"]["extensions"];
+    assert!(extensions.get("io.modelcontextprotocol/skills").is_some(), "{extensions}");
+    let listed = block_on(client.request("skills/list", json!({}), CallOptions::new())).unwrap();
+    let skill = &listed["skills"][0];
+    assert_eq!(skill["uri"], "skill://pdf-processing/SKILL.md");
+    assert_eq!(skill["frontmatter"]["description"], "Extract PDF text");
+    assert_eq!(skill["resources"].as_array().unwrap().len(), 2);
+    let read = block_on(client.request(
+        "resources/read",
+        json!({ "uri": "skill://pdf-processing/references/FORMS.md" }),
+        CallOptions::new(),
+    ))
+    .unwrap();
+    assert_eq!(read["contents"][0]["text"], "Forms have fields.\n");
+    block_on(client.close()).unwrap();
+
+    let refused = server.add_skill(json!({ "skillMd": SKILL_MD.replace("pdf-processing", "PDF--x") })).unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Config, "{refused:?}");
+    let escaping = json!({ "skillMd": SKILL_MD, "files": { "../up.md": "x" } });
+    assert_eq!(server.add_skill(escaping).unwrap_err().kind, ErrorKind::Config);
+}

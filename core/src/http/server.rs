@@ -1354,19 +1354,14 @@ async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, 
             }
             if !session.stream_exists(stream) {
                 // The client cancelled the request: its stream ends with nothing in it.
-                return frames_response(Vec::new(), rx, None, session.closed.clone());
+                return frames_response(Vec::new(), rx, None, session.clone());
             }
             // The handler closed its stream before sending anything: the client gets the
             // priming event and comes back for the rest.
             return sse_response(state, session, stream, None, rx);
         };
         if matches!(message, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)) {
-            // What the request sent on the session's stream is in Redis before the client can
-            // make its next request, on whichever process: messages keep their causal order.
-            #[cfg(feature = "redis")]
-            if let Some(cluster) = &session.cluster {
-                cluster.appended().await;
-            }
+            stored_before(session, &message).await;
             return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], message.encode()).into_response();
         }
         return sse_response(state, session, stream, Some((event_id, message)), rx);
@@ -1404,25 +1399,47 @@ fn sse_response(
     if let Some((id, message)) = first {
         head.push(sse_event(Some(&id), &message));
     }
-    frames_response(head, rx, state.options.keep_alive, session.closed.clone())
+    frames_response(head, rx, state.options.keep_alive, session.clone())
+}
+
+/// In a cluster, waits until what the session's requests sent on its standalone stream before
+/// `message` is stored in Redis when `message` answers a request, so that a client which got
+/// the answer finds those messages on whichever process it asks next: messages keep their
+/// causal order across processes. Elsewhere it returns at once.
+#[cfg_attr(not(feature = "redis"), allow(unused_variables, clippy::unused_async))]
+async fn stored_before(session: &HttpSession, message: &JsonRpcMessage) {
+    #[cfg(feature = "redis")]
+    if let Some(cluster) = &session.cluster
+        && matches!(message, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_))
+    {
+        cluster.appended().await;
+    }
 }
 
 fn frames_response(
     head: Vec<Bytes>,
     rx: FrameReceiver,
     keep_alive: Option<Duration>,
-    closed: CancellationToken,
+    session: Arc<HttpSession>,
 ) -> Response {
-    let frames = futures::stream::unfold((rx, closed), move |(mut rx, closed)| async move {
+    let frames = futures::stream::unfold((rx, session), move |(mut rx, session)| async move {
         let ping = async {
             match keep_alive {
                 Some(d) => tokio::time::sleep(d).await,
                 None => std::future::pending().await,
             }
         };
+        let closed = session.closed.clone();
         tokio::select! {
-            frame = rx.recv() => frame.map(|f| { let Frame::Event(id, m) = *f; (sse_event(Some(&id), &m), (rx, closed)) }),
-            _ = ping => Some((Bytes::from_static(b": keep-alive\n\n"), (rx, closed))),
+            frame = rx.recv() => match frame {
+                Some(frame) => {
+                    let Frame::Event(id, message) = *frame;
+                    stored_before(&session, &message).await;
+                    Some((sse_event(Some(&id), &message), (rx, session)))
+                }
+                None => None,
+            },
+            _ = ping => Some((Bytes::from_static(b": keep-alive\n\n"), (rx, session))),
             _ = closed.cancelled() => None,
         }
     });
@@ -1478,7 +1495,7 @@ async fn get(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Res
     }
     let retry = state.options.sse_retry.as_millis();
     let head = vec![Bytes::from(format!("retry: {retry}\n\n"))];
-    frames_response(head, rx, state.options.keep_alive, session.closed.clone())
+    frames_response(head, rx, state.options.keep_alive, session.clone())
 }
 
 /// Replays what a client missed on one stream and, if that stream is still live, goes on
@@ -1502,7 +1519,7 @@ fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Res
         None => drop(tx),
     }
     drop(routes);
-    frames_response(head, rx, state.options.keep_alive, session.closed.clone())
+    frames_response(head, rx, state.options.keep_alive, session.clone())
 }
 
 async fn delete(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {

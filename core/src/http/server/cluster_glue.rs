@@ -295,5 +295,5 @@ pub(super) async fn get(
     };
     let retry = state.options.sse_retry.as_millis();
     let head = vec![Bytes::from(format!("retry: {retry}\n\n"))];
-    frames_response(head, rx, state.options.keep_alive, session.closed.clone())
+    frames_response(head, rx, state.options.keep_alive, session.clone())
 }
