@@ -96,9 +96,9 @@ test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the 
 	$(MAKE) conformance-next
 
 # `all rust` then `server python node swift`: a run wipes only the results of the fixtures it names.
-conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conformance suite 0.2.0-alpha.12 (revision 2026-07-28, extensions): its 65 server scenarios against the Rust, Python, Node and Swift servers, its 48 client scenarios against the Rust client.
-	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh all rust
-	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server python node swift
+conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conformance suite 0.2.0-alpha.12 (revision 2026-07-28, extensions): its 65 server scenarios against the Rust, Python, Node and Swift servers, its 48 client scenarios against the Rust and Python clients.
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh all rust python
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server node swift
 
 SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
 

@@ -6,9 +6,14 @@ suite's mock server at ``URL`` over Streamable HTTP, like the Rust fixture clien
 prints why on stderr and exits 1 (2 for a usage error). Gives up after
 ``MCP_CONFORMANCE_CLIENT_TIMEOUT`` seconds (default 20), before the suite's own time-out.
 
+The client asks for revision 2026-07-28 and falls back to ``initialize`` with an older server.
 An ``auth/...`` scenario logs in to the protected mock server with the settings of its context
-(``MCP_CONFORMANCE_CONTEXT``): client credentials for machine clients, a pre-registered client
-when the context names one, and otherwise a user who approves at once.
+(``MCP_CONFORMANCE_CONTEXT``): the user's ID token for enterprise-managed authorization, the
+workload's JWT for workload identity, client credentials for machine clients, a pre-registered
+client when the context names one, and otherwise a user who approves at once. The revision
+2026-07-28 scenarios that watch an ordinary exchange list the tools and call them all at once;
+the skills scenarios (``sep-2640-client-...``) list the skills, then load the first and read
+its files as a host does when the skill is used.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcpkit import Client, ClientAuth, ClientCredentials, McpError
-from mcpkit.types import ElicitResult, JsonObject
+from mcpkit import Client, ClientAuth, ClientCredentials, IdentityAssertion, McpError, WorkloadIdentity
+from mcpkit.client import SKILLS_EXTENSION
+from mcpkit.types import CallToolResult, ElicitResult, JsonObject
 
 SCENARIO_VARIABLE = "MCP_CONFORMANCE_SCENARIO"
 CONTEXT_VARIABLE = "MCP_CONFORMANCE_CONTEXT"
@@ -30,11 +36,38 @@ TIMEOUT_VARIABLE = "MCP_CONFORMANCE_CLIENT_TIMEOUT"
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 DEFAULT_TIMEOUT = 20.0
 USAGE = "usage: MCP_CONFORMANCE_SCENARIO=NAME client.py URL"
-SCENARIOS = ("initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry")
+PROTOCOL_VERSION = "2026-07-28"
+SCENARIOS = (
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+    "json-schema-2020-12-preservation",
+)
+#: The scenarios that watch an ordinary exchange: list the tools and call each.
+EXCHANGES = (
+    "request-metadata",
+    "http-custom-headers",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+)
+SKILLS_PREFIX = "sep-2640-client-"
 
 
 class ScenarioFailed(Exception):
     """The scenario could not do its job; the message says why."""
+
+
+def scenario_context() -> JsonObject:
+    """The scenario's context, or an empty one."""
+    context = json.loads(os.environ.get(CONTEXT_VARIABLE) or "{}")
+    return context if isinstance(context, dict) else {}
+
+
+def text_of(result: CallToolResult) -> str:
+    return " ".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
 
 
 def _answer_value(default: Any) -> bool:
@@ -71,7 +104,7 @@ async def require_tool(client: Client, name: str) -> None:
 
 async def call(client: Client, name: str, arguments: JsonObject) -> str:
     result = await client.call_tool(name, arguments)
-    text = " ".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
+    text = text_of(result)
     if result.get("isError"):
         raise ScenarioFailed(f"tool {name} reported an error: {text}")
     return f"{name} answered: {text}"
@@ -97,7 +130,64 @@ async def steps(scenario: str, client: Client) -> str:
     if scenario == "sse-retry":
         await require_tool(client, "test_reconnection")
         return await call(client, "test_reconnection", {})
-    raise ScenarioFailed(f"unsupported scenario `{scenario}` (supported: {', '.join(SCENARIOS)})")
+    if scenario == "json-schema-2020-12-preservation":
+        tools = {tool["name"]: tool for tool in await client.list_tools()}
+        if "json_schema_2020_12_tool" not in tools:
+            raise ScenarioFailed("the server lists no json_schema_2020_12_tool")
+        schema = tools["json_schema_2020_12_tool"]["inputSchema"]
+        return await call(client, "json_schema_echo", {"schema": schema})
+    if scenario in EXCHANGES:
+        return await exchange(client)
+    if scenario.startswith(SKILLS_PREFIX):
+        return await use_skill(scenario, client)
+    raise ScenarioFailed(f"unsupported scenario `{scenario}`")
+
+
+async def exchange(client: Client) -> str:
+    """Lists the tools and makes the calls the context names (``toolCalls``), else calls every
+    tool without arguments, all at once."""
+    if "tools" not in client.server_info.get("capabilities", {}):
+        return f"discovered a server without tools at protocol {client.protocol_version}"
+    tools = await client.list_tools()
+    named = [
+        (c["name"], c.get("arguments") or {})
+        for c in scenario_context().get("toolCalls") or []
+        if isinstance(c, dict) and isinstance(c.get("name"), str)
+    ]
+    planned = named or [(tool["name"], {}) for tool in tools]
+
+    async def one(name: str, arguments: JsonObject) -> str:
+        try:
+            return f"{name}: {text_of(await client.call_tool(name, arguments))}"
+        except McpError as e:
+            return f"{name}: {e}"
+
+    answers = await asyncio.gather(*(one(name, arguments) for name, arguments in planned))
+    return f"at protocol {client.protocol_version}: {'; '.join(answers)}"
+
+
+async def use_skill(scenario: str, client: Client) -> str:
+    """Lists the skills; unless the scenario only lists them, loads the first and reads its
+    supporting files, stopping at the first file that fails verification."""
+    skills = await client.list_skills()
+    summary = f"the server lists {len(skills)} skill(s)"
+    if not skills or scenario == f"{SKILLS_PREFIX}no-prefetch":
+        return summary
+    entry = skills[0]
+    try:
+        skill = await client.load_skill(entry)
+    except McpError as e:
+        return f"{summary}; refused {entry['uri']}: {e}"
+    summary += f"; loaded {skill['frontmatter'].get('name', entry['uri'])}"
+    for file in entry.get("resources", []):
+        if file["uri"] == entry["uri"]:
+            continue
+        try:
+            data = await client.read_skill_file(entry, file["uri"])
+        except McpError as e:
+            return f"{summary}; refused {file['uri']}: {e}"
+        summary += f"; read {file['uri']} ({len(data)} bytes)"
+    return summary
 
 
 def approve(authorization_url: str) -> str:
@@ -119,6 +209,18 @@ def approve(authorization_url: str) -> str:
 
 def login(scenario: str, context: JsonObject) -> ClientAuth:
     """The login settings of an ``auth/...`` scenario, from its context."""
+    if scenario.startswith("auth/cross-app-access") or scenario == "auth/enterprise-managed-authorization":
+        assertion = IdentityAssertion(
+            client_id=context["client_id"],
+            client_secret=context.get("client_secret"),
+            idp_token_endpoint=context["idp_token_endpoint"],
+            id_token=context["idp_id_token"],
+            idp_client_id=context.get("idp_client_id"),
+        )
+        return ClientAuth(identity_assertion=assertion)
+    if scenario == "auth/wif-jwt-bearer":
+        workload = WorkloadIdentity(assertion=context["valid_jwt"], client_id=context.get("client_id"))
+        return ClientAuth(workload_identity=workload)
     if scenario.startswith("auth/client-credentials"):
         credentials = ClientCredentials(
             client_id=context["client_id"],
@@ -149,13 +251,21 @@ async def logged_in(client: Client) -> str:
 
 async def run(scenario: str, url: str) -> str:
     """Connects, does the scenario's job and closes the connection; returns a summary."""
+    options: dict[str, Any] = {
+        "name": "mcpkit-conformance-client",
+        "protocol_version": PROTOCOL_VERSION,
+        "extensions": {SKILLS_EXTENSION: {}},
+    }
     if scenario.startswith("auth/"):
-        context = json.loads(os.environ.get(CONTEXT_VARIABLE, "{}"))
-        async with Client.http(url, auth=login(scenario, context), authorizer=approve) as client:
+        login_settings = login(scenario, scenario_context())
+        async with Client.http(url, auth=login_settings, authorizer=approve, **options) as client:
             return await logged_in(client)
-    if scenario not in SCENARIOS:
-        raise ScenarioFailed(f"unsupported scenario `{scenario}` (supported: {', '.join(SCENARIOS)}, auth/...)")
-    async with Client.http(url, elicitation_handler=accept_defaults) as client:
+    if scenario not in SCENARIOS + EXCHANGES and not scenario.startswith(SKILLS_PREFIX):
+        supported = ", ".join(SCENARIOS + EXCHANGES)
+        raise ScenarioFailed(
+            f"unsupported scenario `{scenario}` (supported: {supported}, auth/..., {SKILLS_PREFIX}...)"
+        )
+    async with Client.http(url, elicitation_handler=accept_defaults, **options) as client:
         return await steps(scenario, client)
 
 
@@ -173,6 +283,9 @@ def main(argv: list[str]) -> int:
         summary = asyncio.run(asyncio.wait_for(run(scenario, argv[0]), timeout=limit))
     except asyncio.TimeoutError:
         print(f"client.py: {scenario}: gave up after {limit:g} s", file=sys.stderr)
+        return 1
+    except KeyError as e:
+        print(f"client.py: {scenario}: the context has no {e}", file=sys.stderr)
         return 1
     except (ScenarioFailed, McpError, OSError) as e:
         print(f"client.py: {scenario}: {type(e).__name__}: {e}", file=sys.stderr)

@@ -47,8 +47,9 @@ auth_client_scenarios="auth/metadata-default auth/metadata-var1 auth/metadata-va
   auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
   auth/client-credentials-jwt auth/client-credentials-basic"
 auth_fixtures=" ${CONFORMANCE_AUTH_FIXTURES:-rust python node swift} "
-# Enterprise-managed authorization (SEP-990), which the Rust client fixture implements.
-rust_auth_scenarios="auth/cross-app-access-complete-flow"
+# Enterprise-managed authorization (SEP-990), which the Rust and Python client fixtures implement.
+identity_assertion_scenarios="auth/cross-app-access-complete-flow"
+identity_assertion_fixtures=" rust python "
 # How long past the CLI's own client time-out a client may live before we kill it.
 kill_grace=5
 
@@ -331,7 +332,7 @@ run_client_side() {
     mapfile -t client_scenarios < <(list_scenarios Client)
   elif [[ "$auth_fixtures" == *" $fixture "* ]]; then
     local extra=""
-    [[ "$fixture" == rust ]] && extra="$rust_auth_scenarios"
+    [[ "$identity_assertion_fixtures" == *" $fixture "* ]] && extra="$identity_assertion_scenarios"
     read -r -d '' -a client_scenarios <<<"$basic_client_scenarios $auth_client_scenarios $extra"
   else
     read -r -a client_scenarios <<<"$basic_client_scenarios"

@@ -137,6 +137,15 @@ struct LoginSpec {
     max_step_ups: Option<u32>,
     client_credentials: Option<CredentialsSpec>,
     identity_assertion: Option<IdentityAssertionSpec>,
+    workload_identity: Option<WorkloadIdentitySpec>,
+}
+
+/// Workload identity federation settings, as JSON: the JWT the workload's platform issued.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct WorkloadIdentitySpec {
+    client_id: Option<String>,
+    assertion: String,
 }
 
 /// Enterprise-managed authorization (SEP-990) settings, as JSON.
@@ -214,6 +223,12 @@ pub(crate) fn oauth_client(
                 idp_client_id: assertion.idp_client_id,
             })
         }
+        (None, _) if let Some(workload) = spec.workload_identity => {
+            OAuthClientOptions::machine(ClientCredentials::WorkloadIdentity {
+                client_id: workload.client_id,
+                assertion: workload.assertion,
+            })
+        }
         (Some(credentials), _) => {
             let client_id = credentials.client_id;
             let credentials = match (credentials.private_key_pem, credentials.client_secret) {
@@ -236,7 +251,7 @@ pub(crate) fn oauth_client(
         }
         (None, None) => {
             return Err(Error::invalid_input(
-                "auth needs an authorizer callback, clientCredentials or identityAssertion",
+                "auth needs an authorizer callback, clientCredentials, identityAssertion or workloadIdentity",
             ));
         }
     };

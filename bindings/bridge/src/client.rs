@@ -350,7 +350,7 @@ fn list_method(kind: &str) -> Result<&'static str, Error> {
 /// A connected MCP client; cloning is cheap and gives the same connection.
 #[derive(Clone, Debug)]
 pub struct Client {
-    inner: mcpkit::Client,
+    pub(crate) inner: mcpkit::Client,
 }
 
 impl Client {
@@ -363,7 +363,9 @@ impl Client {
     /// `clientMetadataUrl`, `scopes`, `maxStepUps`, and `clientCredentials` (`clientId` with
     /// `clientSecret` or `privateKeyPem` and `algorithm`, for machine clients) or
     /// `identityAssertion` (`clientId`, `clientSecret`, `idpTokenEndpoint`, `idToken`,
-    /// `idpClientId`: enterprise-managed authorization with the user's ID token); users log in
+    /// `idpClientId`: enterprise-managed authorization with the user's ID token) or
+    /// `workloadIdentity` (`assertion`, the workload's JWT, and `clientId`: workload identity
+    /// federation); users log in
     /// through the callbacks' authorizer. `options` is `null` or an object with `name`, `version`, `title`,
     /// `icons`, `websiteUrl`, `protocolVersion`, `requestTimeoutMs` and `capabilities`
     /// (declared beside those the callbacks imply).
@@ -479,8 +481,16 @@ impl Client {
     }
 
     /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts` or
-    /// `tasks`) from `cursor`; the result holds the items and `nextCursor`.
+    /// `tasks`) from `cursor`; the result holds the items and `nextCursor`. Tools are listed
+    /// as the core lists them: under revision 2026-07-28 a tool whose `x-mcp-header`
+    /// annotations break the rules is left out, and output schemas are kept to validate results.
     pub fn list(&self, kind: &str, cursor: Option<String>) -> Task<Value> {
+        if kind == "tools" {
+            let client = self.inner.clone();
+            return Task::new(async move {
+                Ok(serde_json::to_value(client.list_tools(cursor).await?).unwrap_or(Value::Null))
+            });
+        }
         match list_method(kind) {
             Ok(method) => {
                 let params = cursor.map(|c| json!({ "cursor": c })).unwrap_or(Value::Null);

@@ -25,6 +25,7 @@ mod pool;
 pub mod results;
 mod runtime;
 mod server;
+mod skills;
 
 pub use callback::{Callback, SharedCallback};
 pub use client::{CallOptions, Client, ClientCallbacks};

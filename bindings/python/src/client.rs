@@ -4,7 +4,7 @@
 use std::{sync::Arc, time::Duration};
 
 use mcpkit_bridge::{CallOptions, Client, ClientCallbacks};
-use pyo3::{exceptions::PyValueError, prelude::*};
+use pyo3::{exceptions::PyValueError, prelude::*, types::PyBytes};
 use serde_json::Value;
 
 use crate::{
@@ -172,6 +172,27 @@ impl PyClient {
     /// Lists every item of `kind`, following the pages.
     fn list_all<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyAny>> {
         runtime::await_json(py, self.inner.list_all(kind))
+    }
+
+    /// Lists the server's skills (every page), reading no skill file.
+    fn list_skills<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.list_skills())
+    }
+
+    /// Loads the skill of `entry`: its `SKILL.md`, verified against the entry.
+    fn load_skill<'py>(&self, py: Python<'py>, entry: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.load_skill(convert::from_py(entry)?))
+    }
+
+    /// Reads the file `uri` of the skill of `entry` as `bytes`, verified against the entry.
+    fn read_skill_file<'py>(
+        &self,
+        py: Python<'py>,
+        entry: &Bound<'py, PyAny>,
+        uri: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let task = self.inner.read_skill_file(convert::from_py(entry)?, uri);
+        runtime::await_task(py, task, |py, bytes| Ok(PyBytes::new(py, &bytes).into_any()))
     }
 
     /// Sends a notification to the server.

@@ -26,7 +26,17 @@ from .server import ClusterOptions, HttpServer, Server
 from .types import Audio, File, Image
 
 if TYPE_CHECKING:
-    from .auth import AuthInfo, ClientAuth, ClientCredentials, JwtSettings, ServerAuth, StoredTokens, TokenStore
+    from .auth import (
+        AuthInfo,
+        ClientAuth,
+        ClientCredentials,
+        IdentityAssertion,
+        JwtSettings,
+        ServerAuth,
+        StoredTokens,
+        TokenStore,
+        WorkloadIdentity,
+    )
     from .client import Client
 
 #: The public names imported on first use, and their modules: a server without authorization
@@ -35,6 +45,8 @@ _LAZY = {
     "AuthInfo": "auth",
     "ClientAuth": "auth",
     "ClientCredentials": "auth",
+    "IdentityAssertion": "auth",
+    "WorkloadIdentity": "auth",
     "JwtSettings": "auth",
     "ServerAuth": "auth",
     "StoredTokens": "auth",
@@ -70,6 +82,7 @@ __all__ = [
     "Context",
     "File",
     "HttpServer",
+    "IdentityAssertion",
     "Image",
     "InternalError",
     "InvalidParams",
@@ -88,6 +101,7 @@ __all__ = [
     "TokenStore",
     "TransportClosed",
     "UrlElicitationRequired",
+    "WorkloadIdentity",
     "set_sync_handler_limit",
     "sync_handler_limit",
 ]

@@ -154,6 +154,38 @@ class ClientCredentials:
 
 
 @dataclass(frozen=True)
+class IdentityAssertion:
+    """Enterprise-managed authorization (cross-app access): the user's ``id_token`` from the
+    enterprise identity provider is exchanged at ``idp_token_endpoint`` (as ``idp_client_id``
+    when it wants one) for a grant that the MCP server's authorization server trades for an
+    access token, as the client ``client_id`` (with ``client_secret``)."""
+
+    client_id: str
+    idp_token_endpoint: str
+    id_token: str
+    client_secret: Optional[str] = None
+    idp_client_id: Optional[str] = None
+
+    def _to_json(self) -> JsonObject:
+        return {"clientId": self.client_id, "idpTokenEndpoint": self.idp_token_endpoint, "idToken": self.id_token} | (
+            optional(clientSecret=self.client_secret, idpClientId=self.idp_client_id)
+        )
+
+
+@dataclass(frozen=True)
+class WorkloadIdentity:
+    """Workload identity federation: ``assertion``, the JWT the workload's platform issued to
+    it (its audience the authorization server), is the grant itself, sent as ``client_id``
+    when given."""
+
+    assertion: str
+    client_id: Optional[str] = None
+
+    def _to_json(self) -> JsonObject:
+        return {"assertion": self.assertion} | optional(clientId=self.client_id)
+
+
+@dataclass(frozen=True)
 class ClientAuth:
     """How a client logs in to a protected server.
 
@@ -163,7 +195,8 @@ class ClientAuth:
     ``client_id`` (and ``client_secret``) name a pre-registered client or
     ``client_metadata_url`` a client ID metadata document. ``scopes`` replaces the scopes the
     server asks for, and ``max_step_ups`` bounds the logins for more scopes. A machine client
-    gives ``client_credentials`` instead and needs no authorizer.
+    gives ``client_credentials``, ``identity_assertion`` or ``workload_identity`` instead and
+    needs no authorizer.
     """
 
     redirect_uri: Optional[str] = None
@@ -174,9 +207,13 @@ class ClientAuth:
     scopes: Optional[Sequence[str]] = None
     max_step_ups: Optional[int] = None
     client_credentials: Optional[ClientCredentials] = None
+    identity_assertion: Optional[IdentityAssertion] = None
+    workload_identity: Optional[WorkloadIdentity] = None
 
     def _to_json(self) -> JsonObject:
         credentials = self.client_credentials
+        assertion = self.identity_assertion
+        workload = self.workload_identity
         return optional(
             redirectUri=self.redirect_uri,
             clientName=self.client_name,
@@ -186,6 +223,8 @@ class ClientAuth:
             scopes=_list(self.scopes),
             maxStepUps=self.max_step_ups,
             clientCredentials=None if credentials is None else credentials._to_json(),
+            identityAssertion=None if assertion is None else assertion._to_json(),
+            workloadIdentity=None if workload is None else workload._to_json(),
         )
 
 
@@ -246,9 +285,11 @@ __all__ = [
     "Authorizer",
     "ClientAuth",
     "ClientCredentials",
+    "IdentityAssertion",
     "JwtSettings",
     "ServerAuth",
     "StoredTokens",
     "TokenStore",
     "Verifier",
+    "WorkloadIdentity",
 ]

@@ -44,6 +44,9 @@ NotificationHandler = Callable[[str, JsonObject], Union[None, Awaitable[None]]]
 ProgressCallback = Callable[[float, Optional[float], Optional[str]], Union[None, Awaitable[None]]]
 
 Handlers = dict[str, Any]
+#: The identifier of the skills extension, to declare in ``Client(extensions=...)``.
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+
 Connect = Callable[[JsonObject, Handlers], Awaitable[_native.Client]]
 
 _LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -198,8 +201,11 @@ class Client:
     function, and the capabilities declared follow them.
 
     ``name``, ``version``, ``title``, ``icons`` and ``website_url`` describe the client;
-    ``protocol_version`` is the revision it asks for; ``timeout`` (seconds) is the default
-    time-out of every request, which each call's own ``timeout`` overrides.
+    ``protocol_version`` is the revision it asks for (``"2026-07-28"`` to speak the stateless
+    revision to servers that offer it, falling back to ``initialize`` with older ones);
+    ``extensions`` declares the extensions the client supports, by identifier (for example
+    ``{SKILLS_EXTENSION: {}}``); ``timeout`` (seconds) is the default time-out of every request,
+    which each call's own ``timeout`` overrides.
     """
 
     def __init__(
@@ -223,6 +229,7 @@ class Client:
         icons: Optional[list[Icon]] = None,
         website_url: Optional[str] = None,
         protocol_version: Optional[str] = None,
+        extensions: Optional[Mapping[str, JsonObject]] = None,
         timeout: Optional[float] = None,
     ) -> None:
         self._connect = connect
@@ -244,6 +251,7 @@ class Client:
             icons=icons,
             websiteUrl=website_url,
             protocolVersion=protocol_version,
+            capabilities=None if extensions is None else {"extensions": dict(extensions)},
             requestTimeoutMs=None if timeout is None else round(timeout * 1000),
         )
         self._native: Optional[_native.Client] = None
@@ -409,6 +417,25 @@ class Client:
         task = optional(ttl=None if ttl is None else round(ttl * 1000))
         created = await self._session.request("tools/call", params, timeout, None, task)
         return cast(Task, created["task"])
+
+    async def list_skills(self) -> list[JsonObject]:
+        """Lists the server's skills (extension ``SKILLS_EXTENSION``), every page, reading no
+        skill file: each entry has the ``uri`` of the skill's ``SKILL.md``, its ``frontmatter``
+        and its files (``resources``, each with ``uri``, ``digest`` and ``size``). Raises
+        ``CapabilityMissing`` when the server does not declare the extension."""
+        return await self._session.list_skills()
+
+    async def load_skill(self, entry: JsonObject) -> JsonObject:
+        """Loads the skill of ``entry`` (one of ``list_skills``) when it is used: fetches its
+        ``SKILL.md`` and returns ``{"entry", "frontmatter", "body"}`` once the file matches the
+        entry's size, digest and every frontmatter field; otherwise raises ``ProtocolError``."""
+        return await self._session.load_skill(entry)
+
+    async def read_skill_file(self, entry: JsonObject, uri: str) -> bytes:
+        """Reads the supporting file ``uri`` of the skill of ``entry``, which must list it, and
+        returns its bytes once they match the entry's size and digest; otherwise raises
+        ``ProtocolError``."""
+        return await self._session.read_skill_file(entry, uri)
 
     async def get_task(self, task_id: str, *, timeout: Optional[float] = None) -> Task:
         """Returns the current state of a task."""
