@@ -83,7 +83,7 @@ test-node: build-node tests/conformance/node_modules/.package-lock.json ## Build
 	cd node && npx --no-install tsc -b type-test
 	cd node && node --test --test-reporter=spec test/*.test.mjs
 	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \
-		node --test --test-reporter=dot test/*.test.mjs
+		node --test --test-reporter=spec test/*.test.mjs
 
 test-node-install: test-node ## Packs the Node package, installs the tarball into a fresh project (which builds its addon) and runs it from ESM and CommonJS.
 	cd node && node --test --test-reporter=spec test/install/
