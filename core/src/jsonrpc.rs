@@ -14,6 +14,8 @@ use serde::{
 };
 use serde_json::Value;
 
+use crate::json_write;
+
 /// The error code for input that is not valid JSON.
 pub const PARSE_ERROR: i64 = -32700;
 /// The error code for JSON that is not a valid JSON-RPC request.
@@ -392,6 +394,25 @@ fn misshapen(bytes: &[u8], error: &serde_json::Error) -> DecodeError {
     DecodeError::invalid(None, message, true)
 }
 
+/// Appends the `id` member of an envelope.
+fn write_id(out: &mut Vec<u8>, id: &RequestId) {
+    out.extend_from_slice(br#","id":"#);
+    match id {
+        RequestId::Number(n) => json_write::write_i64(out, *n),
+        RequestId::String(s) => json_write::write_str(out, s),
+    }
+}
+
+/// Appends the `method` and `params` members of a request or notification.
+fn write_method(out: &mut Vec<u8>, method: &str, params: Option<&Value>) {
+    out.extend_from_slice(br#","method":"#);
+    json_write::write_str(out, method);
+    if let Some(params) = params {
+        out.extend_from_slice(br#","params":"#);
+        json_write::write_value(out, params);
+    }
+}
+
 impl JsonRpcMessage {
     /// Decodes one message, enforcing the MCP rules on ids, batches and envelopes.
     #[allow(
@@ -419,11 +440,43 @@ impl JsonRpcMessage {
     /// into one allocation instead of one that doubles (and is copied) a dozen times.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.encoded_size_hint());
-        // Serializing these types cannot fail: every map key is a string.
-        if serde_json::to_writer(&mut out, self).is_err() {
-            out.clear();
-        }
+        self.encode_into(&mut out);
         out
+    }
+
+    /// Appends the message as compact JSON with no newline, exactly as its `Serialize`
+    /// implementation writes it, but scanning strings for escapes many bytes at a time.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(br#"{"jsonrpc":"2.0""#);
+        match self {
+            JsonRpcMessage::Request(request) => {
+                write_id(out, &request.id);
+                write_method(out, &request.method, request.params.as_ref());
+            }
+            JsonRpcMessage::Notification(notification) => {
+                write_method(out, &notification.method, notification.params.as_ref());
+            }
+            JsonRpcMessage::Response(response) => {
+                write_id(out, &response.id);
+                out.extend_from_slice(br#","result":"#);
+                json_write::write_value(out, &response.result);
+            }
+            JsonRpcMessage::Error(error) => {
+                if let Some(id) = &error.id {
+                    write_id(out, id);
+                }
+                out.extend_from_slice(br#","error":{"code":"#);
+                json_write::write_i64(out, error.error.code);
+                out.extend_from_slice(br#","message":"#);
+                json_write::write_str(out, &error.error.message);
+                if let Some(data) = &error.error.data {
+                    out.extend_from_slice(br#","data":"#);
+                    json_write::write_value(out, data);
+                }
+                out.push(b'}');
+            }
+        }
+        out.push(b'}');
     }
 
     /// About how many bytes the message takes once encoded, when its strings need no escapes.
@@ -581,6 +634,26 @@ mod tests {
         let encoded = reply.encode();
         assert_eq!(encoded, serde_json::to_vec(&reply).unwrap());
         assert!(encoded.capacity() <= encoded.len() + 128, "{} bytes in {}", encoded.len(), encoded.capacity());
+    }
+
+    #[test]
+    fn every_kind_of_message_is_encoded_as_serde_would_write_it() {
+        let params = serde_json::json!({"name": "t\u{1}\"x\"", "arguments": {"n": -3, "f": 0.25, "list": [true, null]}});
+        let messages = [
+            JsonRpcMessage::request(RequestId::Number(-9), "tools/call", Some(params.clone())),
+            JsonRpcMessage::request(RequestId::String("a\nb".into()), "ping", None),
+            JsonRpcMessage::notification("notifications/progress", Some(params.clone())),
+            JsonRpcMessage::notification("notifications/initialized", None),
+            JsonRpcMessage::response(RequestId::Number(i64::MAX), params.clone()),
+            JsonRpcMessage::error(None, ErrorData::new(PARSE_ERROR, "Parse error: \"x\"")),
+            JsonRpcMessage::error(Some(RequestId::from("r")), ErrorData::new(-32602, "bad").with_data(params)),
+        ];
+        for message in messages {
+            let mut appended = b"prefix".to_vec();
+            message.encode_into(&mut appended);
+            assert_eq!(appended[6..], serde_json::to_vec(&message).unwrap());
+            assert_eq!(message.encode(), serde_json::to_vec(&message).unwrap());
+        }
     }
 
     #[test]

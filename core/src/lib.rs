@@ -9,6 +9,7 @@ pub mod auth;
 pub mod client;
 pub mod error;
 mod finite;
+mod json_write;
 #[doc(hidden)]
 pub mod fuzzing;
 #[cfg(feature = "http")]

@@ -171,7 +171,7 @@ struct LineWriter<W> {
 #[async_trait]
 impl<W: AsyncWrite + Send + Unpin + 'static> TransportWriter for LineWriter<W> {
     async fn send(&mut self, message: Outbound) -> Result<(), Error> {
-        serde_json::to_writer(&mut self.buf, &message.message)?;
+        message.message.encode_into(&mut self.buf);
         self.buf.push(b'\n');
         if self.buf.len() >= 64 * 1024 {
             self.flush().await?;
