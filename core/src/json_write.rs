@@ -155,7 +155,7 @@ mod tests {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                let pick = if state % 3 == 0 { 0 } else { (state >> 8) as usize % alphabet.len() };
+                let pick = if state.is_multiple_of(3) { 0 } else { (state >> 8) as usize % alphabet.len() };
                 text.push_str(alphabet[pick]);
             }
             let value = Value::String(text);
