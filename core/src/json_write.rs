@@ -33,7 +33,8 @@ fn write_escape(out: &mut Vec<u8>, byte: u8) {
         0x08 => b'b',
         0x0c => b'f',
         _ => {
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]]);
+            let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
+            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);
             return;
         }
     };

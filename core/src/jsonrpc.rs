@@ -638,7 +638,8 @@ mod tests {
 
     #[test]
     fn every_kind_of_message_is_encoded_as_serde_would_write_it() {
-        let params = serde_json::json!({"name": "t\u{1}\"x\"", "arguments": {"n": -3, "f": 0.25, "list": [true, null]}});
+        let params =
+            serde_json::json!({"name": "t\u{1}\"x\"", "arguments": {"n": -3, "f": 0.25, "list": [true, null]}});
         let messages = [
             JsonRpcMessage::request(RequestId::Number(-9), "tools/call", Some(params.clone())),
             JsonRpcMessage::request(RequestId::String("a\nb".into()), "ping", None),

@@ -9,11 +9,11 @@ pub mod auth;
 pub mod client;
 pub mod error;
 mod finite;
-mod json_write;
 #[doc(hidden)]
 pub mod fuzzing;
 #[cfg(feature = "http")]
 pub mod http;
+mod json_write;
 pub mod jsonrpc;
 pub mod model;
 mod random;
