@@ -10,15 +10,17 @@
 use std::{
     collections::HashMap,
     future::Future,
+    panic::AssertUnwindSafe,
     pin::Pin,
     sync::{
         Arc, Mutex,
         atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering},
     },
+    task::{Context, Poll, Waker},
     time::Duration,
 };
 
-use futures::future::BoxFuture;
+use futures::{FutureExt as _, future::BoxFuture};
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 use tokio::{
@@ -934,6 +936,21 @@ fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
             }
         }
         Reply::Later(work) => {
+            // A panicking handler fails its request with an internal error, as a thrown error
+            // does in the bindings, instead of leaving the request unanswered.
+            let mut work = AssertUnwindSafe(work).catch_unwind();
+            // A direct transport delivers each request from the task that waits for its answer
+            // (an HTTP request's), so the handler takes its first step there: one that answers
+            // without waiting costs no task and no wake-up. A pending one goes on in its own
+            // task, which polls it again with a real waker.
+            if matches!(peer.inner.out, Output::Direct(_))
+                && let Poll::Ready(outcome) = Pin::new(&mut work).poll(&mut Context::from_waker(Waker::noop()))
+            {
+                if peer.inner.finish(&id, Some(serial)).is_some() {
+                    respond(peer, id, settled(outcome));
+                }
+                return;
+            }
             let peer = peer.clone();
             tokio::spawn(async move {
                 tokio::select! {
@@ -945,13 +962,21 @@ fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
                         // A request cancelled meanwhile is not answered, and its id may already
                         // belong to a new request, which this outcome must not reach.
                         if peer.inner.finish(&id, Some(serial)).is_some() {
-                            respond(&peer, id, outcome);
+                            respond(&peer, id, settled(outcome));
                         }
                     }
                 }
             });
         }
     }
+}
+
+/// The outcome of a handler, a panic in it becoming an internal error.
+fn settled(outcome: std::thread::Result<Result<Value, ErrorData>>) -> Result<Value, ErrorData> {
+    outcome.unwrap_or_else(|_| {
+        tracing::error!("a request handler panicked");
+        Err(ErrorData::internal_error("Internal error: the request handler panicked"))
+    })
 }
 
 fn respond(peer: &Peer, id: RequestId, outcome: Result<Value, ErrorData>) {

@@ -351,3 +351,40 @@ async fn a_client_that_does_not_read_its_stream_has_it_closed_and_resumes_withou
     assert_eq!(seen, (0..count as u64).collect::<Vec<_>>(), "events were lost or repeated");
     bound.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_panicking_handler_over_http_gets_an_error_reply_and_the_server_goes_on() {
+    let server = Server::builder(Implementation::new("panics", "1"))
+        .tool(Tool::without_arguments("boom", "Panics at once."), |_args: JsonObject, _ctx: RequestContext| async {
+            if true {
+                panic!("boom");
+            }
+            Ok(CallToolResult::text("unreachable"))
+        })
+        .tool(
+            Tool::without_arguments("later", "Panics after waiting."),
+            |_args: JsonObject, _ctx: RequestContext| async {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                if true {
+                    panic!("later");
+                }
+                Ok(CallToolResult::text("unreachable"))
+            },
+        )
+        .tool(Tool::without_arguments("fine", "Answers."), |_args: JsonObject, _ctx: RequestContext| async {
+            Ok(CallToolResult::text("fine"))
+        })
+        .build()
+        .unwrap();
+    let addr = SocketAddr::from(([127, 0, 0, 1], 0));
+    let bound = within(StreamableHttpServer::bind(server, addr, HttpServerOptions::default())).await.unwrap();
+    let mcp = Mcp::new(bound.url());
+    let session = mcp.initialize(json!({})).await;
+    for (id, tool) in [(1, "boom"), (2, "later")] {
+        let reply = read_reply(send(mcp.post(Some(&session), &call(id, tool, json!({}), None))).await).await;
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    }
+    assert_eq!(result_text(&mcp.call_json(Some(&session), 3, "fine", json!({})).await), "fine");
+    bound.shutdown().await;
+}
