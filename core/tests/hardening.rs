@@ -373,32 +373,6 @@ async fn a_client_that_does_not_read_cannot_make_the_server_queue_without_bound(
     assert!(sent < 64, "{sent} messages were queued for a client that did not read");
 }
 
-/// A server whose tools panic, at once or after waiting, beside one that answers.
-fn panicking_server() -> Server {
-    Server::builder(Implementation::new("panics", "1"))
-        .tool(Tool::without_arguments("boom", "Panics at once."), |_args: JsonObject, _ctx: RequestContext| async {
-            if true {
-                panic!("boom");
-            }
-            Ok(CallToolResult::text("unreachable"))
-        })
-        .tool(
-            Tool::without_arguments("later", "Panics after waiting."),
-            |_args: JsonObject, _ctx: RequestContext| async {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-                if true {
-                    panic!("later");
-                }
-                Ok(CallToolResult::text("unreachable"))
-            },
-        )
-        .tool(Tool::without_arguments("fine", "Answers."), |_args: JsonObject, _ctx: RequestContext| async {
-            Ok(CallToolResult::text("fine"))
-        })
-        .build()
-        .unwrap()
-}
-
 #[tokio::test]
 async fn a_panicking_handler_fails_its_request_and_the_session_goes_on() {
     let (client, _events, _session) = connect(&panicking_server()).await;

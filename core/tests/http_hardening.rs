@@ -354,28 +354,7 @@ async fn a_client_that_does_not_read_its_stream_has_it_closed_and_resumes_withou
 
 #[tokio::test]
 async fn a_panicking_handler_over_http_gets_an_error_reply_and_the_server_goes_on() {
-    let server = Server::builder(Implementation::new("panics", "1"))
-        .tool(Tool::without_arguments("boom", "Panics at once."), |_args: JsonObject, _ctx: RequestContext| async {
-            if true {
-                panic!("boom");
-            }
-            Ok(CallToolResult::text("unreachable"))
-        })
-        .tool(
-            Tool::without_arguments("later", "Panics after waiting."),
-            |_args: JsonObject, _ctx: RequestContext| async {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-                if true {
-                    panic!("later");
-                }
-                Ok(CallToolResult::text("unreachable"))
-            },
-        )
-        .tool(Tool::without_arguments("fine", "Answers."), |_args: JsonObject, _ctx: RequestContext| async {
-            Ok(CallToolResult::text("fine"))
-        })
-        .build()
-        .unwrap();
+    let server = common::panicking_server();
     let addr = SocketAddr::from(([127, 0, 0, 1], 0));
     let bound = within(StreamableHttpServer::bind(server, addr, HttpServerOptions::default())).await.unwrap();
     let mcp = Mcp::new(bound.url());

@@ -14,7 +14,7 @@ use std::{
 
 use async_trait::async_trait;
 use mcpkit::{
-    Client, ClientHandler, ClientOptions, ErrorData, Server,
+    Client, ClientHandler, ClientOptions, ErrorData, RequestContext, Server,
     jsonrpc::{JsonRpcMessage, RequestId},
     model::*,
     server::SessionHandle,
@@ -437,4 +437,30 @@ pub fn echo_server() -> Server {
         )
         .build()
         .expect("a valid server")
+}
+
+/// A server whose tools panic, at once or after waiting, beside one that answers.
+pub fn panicking_server() -> Server {
+    Server::builder(Implementation::new("panics", "1"))
+        .tool(Tool::without_arguments("boom", "Panics at once."), |_args: JsonObject, _ctx: RequestContext| async {
+            if true {
+                panic!("boom");
+            }
+            Ok(CallToolResult::text("unreachable"))
+        })
+        .tool(
+            Tool::without_arguments("later", "Panics after waiting."),
+            |_args: JsonObject, _ctx: RequestContext| async {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                if true {
+                    panic!("later");
+                }
+                Ok(CallToolResult::text("unreachable"))
+            },
+        )
+        .tool(Tool::without_arguments("fine", "Answers."), |_args: JsonObject, _ctx: RequestContext| async {
+            Ok(CallToolResult::text("fine"))
+        })
+        .build()
+        .unwrap()
 }
