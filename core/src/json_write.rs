@@ -6,8 +6,6 @@
 //! at a time, which the compiler turns into a few vector instructions, and copies each run
 //! that needs no escape at once.
 
-use std::io::Write as _;
-
 use serde_json::Value;
 
 /// How many bytes are checked together for characters that need an escape.
@@ -106,21 +104,14 @@ pub(crate) fn write_value(out: &mut Vec<u8>, value: &Value) {
     }
 }
 
-/// Appends a number exactly as `serde_json` formats it (integers as such, floats shortest).
+/// Appends a number with `serde_json`'s own formatting, which writing to a vector cannot fail.
 fn write_number(out: &mut Vec<u8>, number: &serde_json::Number) {
-    if let Some(n) = number.as_u64() {
-        let _ = write!(out, "{n}");
-    } else if let Some(n) = number.as_i64() {
-        let _ = write!(out, "{n}");
-    } else {
-        // A float: serde_json's own formatting, which writing to a vector cannot fail.
-        let _ = serde_json::to_writer(&mut *out, number);
-    }
+    let _ = serde_json::to_writer(out, number);
 }
 
-/// Appends an integer.
+/// Appends an integer with `serde_json`'s own formatting.
 pub(crate) fn write_i64(out: &mut Vec<u8>, n: i64) {
-    let _ = write!(out, "{n}");
+    let _ = serde_json::to_writer(out, &n);
 }
 
 #[cfg(test)]
