@@ -256,6 +256,22 @@ async def test_sync_handlers_run_in_parallel_off_the_loop() -> None:
         assert not first.get("isError") and not second.get("isError")
 
 
+async def test_sync_handler_threads_keep_their_thread_locals() -> None:
+    # Sync handlers run on long-lived threads that keep their Python thread state between
+    # calls, so a per-thread cache (a database connection, say) survives from call to call.
+    server = Server("thread-locals")
+    local = threading.local()
+
+    @server.tool()
+    def count() -> int:
+        local.calls = getattr(local, "calls", 0) + 1
+        return local.calls
+
+    async with Client.memory(server) as client:
+        seen = [(await client.call_tool("count"))["structuredContent"]["result"] for _ in range(20)]
+    assert max(seen) >= 2, seen
+
+
 async def test_registrations_can_change_while_connected() -> None:
     server = Server("dynamic")
     changes: list[str] = []

@@ -46,10 +46,35 @@ static SCOPE: OnceLock<Box<dyn BlockingScope>> = OnceLock::new();
 /// A binding whose calls need a costly set-up per thread (Python attaches to the interpreter)
 /// sets one with [`set_blocking_scope`]; each call still enters on its own, which is then
 /// cheap, so a call is correct whether or not its batch is inside the scope.
+///
+/// The scope also hears of every thread the bridge starts (the runtime's, the dedicated
+/// threads' and the pool's), so that a binding can keep what a thread needs to enter its
+/// runtime for the thread's whole life instead of building it at each call.
 pub trait BlockingScope: Send + Sync + 'static {
     /// Runs `batch` inside the scope, or outside it when the scope cannot be entered: either
     /// way exactly once.
     fn enter(&self, batch: &mut dyn FnMut());
+
+    /// Called on a thread the bridge started, before it runs any work; by default nothing.
+    fn thread_started(&self) {}
+
+    /// Called on a thread the bridge started, after its last work, as it ends; by default
+    /// nothing.
+    fn thread_stopping(&self) {}
+}
+
+/// Tells the binding's scope, if any, that the calling thread of the bridge starts.
+pub(crate) fn thread_started() {
+    if let Some(scope) = SCOPE.get() {
+        scope.thread_started();
+    }
+}
+
+/// Tells the binding's scope, if any, that the calling thread of the bridge ends.
+pub(crate) fn thread_stopping() {
+    if let Some(scope) = SCOPE.get() {
+        scope.thread_stopping();
+    }
 }
 
 /// Sets the scope every batch of blocking calls runs in; only the first call has an effect.
@@ -215,6 +240,13 @@ impl Pool {
 
     /// The life of a worker thread: it runs batches, watches as the standby, or waits.
     fn work(self: Arc<Self>) {
+        thread_started();
+        self.serve();
+        thread_stopping();
+    }
+
+    /// The loop of [`Pool::work`], which returns when the worker's thread is to end.
+    fn serve(self: &Arc<Self>) {
         let mut state = self.lock();
         state.summoned = state.summoned.saturating_sub(1);
         loop {

@@ -24,6 +24,8 @@ static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
     init_logging();
     tokio::runtime::Builder::new_multi_thread()
         .thread_name("mcpkit")
+        .on_thread_start(crate::pool::thread_started)
+        .on_thread_stop(crate::pool::thread_stopping)
         .enable_all()
         .build()
         .expect("the Tokio runtime of mcpkit could not be built")
@@ -83,7 +85,13 @@ where
         let stop = CancellationToken::new();
         let _stop_when_dropped = stop.clone().drop_guard();
         let thread = std::thread::Builder::new().name(name.clone()).spawn(move || {
-            let local = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            crate::pool::thread_started();
+            let built = tokio::runtime::Builder::new_current_thread()
+                .on_thread_start(crate::pool::thread_started)
+                .on_thread_stop(crate::pool::thread_stopping)
+                .enable_all()
+                .build();
+            let local = match built {
                 Ok(local) => local,
                 Err(e) => {
                     let _ = sender.send(Err(Error::internal(format!("no runtime for {name}: {e}"))));
@@ -97,6 +105,7 @@ where
                 }
             });
             local.shutdown_background();
+            crate::pool::thread_stopping();
             let _ = sender.send(outcome);
         });
         thread.map_err(|e| Error::internal(format!("could not start a thread: {e}")))?;

@@ -24,7 +24,7 @@ use std::{
 
 use async_trait::async_trait;
 use mcpkit_bridge::{BlockingScope, Callback, Context, Error, Task, TaskHandle};
-use pyo3::{exceptions::PyRuntimeError, prelude::*, types::PyTuple};
+use pyo3::{exceptions::PyRuntimeError, ffi, prelude::*, types::PyTuple};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -42,18 +42,56 @@ static EXITING: AtomicBool = AtomicBool::new(false);
 /// the process, so every attach from the runtime's threads goes through here and the exit
 /// hook waits for the ones in flight.
 pub(crate) fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
-    struct Leave;
-    impl Drop for Leave {
-        fn drop(&mut self) {
-            ATTACHED.fetch_sub(1, Ordering::SeqCst);
+    let _inside = Inside::enter()?;
+    KEPT.with(|kept| {
+        if kept.get() == Kept::Wanted {
+            // SAFETY: the interpreter is not exiting (checked above, and the exit hook waits
+            // for this attach), and this thread holds no thread state of its own: it makes one,
+            // then releases the GIL it took while keeping that state for its later attaches.
+            let state = unsafe {
+                let gil = ffi::PyGILState_Ensure();
+                (gil, ffi::PyEval_SaveThread())
+            };
+            kept.set(Kept::Held(state.0, state.1));
         }
-    }
-    ATTACHED.fetch_add(1, Ordering::SeqCst);
-    let _leave = Leave;
-    if EXITING.load(Ordering::SeqCst) {
-        return None;
-    }
+    });
     Some(Python::attach(f))
+}
+
+/// Counts the calling thread among those inside [`attach`] until dropped.
+struct Inside;
+
+impl Inside {
+    /// Enters, or returns `None` once the interpreter is exiting.
+    fn enter() -> Option<Inside> {
+        ATTACHED.fetch_add(1, Ordering::SeqCst);
+        let inside = Inside;
+        (!EXITING.load(Ordering::SeqCst)).then_some(inside)
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        ATTACHED.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// What a thread the bridge started keeps to attach to the interpreter.
+#[derive(Clone, Copy, PartialEq)]
+enum Kept {
+    /// Not a thread of the bridge: each attach makes and frees its thread state.
+    Nothing,
+    /// A thread of the bridge that has not attached yet.
+    Wanted,
+    /// A thread of the bridge with its thread state, kept while the GIL is released.
+    Held(ffi::PyGILState_STATE, *mut ffi::PyThreadState),
+}
+
+thread_local! {
+    /// A thread state kept for the thread's whole life, so that an attach from a thread of the
+    /// bridge costs a GIL acquisition only, not the allocation (and the memory mapping of its
+    /// frame stack) of a new thread state each time.
+    static KEPT: std::cell::Cell<Kept> = const { std::cell::Cell::new(Kept::Nothing) };
 }
 
 /// The scope of the bridge's blocking pool: a worker attaches once for a whole batch of
@@ -65,6 +103,25 @@ impl BlockingScope for Interpreter {
         // Once the interpreter exits, the batch still runs, unattached: its calls fail.
         if attach(|_py| batch()).is_none() {
             batch();
+        }
+    }
+
+    fn thread_started(&self) {
+        KEPT.with(|kept| kept.set(Kept::Wanted));
+    }
+
+    fn thread_stopping(&self) {
+        let Kept::Held(gil, state) = KEPT.with(|kept| kept.replace(Kept::Nothing)) else {
+            return;
+        };
+        // Once the interpreter exits, it has freed the thread state itself.
+        if let Some(_inside) = Inside::enter() {
+            // SAFETY: the state is this thread's, released by `PyEval_SaveThread` in `attach`,
+            // and the interpreter is not exiting.
+            unsafe {
+                ffi::PyEval_RestoreThread(state);
+                ffi::PyGILState_Release(gil);
+            }
         }
     }
 }
