@@ -656,6 +656,10 @@ pub(crate) fn start<S: Service>(
         if let Some(mut notices) = notices
             && tokio::time::timeout_at(deadline, &mut notices).await.is_err()
         {
+            tracing::warn!(
+                drain_timeout = ?inner.drain_timeout,
+                "notification handlers were still busy when the session closed; the notifications left were dropped"
+            );
             notices.abort();
         }
         while !inner.closed.is_cancelled()

@@ -64,7 +64,7 @@ async def test_client_example_runs(calculator_command: list[str]) -> None:
     assert "add(2, 3) = 5" in lines
     # Log notifications may be printed after later results, so only membership is checked.
     assert "prompt explain: Explain step by step how to compute 2+3." in lines
-    assert "log info: step 3 of 3" in lines
+    assert "log info: step 3 of 3" in lines, err.decode()
 
 
 async def test_in_process_http() -> None:
