@@ -7,7 +7,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::{
     Outbound, Transport, TransportReader, TransportWriter,
-    stream::{DEFAULT_MAX_MESSAGE_SIZE, LineReader, StreamTransport},
+    stream::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POLL_WINDOW, LineReader, StreamTransport},
 };
 use crate::Error;
 
@@ -60,6 +60,7 @@ pub struct ChildProcessTransport {
     stdout: ChildStdout,
     shutdown: ChildShutdown,
     max_message_size: usize,
+    poll_window: Duration,
 }
 
 impl ChildProcessTransport {
@@ -79,6 +80,7 @@ impl ChildProcessTransport {
             stdout,
             shutdown: ChildShutdown::default(),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            poll_window: DEFAULT_POLL_WINDOW,
         })
     }
 
@@ -105,6 +107,13 @@ impl ChildProcessTransport {
         self
     }
 
+    /// Sets how long the reader polls for the child's next bytes before it sleeps, as
+    /// [`StreamTransport::with_poll_window`] describes; `Duration::ZERO` turns polling off.
+    pub fn with_poll_window(mut self, window: Duration) -> Self {
+        self.poll_window = window;
+        self
+    }
+
     /// Returns the operating system's id of the child, while it runs.
     pub fn pid(&self) -> Option<u32> {
         self.child.id()
@@ -114,7 +123,7 @@ impl ChildProcessTransport {
 impl Transport for ChildProcessTransport {
     fn split(self) -> (Box<dyn TransportWriter>, Box<dyn TransportReader>) {
         let (writer, _) = StreamTransport::new(tokio::io::empty(), self.stdin).split();
-        let reader = LineReader::new(self.stdout, self.max_message_size);
+        let reader = LineReader::new(self.stdout, self.max_message_size).with_poll_window(self.poll_window);
         (Box::new(ChildWriter { inner: Some(writer), child: self.child, shutdown: self.shutdown }), Box::new(reader))
     }
 }

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 
 pub use child::{ChildProcessTransport, ChildShutdown};
 pub use memory::{MemoryTransport, memory_pair};
-pub use stream::{DEFAULT_MAX_MESSAGE_SIZE, StreamTransport, stdio};
+pub use stream::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POLL_WINDOW, StreamTransport, stdio};
 
 use crate::{
     Error,

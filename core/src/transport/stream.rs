@@ -5,10 +5,12 @@ use std::{
     os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd},
     pin::Pin,
     task::{Context, Poll, ready},
+    time::{Duration, Instant},
 };
 
 use async_trait::async_trait;
 use bytes::BytesMut;
+use futures::FutureExt;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf, unix::AsyncFd};
 
 use super::{Inbound, Outbound, Transport, TransportReader, TransportWriter};
@@ -20,14 +22,24 @@ use crate::{
 /// The largest message accepted by default: 16 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 
+/// How long the reader keeps polling for the peer's next message by default, while the peer
+/// answers quickly: 100 µs.
+pub const DEFAULT_POLL_WINDOW: Duration = Duration::from_micros(100);
+
 /// A transport that exchanges newline-delimited JSON-RPC messages over a reader and a writer.
 ///
 /// Each message is one line of compact JSON. A line longer than the size limit is skipped and
 /// reported as an invalid request, so one oversized message never ends the session.
+///
+/// While the peer sends its messages in quick succession, the reader polls for the next one
+/// for a short window (see [`StreamTransport::with_poll_window`]) before it sleeps: waking a
+/// sleeping thread costs far more than the work of a small call on a virtual machine, and
+/// the window is only spent in bursts, never while the peer is idle.
 pub struct StreamTransport<R, W> {
     reader: R,
     writer: W,
     max_message_size: usize,
+    poll_window: Duration,
 }
 
 impl<R, W> StreamTransport<R, W>
@@ -37,12 +49,23 @@ where
 {
     /// Creates a transport over the given halves with the default size limit.
     pub fn new(reader: R, writer: W) -> Self {
-        StreamTransport { reader, writer, max_message_size: DEFAULT_MAX_MESSAGE_SIZE }
+        StreamTransport { reader, writer, max_message_size: DEFAULT_MAX_MESSAGE_SIZE, poll_window: DEFAULT_POLL_WINDOW }
     }
 
     /// Sets the largest message, in bytes, that the reader accepts.
     pub fn with_max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
+        self
+    }
+
+    /// Sets how long the reader polls for the peer's next bytes before it sleeps, when the
+    /// peer's previous message came within twice that time of the reader starting to wait.
+    ///
+    /// Polling spends up to this much processor time per wait in a burst of messages, in
+    /// exchange for the wake-up of a sleeping thread (tens of microseconds on a virtual
+    /// machine). `Duration::ZERO` turns polling off. The default is [`DEFAULT_POLL_WINDOW`].
+    pub fn with_poll_window(mut self, window: Duration) -> Self {
+        self.poll_window = window;
         self
     }
 }
@@ -55,7 +78,7 @@ where
     fn split(self) -> (Box<dyn TransportWriter>, Box<dyn TransportReader>) {
         (
             Box::new(LineWriter { writer: self.writer, buf: Vec::with_capacity(8192) }),
-            Box::new(LineReader::new(self.reader, self.max_message_size)),
+            Box::new(LineReader::new(self.reader, self.max_message_size).with_poll_window(self.poll_window)),
         )
     }
 }
@@ -95,11 +118,58 @@ pub(crate) struct LineReader<R> {
     discarding: bool,
     /// The bytes of the messages handed out since the reader last yielded.
     unyielded: usize,
+    /// How long to poll for more bytes before sleeping; zero never polls.
+    poll_window: Duration,
+    /// Whether the last wait for bytes was short enough to poll during the next one.
+    polling: bool,
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> LineReader<R> {
     pub(crate) fn new(reader: R, max: usize) -> Self {
-        LineReader { reader, buf: BytesMut::with_capacity(16 * 1024), max, scanned: 0, discarding: false, unyielded: 0 }
+        LineReader {
+            reader,
+            buf: BytesMut::with_capacity(16 * 1024),
+            max,
+            scanned: 0,
+            discarding: false,
+            unyielded: 0,
+            poll_window: Duration::ZERO,
+            polling: false,
+        }
+    }
+
+    /// Sets how long the reader polls for more bytes before it sleeps, during bursts.
+    pub(crate) fn with_poll_window(mut self, window: Duration) -> Self {
+        self.poll_window = window;
+        self
+    }
+
+    /// Reads more bytes into the buffer, returning how many (zero at the end of the stream).
+    ///
+    /// When the previous wait was short, the read is first retried for up to the poll window,
+    /// yielding to the runtime between tries so that every other task (a writer, a handler)
+    /// still runs and the reactor still learns of the new bytes. A wait longer than twice the
+    /// window ends polling until a wait is short again, so an idle peer costs nothing.
+    async fn fill(&mut self) -> io::Result<usize> {
+        if self.poll_window.is_zero() {
+            return self.reader.read_buf(&mut self.buf).await;
+        }
+        let started = Instant::now();
+        if self.polling {
+            let until = started + self.poll_window;
+            loop {
+                if let Some(read) = std::pin::pin!(self.reader.read_buf(&mut self.buf)).now_or_never() {
+                    return read;
+                }
+                if Instant::now() >= until {
+                    break;
+                }
+                tokio::task::yield_now().await;
+            }
+        }
+        let read = self.reader.read_buf(&mut self.buf).await;
+        self.polling = started.elapsed() <= 2 * self.poll_window;
+        read
     }
 
     fn too_large(&self) -> Inbound {
@@ -151,7 +221,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> TransportReader for LineReader<R> {
             if self.buf.capacity() - self.buf.len() < 4096 {
                 self.buf.reserve(16 * 1024);
             }
-            if self.reader.read_buf(&mut self.buf).await? == 0 {
+            if self.fill().await? == 0 {
                 if self.buf.iter().all(u8::is_ascii_whitespace) && !self.discarding {
                     return Ok(None);
                 }
@@ -300,6 +370,50 @@ mod tests {
             })
             .collect();
         assert_eq!(methods, ["a", "b"]);
+    }
+
+    fn method(item: Option<Inbound>) -> String {
+        match item {
+            Some(Inbound::Message(m)) => m.method().unwrap().to_owned(),
+            other => panic!("expected a message, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn polling_reader_delivers_every_message_and_the_end() {
+        let (mut peer, ours) = tokio::io::duplex(1024);
+        let mut reader = LineReader::new(ours, 1024).with_poll_window(Duration::from_micros(100));
+        let sender = tokio::spawn(async move {
+            peer.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n").await.unwrap();
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            peer.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n{\"jsonrpc\":").await.unwrap();
+            tokio::task::yield_now().await;
+            peer.write_all(b"\"2.0\",\"method\":\"c\"}\n").await.unwrap();
+        });
+        assert_eq!(method(reader.recv().await.unwrap()), "a");
+        assert_eq!(method(reader.recv().await.unwrap()), "b");
+        assert_eq!(method(reader.recv().await.unwrap()), "c");
+        sender.await.unwrap();
+        assert!(reader.recv().await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn polling_follows_how_quickly_the_peer_sends() {
+        let (mut peer, ours) = tokio::io::duplex(1024);
+        let mut reader = LineReader::new(ours, 1024).with_poll_window(Duration::from_millis(50));
+        assert!(!reader.polling);
+        peer.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"quick\"}\n").await.unwrap();
+        assert_eq!(method(reader.recv().await.unwrap()), "quick");
+        assert!(reader.polling, "a message that was already there starts polling");
+        let late = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            peer.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"late\"}\n").await.unwrap();
+            peer
+        });
+        assert_eq!(method(reader.recv().await.unwrap()), "late");
+        assert!(!reader.polling, "a wait longer than twice the window stops polling");
+        drop(late.await.unwrap());
+        assert!(reader.recv().await.unwrap().is_none());
     }
 
     #[tokio::test]
