@@ -199,6 +199,38 @@ async fn the_protocol_version_header_must_be_the_negotiated_one() {
 }
 
 #[tokio::test]
+async fn the_endpoint_answers_at_its_path_with_any_query_and_other_paths_are_not_found() {
+    let (bound, _server, _probes, mcp) = bind_default().await;
+    let host = host_of(&mcp.url);
+    let exchange = async |request: String| {
+        let mut tcp = connect(&mcp.url).await;
+        within(tcp.write_all(request.as_bytes())).await.unwrap();
+        read_until_closed(&mut tcp, Duration::from_secs(5)).await.expect("the server closes the connection")
+    };
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    })
+    .to_string();
+    let post = |target: &str| {
+        format!(
+            "POST {target} HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{initialize}",
+            initialize.len()
+        )
+    };
+    let answer = exchange(post("/mcp?trace=1")).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("mcp-session-id:"), "{answer}");
+    assert!(answer.contains("\"protocolVersion\":\"2025-11-25\""), "{answer}");
+    for target in ["/mcp/", "/elsewhere", "/"] {
+        let answer = exchange(post(target)).await;
+        assert!(answer.starts_with("HTTP/1.1 404"), "{target}: {answer}");
+    }
+    bound.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_request_for_an_unknown_session_is_refused_before_its_body_is_read() {
     let (bound, _server, _probes, mcp) = bind_default().await;
     let mut tcp = connect(&mcp.url).await;

@@ -793,9 +793,9 @@ impl StreamableHttpServer {
             max_connections: options.max_connections.unwrap_or_else(default_max_connections),
         };
         let http = Self::with_port(server, options, Some(local_addr.port()));
-        let router = http.router();
+        let endpoint = Endpoint { state: http.state.clone(), router: http.router() };
         let shutdown = CancellationToken::new();
-        let task = tokio::spawn(serve_connections(listener, router, limits, shutdown.clone()));
+        let task = tokio::spawn(serve_connections(listener, endpoint, limits, shutdown.clone()));
         Ok(BoundHttpServer { local_addr, shutdown, task, http })
     }
 }
@@ -821,11 +821,46 @@ fn default_max_connections() -> usize {
 const OVER_CAPACITY: &[u8] =
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n";
 
-/// Accepts connections until `shutdown` fires, serving each with `router` under `limits`, then
-/// lets the open ones finish their current exchange.
+/// What a bound server answers with: the MCP endpoint, and the router for every other path.
+#[derive(Clone)]
+struct Endpoint {
+    state: Arc<HttpState>,
+    router: Router,
+}
+
+impl Endpoint {
+    /// Returns the service of one connection.
+    ///
+    /// Requests for the MCP path go straight to its handler; the router, which serves the
+    /// other paths (authorization metadata, 404s), would cost each call a boxed future, a
+    /// cloned service and a map of path parameters.
+    fn connection(
+        &self,
+    ) -> impl hyper::service::Service<
+        hyper::Request<hyper::body::Incoming>,
+        Response = Response,
+        Error = std::convert::Infallible,
+        Future: Send,
+    > + Clone
+    + use<> {
+        let state = self.state.clone();
+        let others = hyper_util::service::TowerToHyperService::new(self.router.clone());
+        hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            if request.uri().path() == state.options.path {
+                let state = state.clone();
+                futures::future::Either::Left(async move { Ok(handle(State(state), request.map(Body::new)).await) })
+            } else {
+                futures::future::Either::Right(hyper::service::Service::call(&others, request))
+            }
+        })
+    }
+}
+
+/// Accepts connections until `shutdown` fires, serving each with `endpoint` under `limits`,
+/// then lets the open ones finish their current exchange.
 async fn serve_connections(
     listener: tokio::net::TcpListener,
-    router: Router,
+    endpoint: Endpoint,
     limits: ConnectionLimits,
     shutdown: CancellationToken,
 ) {
@@ -852,7 +887,7 @@ async fn serve_connections(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        let service = endpoint.connection();
         let shutdown = shutdown.clone();
         connections.spawn(async move {
             let _permit = permit;
