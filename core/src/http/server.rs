@@ -822,7 +822,6 @@ const OVER_CAPACITY: &[u8] =
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n";
 
 /// What a bound server answers with: the MCP endpoint, and the router for every other path.
-#[derive(Clone)]
 struct Endpoint {
     state: Arc<HttpState>,
     router: Router,
@@ -841,8 +840,7 @@ impl Endpoint {
         Response = Response,
         Error = std::convert::Infallible,
         Future: Send,
-    > + Clone
-    + use<> {
+    > + use<> {
         let state = self.state.clone();
         let others = hyper_util::service::TowerToHyperService::new(self.router.clone());
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {

@@ -123,7 +123,7 @@ impl ChildProcessTransport {
 impl Transport for ChildProcessTransport {
     fn split(self) -> (Box<dyn TransportWriter>, Box<dyn TransportReader>) {
         let (writer, _) = StreamTransport::new(tokio::io::empty(), self.stdin).split();
-        let reader = LineReader::new(self.stdout, self.max_message_size).with_poll_window(self.poll_window);
+        let reader = LineReader::new(self.stdout, self.max_message_size, self.poll_window);
         (Box::new(ChildWriter { inner: Some(writer), child: self.child, shutdown: self.shutdown }), Box::new(reader))
     }
 }

@@ -78,7 +78,7 @@ where
     fn split(self) -> (Box<dyn TransportWriter>, Box<dyn TransportReader>) {
         (
             Box::new(LineWriter { writer: self.writer, buf: Vec::with_capacity(8192) }),
-            Box::new(LineReader::new(self.reader, self.max_message_size).with_poll_window(self.poll_window)),
+            Box::new(LineReader::new(self.reader, self.max_message_size, self.poll_window)),
         )
     }
 }
@@ -125,7 +125,9 @@ pub(crate) struct LineReader<R> {
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> LineReader<R> {
-    pub(crate) fn new(reader: R, max: usize) -> Self {
+    /// Creates a reader of lines up to `max` bytes that polls for up to `poll_window` before it
+    /// sleeps, during bursts (zero never polls).
+    pub(crate) fn new(reader: R, max: usize, poll_window: Duration) -> Self {
         LineReader {
             reader,
             buf: BytesMut::with_capacity(16 * 1024),
@@ -133,15 +135,9 @@ impl<R: AsyncRead + Send + Unpin + 'static> LineReader<R> {
             scanned: 0,
             discarding: false,
             unyielded: 0,
-            poll_window: Duration::ZERO,
+            poll_window,
             polling: false,
         }
-    }
-
-    /// Sets how long the reader polls for more bytes before it sleeps, during bursts.
-    pub(crate) fn with_poll_window(mut self, window: Duration) -> Self {
-        self.poll_window = window;
-        self
     }
 
     /// Reads more bytes into the buffer, returning how many (zero at the end of the stream).
@@ -350,7 +346,7 @@ mod tests {
     use super::*;
 
     async fn read_all(input: &'static [u8], max: usize) -> Vec<Inbound> {
-        let mut reader = LineReader::new(input, max);
+        let mut reader = LineReader::new(input, max, Duration::ZERO);
         let mut out = Vec::new();
         while let Some(item) = reader.recv().await.unwrap() {
             out.push(item);
@@ -382,7 +378,7 @@ mod tests {
     #[tokio::test]
     async fn polling_reader_delivers_every_message_and_the_end() {
         let (mut peer, ours) = tokio::io::duplex(1024);
-        let mut reader = LineReader::new(ours, 1024).with_poll_window(Duration::from_micros(100));
+        let mut reader = LineReader::new(ours, 1024, Duration::from_micros(100));
         let sender = tokio::spawn(async move {
             peer.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n").await.unwrap();
             tokio::time::sleep(Duration::from_millis(2)).await;
@@ -400,7 +396,7 @@ mod tests {
     #[tokio::test]
     async fn polling_follows_how_quickly_the_peer_sends() {
         let (mut peer, ours) = tokio::io::duplex(1024);
-        let mut reader = LineReader::new(ours, 1024).with_poll_window(Duration::from_millis(50));
+        let mut reader = LineReader::new(ours, 1024, Duration::from_millis(50));
         assert!(!reader.polling);
         peer.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"quick\"}\n").await.unwrap();
         assert_eq!(method(reader.recv().await.unwrap()), "quick");
