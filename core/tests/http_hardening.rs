@@ -258,6 +258,62 @@ async fn an_unfinished_body_times_out() {
     bound.shutdown().await;
 }
 
+/// The head of a chunked POST to `/mcp` for `session`.
+fn chunked_post_head(host: &str, session: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nMcp-Session-Id: {session}\r\n\r\n"
+    )
+}
+
+/// One chunk of a chunked body.
+fn chunk(data: &str) -> String {
+    format!("{:x}\r\n{data}\r\n", data.len())
+}
+
+#[tokio::test]
+async fn a_body_in_pieces_is_read_whole_and_one_too_long_or_broken_is_refused() {
+    let options = HttpServerOptions::new().with_max_body_size(256);
+    let (bound, _server, _probes, mcp) = bind(options).await;
+    let session = mcp.initialize(json!({})).await;
+    let host = host_of(&mcp.url);
+
+    // Three chunks, each sent on its own, make one request.
+    let mut tcp = connect(&mcp.url).await;
+    within(tcp.write_all(chunked_post_head(&host, &session).as_bytes())).await.unwrap();
+    for piece in [r#"{"jsonrpc":"2.0","#, r#""id":41,"method":"#, r#""ping"}"#] {
+        within(tcp.write_all(chunk(piece).as_bytes())).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    within(tcp.write_all(b"0\r\n\r\n")).await.unwrap();
+    let mut buf = [0u8; 2048];
+    let n = within(tcp.read(&mut buf)).await.unwrap();
+    let answer = String::from_utf8_lossy(&buf[..n]);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.ends_with(r#"{"jsonrpc":"2.0","id":41,"result":{}}"#), "{answer}");
+
+    // Chunks that together pass the limit are refused, though each is within it.
+    let mut tcp = connect(&mcp.url).await;
+    within(tcp.write_all(chunked_post_head(&host, &session).as_bytes())).await.unwrap();
+    within(tcp.write_all(chunk(&" ".repeat(200)).as_bytes())).await.unwrap();
+    within(tcp.write_all(chunk(&" ".repeat(200)).as_bytes())).await.unwrap();
+    let n = within(tcp.read(&mut buf)).await.unwrap();
+    let answer = String::from_utf8_lossy(&buf[..n]);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+
+    // A chunk size that is not hexadecimal breaks the body: 400, not a hang or a 413.
+    let mut tcp = connect(&mcp.url).await;
+    within(tcp.write_all(chunked_post_head(&host, &session).as_bytes())).await.unwrap();
+    within(tcp.write_all(b"zz\r\n{}\r\n")).await.unwrap();
+    let answer = read_until_closed(&mut tcp, WAIT_FOR_SERVER).await.expect("the server answered the broken body");
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+
+    // The server goes on serving.
+    let reply = body_json(send(mcp.post(Some(&session), &request(42, "ping", json!({})))).await).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    bound.shutdown().await;
+}
+
 /// How long a test waits for the server to act on one of its time-outs.
 const WAIT_FOR_SERVER: Duration = Duration::from_secs(10);
 

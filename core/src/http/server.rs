@@ -17,9 +17,9 @@ use std::{
 
 use axum::{
     Router,
-    body::{Body, Bytes},
-    extract::{Request, State},
-    http::{HeaderMap, HeaderValue, Method, StatusCode, header},
+    body::{Body, Bytes, HttpBody},
+    extract::State,
+    http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header},
     response::{IntoResponse, Response},
     routing::any,
 };
@@ -741,7 +741,7 @@ impl StreamableHttpServer {
     /// Returns a router serving the MCP endpoint at the configured path, to mount or merge
     /// into an axum application.
     pub fn router(&self) -> Router {
-        let router = Router::new().route(&self.state.options.path, any(handle)).with_state(self.state.clone());
+        let router = Router::new().route(&self.state.options.path, any(handle::<Body>)).with_state(self.state.clone());
         #[cfg(feature = "auth")]
         if let Some(auth) = &self.state.options.auth {
             return router.merge(super::auth::metadata_routes(auth));
@@ -846,7 +846,7 @@ impl Endpoint {
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             if request.uri().path() == state.options.path {
                 let state = state.clone();
-                futures::future::Either::Left(async move { Ok(handle(State(state), request.map(Body::new)).await) })
+                futures::future::Either::Left(async move { Ok(handle(State(state), request).await) })
             } else {
                 futures::future::Either::Right(hyper::service::Service::call(&others, request))
             }
@@ -952,11 +952,25 @@ impl BoundHttpServer {
 }
 
 pub(super) fn error_response(status: StatusCode, code: i64, message: &str) -> Response {
-    let body = JsonRpcMessage::error(None, ErrorData::new(code, message)).encode();
-    (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
+    json_response(status, JsonRpcMessage::error(None, ErrorData::new(code, message)).encode())
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+/// A response with a JSON body.
+pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// The `Mcp-Session-Id` header's name, parsed once: a lookup by a string parses it each time.
+static SESSION_ID: HeaderName = HeaderName::from_static(SESSION_ID_HEADER);
+/// The `MCP-Protocol-Version` header's name, parsed once.
+static PROTOCOL_VERSION: HeaderName = HeaderName::from_static(PROTOCOL_VERSION_HEADER);
+/// The `Last-Event-ID` header's name, parsed once.
+static LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -1005,7 +1019,7 @@ impl HttpState {
     /// when present, is the version that session negotiated.
     #[allow(clippy::result_large_err)] // the error is the response to send, built once
     fn session(&self, headers: &HeaderMap, caller: &Caller) -> Result<Arc<HttpSession>, Response> {
-        let Some(id) = header_str(headers, SESSION_ID_HEADER) else {
+        let Some(id) = header_str(headers, &SESSION_ID) else {
             return Err(error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: missing Mcp-Session-Id header"));
         };
         let session = lock(&self.sessions).get(id).cloned();
@@ -1013,7 +1027,7 @@ impl HttpState {
             Some(s) if !s.closed.is_cancelled() => {
                 if self.options.require_negotiated_version
                     && let (Some(sent), Some(negotiated)) =
-                        (header_str(headers, PROTOCOL_VERSION_HEADER), s.handle.protocol_version())
+                        (header_str(headers, &PROTOCOL_VERSION), s.handle.protocol_version())
                     && sent != negotiated
                 {
                     let message = format!(
@@ -1141,21 +1155,24 @@ fn no_session_id(initialize: &JsonRpcMessage, error: getrandom::Error) -> Respon
     };
     let error = ErrorData::internal_error("Internal error: no unpredictable session id could be made");
     let body = JsonRpcMessage::error(id, error).encode();
-    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    json_response(StatusCode::INTERNAL_SERVER_ERROR, body)
 }
 
-async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+async fn handle<B>(State(state): State<Arc<HttpState>>, request: http::Request<B>) -> Response
+where
+    B: HttpBody<Data = Bytes>,
+{
     let headers = request.headers();
-    if !state.host_allowed(header_str(headers, "host")) {
-        state.log_refusal("Host", header_str(headers, "host"));
+    if !state.host_allowed(header_str(headers, &header::HOST)) {
+        state.log_refusal("Host", header_str(headers, &header::HOST));
         return error_response(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Host header");
     }
-    if !state.origin_allowed(header_str(headers, "origin")) {
-        state.log_refusal("Origin", header_str(headers, "origin"));
+    if !state.origin_allowed(header_str(headers, &header::ORIGIN)) {
+        state.log_refusal("Origin", header_str(headers, &header::ORIGIN));
         return error_response(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Origin header");
     }
     // A POST names its request's id in the answer, once its body is read.
-    if let Some(version) = header_str(headers, PROTOCOL_VERSION_HEADER)
+    if let Some(version) = header_str(headers, &PROTOCOL_VERSION)
         && !ALL_PROTOCOL_VERSIONS.contains(&version)
         && request.method() != Method::POST
     {
@@ -1186,64 +1203,125 @@ fn method_not_allowed() -> Response {
 }
 
 fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {
-    let accept: Vec<&str> = headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|v| v.split(';').next().unwrap_or("").trim())
-        .collect();
-    // Media types are case-insensitive (RFC 9110 §8.3.1).
-    let has = |w: &str| accept.iter().any(|a| a.eq_ignore_ascii_case(w));
-    has("*/*") || wanted.iter().all(|w| has(w))
+    // Bit `i` tells whether `wanted[i]` was found; the callers want one or two types.
+    let mut found = 0u8;
+    let media_types = headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(','));
+    for media_type in media_types {
+        let media_type = media_type.split_once(';').map_or(media_type, |(m, _)| m).trim();
+        // Media types are case-insensitive (RFC 9110 §8.3.1).
+        if media_type == "*/*" {
+            return true;
+        }
+        for (i, w) in wanted.iter().enumerate() {
+            if media_type.eq_ignore_ascii_case(w) {
+                found |= 1 << i;
+            }
+        }
+    }
+    found.count_ones() as usize == wanted.len()
 }
 
-async fn post(state: Arc<HttpState>, request: Request, caller: Caller) -> Response {
+/// Reads a request's body whole, answering a body past `limit` bytes with 413 and one that does
+/// not arrive within `timeout` with 408.
+///
+/// A body that has already arrived, as a small one usually has, is read without arming the
+/// timer: the read ends at the end the body announced (its length) instead of waiting for the
+/// connection to confirm it.
+async fn read_body<B>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, Response>
+where
+    B: HttpBody<Data = Bytes>,
+{
+    let read = collect_body(body, limit);
+    tokio::pin!(read);
+    let read = match futures::poll!(read.as_mut()) {
+        std::task::Poll::Ready(read) => read,
+        std::task::Poll::Pending => match tokio::time::timeout(timeout, read).await {
+            Ok(read) => read,
+            Err(_) => {
+                let message = format!("Request Timeout: the body did not arrive within {timeout:?}");
+                return Err(error_response(StatusCode::REQUEST_TIMEOUT, -32600, &message));
+            }
+        },
+    };
+    read.map_err(|fault| match fault {
+        BodyFault::TooLarge => {
+            let message = format!("Payload Too Large: the limit is {limit} bytes");
+            error_response(StatusCode::PAYLOAD_TOO_LARGE, -32600, &message)
+        }
+        BodyFault::Broken => error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: the body could not be read"),
+    })
+}
+
+/// Why a request's body was not read.
+enum BodyFault {
+    /// It is longer than the limit.
+    TooLarge,
+    /// Its transfer failed midway (a broken chunked encoding, a client gone).
+    Broken,
+}
+
+/// Gathers a body's data up to `limit` bytes.
+async fn collect_body<B: HttpBody<Data = Bytes>>(body: B, limit: usize) -> Result<Bytes, BodyFault> {
+    tokio::pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut rest = Vec::new();
+    let mut len = 0usize;
+    while !body.is_end_stream() {
+        let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await else { break };
+        let Ok(data) = frame.map_err(|_| BodyFault::Broken)?.into_data() else { continue };
+        len = len.checked_add(data.len()).filter(|&n| n <= limit).ok_or(BodyFault::TooLarge)?;
+        match &first {
+            None => first = Some(data),
+            Some(head) => {
+                if rest.is_empty() {
+                    rest.extend_from_slice(head);
+                }
+                rest.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(if rest.is_empty() { first.unwrap_or_default() } else { Bytes::from(rest) })
+}
+
+async fn post<B>(state: Arc<HttpState>, request: http::Request<B>, caller: Caller) -> Response
+where
+    B: HttpBody<Data = Bytes>,
+{
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
     if !accepts(&headers, &["application/json", "text/event-stream"]) {
         let message = "Not Acceptable: the client must accept both application/json and text/event-stream";
         return error_response(StatusCode::NOT_ACCEPTABLE, -32600, message);
     }
-    let is_json = header_str(&headers, "content-type")
+    let is_json = header_str(&headers, &header::CONTENT_TYPE)
         .is_some_and(|c| c.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
     if !is_json {
         let message = "Unsupported Media Type: the body must be application/json";
         return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, -32600, message);
     }
     // A request for a session that does not exist is refused before its body is read.
-    let named = match header_str(&headers, SESSION_ID_HEADER) {
+    let named = match header_str(&headers, &SESSION_ID) {
         Some(_) if state.options.stateful => match find_session(&state, &headers, &caller).await {
             Ok(session) => Some(session),
             Err(response) => return response,
         },
         _ => None,
     };
-    let limit = state.options.max_body_size;
-    let bytes: Bytes =
-        match tokio::time::timeout(state.options.body_read_timeout, axum::body::to_bytes(body, limit)).await {
-            Ok(Ok(b)) => b,
-            Ok(Err(_)) => {
-                let message = format!("Payload Too Large: the limit is {limit} bytes");
-                return error_response(StatusCode::PAYLOAD_TOO_LARGE, -32600, &message);
-            }
-            Err(_) => {
-                let message =
-                    format!("Request Timeout: the body did not arrive within {:?}", state.options.body_read_timeout);
-                return error_response(StatusCode::REQUEST_TIMEOUT, -32600, &message);
-            }
-        };
+    let bytes = match read_body(body, state.options.max_body_size, state.options.body_read_timeout).await {
+        Ok(bytes) => bytes,
+        Err(response) => return response,
+    };
     let message = match JsonRpcMessage::decode(&bytes) {
         Ok(m) => m,
         Err(e) => {
             let body = JsonRpcMessage::error(e.id, e.error).encode();
-            return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+            return json_response(StatusCode::BAD_REQUEST, body);
         }
     };
     if let Err(response) = state.check_scopes(&caller, &message) {
         return response;
     }
-    if let Some(version) = header_str(&headers, PROTOCOL_VERSION_HEADER)
+    if let Some(version) = header_str(&headers, &PROTOCOL_VERSION)
         && !ALL_PROTOCOL_VERSIONS.contains(&version)
     {
         let id = match &message {
@@ -1324,7 +1402,7 @@ async fn find_session(
 fn id_in_use(id: RequestId) -> Response {
     let error = ErrorData::invalid_request(format!("request id {id} is already in use"));
     let body = JsonRpcMessage::error(Some(id), error).encode();
-    (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    json_response(StatusCode::BAD_REQUEST, body)
 }
 
 /// Answers `initialize`: the session is kept, and its id given out, only when initialization
@@ -1351,9 +1429,7 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
         });
         session.end();
         return match answer {
-            Some(message) => {
-                (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], message.encode()).into_response()
-            }
+            Some(message) => json_response(StatusCode::OK, message.encode()),
             None => {
                 error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "Internal error: initialize was not answered")
             }
@@ -1395,7 +1471,7 @@ async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, 
         };
         if matches!(message, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)) {
             stored_before(session, &message).await;
-            return (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], message.encode()).into_response();
+            return json_response(StatusCode::OK, message.encode());
         }
         return sse_response(state, session, stream, Some((event_id, message)), rx);
     }
@@ -1502,9 +1578,9 @@ async fn get(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Res
     };
     #[cfg(feature = "redis")]
     if let Some(cluster) = session.cluster.clone() {
-        return cluster_glue::get(&state, &session, cluster, header_str(headers, "last-event-id")).await;
+        return cluster_glue::get(&state, &session, cluster, header_str(headers, &LAST_EVENT_ID)).await;
     }
-    if let Some(last) = header_str(headers, "last-event-id") {
+    if let Some(last) = header_str(headers, &LAST_EVENT_ID) {
         return resume(&state, &session, last);
     }
     let (tx, rx) = mpsc::channel(session.max_queued);
@@ -1622,7 +1698,7 @@ fn unsupported_version_header(version: &str, id: Option<RequestId>) -> Response 
     let message = format!("Bad Request: unsupported protocol version {}", quoted(version));
     let data = serde_json::json!({ "supported": ALL_PROTOCOL_VERSIONS, "requested": version });
     let body = JsonRpcMessage::error(id, ErrorData::new(UNSUPPORTED_PROTOCOL_VERSION, message).with_data(data));
-    (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body.encode()).into_response()
+    json_response(StatusCode::BAD_REQUEST, body.encode())
 }
 
 /// Serves a request of revision 2026-07-28, which belongs to no session: its headers are
@@ -1634,26 +1710,23 @@ async fn stateless_revision(
     message: &JsonRpcMessage,
     caller: Caller,
 ) -> Option<Response> {
-    let header_version = header_str(headers, PROTOCOL_VERSION_HEADER);
+    let header_version = header_str(headers, &PROTOCOL_VERSION);
     let JsonRpcMessage::Request(request) = message else {
         // Notifications and responses of 2026-07-28 clients belong to no session: accepted.
-        return (header_version == Some(STATELESS_PROTOCOL_VERSION)
-            && header_str(headers, SESSION_ID_HEADER).is_none())
-        .then(|| StatusCode::ACCEPTED.into_response());
+        return (header_version == Some(STATELESS_PROTOCOL_VERSION) && header_str(headers, &SESSION_ID).is_none())
+            .then(|| StatusCode::ACCEPTED.into_response());
     };
     let meta = request.params.as_ref().and_then(|p| p.get("_meta"));
     let body_version = meta.and_then(|m| m.get(meta_keys::PROTOCOL_VERSION)).and_then(Value::as_str);
     let stateless =
         header_version == Some(STATELESS_PROTOCOL_VERSION) || body_version == Some(STATELESS_PROTOCOL_VERSION);
-    if !stateless
-        || header_str(headers, SESSION_ID_HEADER).is_some() && header_version != Some(STATELESS_PROTOCOL_VERSION)
-    {
+    if !stateless || header_str(headers, &SESSION_ID).is_some() && header_version != Some(STATELESS_PROTOCOL_VERSION) {
         return None;
     }
     let id = Some(request.id.clone());
     let refuse = |code: i64, message: String| {
         let body = JsonRpcMessage::error(id.clone(), ErrorData::new(code, message)).encode();
-        Some((StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response())
+        Some(json_response(StatusCode::BAD_REQUEST, body))
     };
     let Some(body_version) = body_version else {
         return refuse(

@@ -113,7 +113,7 @@ pub(super) async fn find_session(
     headers: &HeaderMap,
     caller: &Caller,
 ) -> Result<Arc<HttpSession>, Response> {
-    let Some(id) = header_str(headers, SESSION_ID_HEADER) else {
+    let Some(id) = header_str(headers, &SESSION_ID) else {
         return state.session(headers, caller);
     };
     let local = lock(&state.sessions).get(id).cloned();
