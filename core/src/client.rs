@@ -201,7 +201,7 @@ impl Service for ClientService {
                         ErrorData::invalid_params("tools in sampling were sent without the sampling.tools capability");
                     return Reply::Now(Err(e));
                 }
-                Reply::Later(async move { answer(handler.create_message(params, incoming).await) }.boxed())
+                Reply::later(async move { answer(handler.create_message(params, incoming).await) })
             }
             methods::ELICITATION_CREATE if caps.elicitation.is_some() => {
                 let params: ElicitRequestParams = match rt::request_params(request.params) {
@@ -215,10 +215,10 @@ impl Service for ClientService {
                 if !declared {
                     return Reply::Now(Err(ErrorData::invalid_params("elicitation mode not supported by this client")));
                 }
-                Reply::Later(async move { answer(handler.elicit(params, incoming).await) }.boxed())
+                Reply::later(async move { answer(handler.elicit(params, incoming).await) })
             }
             methods::ROOTS_LIST if caps.roots.is_some() => {
-                Reply::Later(async move { answer(handler.list_roots(incoming).await) }.boxed())
+                Reply::later(async move { answer(handler.list_roots(incoming).await) })
             }
             other => Reply::Now(Err(ErrorData::method_not_found(other))),
         }

@@ -8,12 +8,18 @@ use serde::{
     Serialize,
     ser::{self, Error as _},
 };
-use serde_json::Value;
+use serde_json::{Value, value::RawValue};
 
 /// Converts `value` to JSON, failing when it holds a NaN or an infinite float.
 pub(crate) fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, serde_json::Error> {
     value.serialize(FiniteCheck)?;
     serde_json::to_value(value)
+}
+
+/// Encodes `value` as compact JSON text, failing when it holds a NaN or an infinite float.
+pub(crate) fn to_raw_value<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
+    value.serialize(FiniteCheck)?;
+    serde_json::value::to_raw_value(value)
 }
 
 /// A serializer that produces nothing and fails on the first float that is not finite.
@@ -246,6 +252,7 @@ mod tests {
     fn finite_values_convert_as_serde_json_does() {
         let reading = Reading { label: "a", values: vec![1.5, -2.0], nested: None };
         assert_eq!(to_value(&reading).unwrap(), serde_json::to_value(&reading).unwrap());
+        assert_eq!(to_raw_value(&reading).unwrap().get(), serde_json::to_string(&reading).unwrap());
     }
 
     #[test]
@@ -257,6 +264,8 @@ mod tests {
             let inner = Reading { label: "in", values: vec![0.0, bad], nested: None };
             let outer = Reading { label: "out", values: vec![], nested: Some(Box::new(inner)) };
             let e = to_value(&outer).unwrap_err();
+            assert!(e.to_string().contains("not a JSON number"), "{e}");
+            let e = to_raw_value(&outer).unwrap_err();
             assert!(e.to_string().contains("not a JSON number"), "{e}");
         }
         assert!(to_value(&f32::NAN).is_err());

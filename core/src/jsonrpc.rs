@@ -12,7 +12,7 @@ use serde::{
     Deserialize, Deserializer, Serialize, Serializer,
     de::{Error as _, IgnoredAny, MapAccess, Visitor},
 };
-use serde_json::Value;
+use serde_json::{Value, value::RawValue};
 
 use crate::json_write;
 
@@ -228,6 +228,42 @@ pub struct Response {
     pub result: Value,
 }
 
+/// A successful response whose result was encoded straight from its typed form: writers copy
+/// the JSON text as it is, and no [`Value`] is built on the way.
+#[derive(Clone, Debug)]
+pub struct EncodedResponse {
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The result object, as compact JSON text.
+    pub result: Box<RawValue>,
+}
+
+impl EncodedResponse {
+    /// Returns the response with its result decoded into a [`Value`].
+    pub fn to_response(&self) -> Response {
+        // The text was written by serde_json from a value, so it reads back.
+        let result = serde_json::from_str(self.result.get()).unwrap_or(Value::Null);
+        Response { jsonrpc: Version2, id: self.id.clone(), result }
+    }
+}
+
+impl PartialEq for EncodedResponse {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id && self.result.get() == other.result.get()
+    }
+}
+
+impl Serialize for EncodedResponse {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut response = s.serialize_struct("EncodedResponse", 3)?;
+        response.serialize_field("jsonrpc", &Version2)?;
+        response.serialize_field("id", &self.id)?;
+        response.serialize_field("result", &self.result)?;
+        response.end()
+    }
+}
+
 /// An error response; the id is absent when the request's id could not be read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ErrorResponse {
@@ -250,6 +286,8 @@ pub enum JsonRpcMessage {
     Notification(Notification),
     /// A successful response.
     Response(Response),
+    /// A successful response whose result is already encoded; decoding never makes one.
+    Encoded(EncodedResponse),
     /// An error response.
     Error(ErrorResponse),
 }
@@ -461,6 +499,11 @@ impl JsonRpcMessage {
                 out.extend_from_slice(br#","result":"#);
                 json_write::write_value(out, &response.result);
             }
+            JsonRpcMessage::Encoded(response) => {
+                write_id(out, &response.id);
+                out.extend_from_slice(br#","result":"#);
+                out.extend_from_slice(response.result.get().as_bytes());
+            }
             JsonRpcMessage::Error(error) => {
                 if let Some(id) = &error.id {
                     write_id(out, id);
@@ -497,6 +540,7 @@ impl JsonRpcMessage {
             JsonRpcMessage::Request(r) => r.method.len() + r.params.as_ref().map_or(0, |p| size(p, 0)),
             JsonRpcMessage::Notification(n) => n.method.len() + n.params.as_ref().map_or(0, |p| size(p, 0)),
             JsonRpcMessage::Response(r) => size(&r.result, 0),
+            JsonRpcMessage::Encoded(r) => r.result.get().len(),
             JsonRpcMessage::Error(e) => e.error.message.len() + e.error.data.as_ref().map_or(0, |d| size(d, 0)),
         };
         // The envelope: `jsonrpc`, the id and the member names.
@@ -521,6 +565,21 @@ impl JsonRpcMessage {
     /// Creates an error response.
     pub fn error(id: Option<RequestId>, error: ErrorData) -> Self {
         JsonRpcMessage::Error(ErrorResponse { jsonrpc: Version2, id, error })
+    }
+
+    /// Returns the id of the request a response or error answers.
+    pub fn answers(&self) -> Option<&RequestId> {
+        match self {
+            JsonRpcMessage::Response(r) => Some(&r.id),
+            JsonRpcMessage::Encoded(r) => Some(&r.id),
+            JsonRpcMessage::Error(e) => e.id.as_ref(),
+            JsonRpcMessage::Request(_) | JsonRpcMessage::Notification(_) => None,
+        }
+    }
+
+    /// Returns whether the message answers a request: a response or an error.
+    pub fn is_answer(&self) -> bool {
+        matches!(self, JsonRpcMessage::Response(_) | JsonRpcMessage::Encoded(_) | JsonRpcMessage::Error(_))
     }
 
     /// Returns the method name of a request or notification.
@@ -624,6 +683,22 @@ mod tests {
         assert_eq!(String::from_utf8(reply.encode()).unwrap(), r#"{"jsonrpc":"2.0","id":"7","result":{}}"#);
         let m = decode(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#).unwrap();
         assert_eq!(String::from_utf8(m.encode()).unwrap(), r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
+    }
+
+    #[test]
+    fn an_encoded_response_is_written_serialized_and_read_as_the_response_it_stands_for() {
+        let result = serde_json::json!({ "content": [{ "type": "text", "text": "a \"quoted\" line\n" }], "n": 1.5 });
+        let plain = JsonRpcMessage::response(RequestId::Number(7), result.clone());
+        let raw = serde_json::value::to_raw_value(&result).unwrap();
+        let encoded = JsonRpcMessage::Encoded(EncodedResponse { id: RequestId::Number(7), result: raw });
+        assert_eq!(encoded.encode(), plain.encode());
+        assert_eq!(serde_json::to_string(&encoded).unwrap(), serde_json::to_string(&plain).unwrap());
+        assert_eq!(decode(std::str::from_utf8(&encoded.encode()).unwrap()).unwrap(), plain);
+        let JsonRpcMessage::Encoded(response) = &encoded else { unreachable!() };
+        assert_eq!(JsonRpcMessage::Response(response.to_response()), plain);
+        assert_eq!(encoded.answers(), Some(&RequestId::Number(7)));
+        assert!(encoded.is_answer() && plain.is_answer());
+        assert_eq!(encoded.method(), None);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::{
 
 use futures::{FutureExt as _, future::BoxFuture};
 use serde::{Serialize, de::DeserializeOwned};
-use serde_json::Value;
+use serde_json::{Value, value::RawValue};
 use tokio::{
     sync::{Notify, mpsc, oneshot},
     task::JoinHandle,
@@ -31,7 +31,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::{
     Error,
-    jsonrpc::{ErrorData, JsonRpcMessage, Notification, Request, RequestId},
+    jsonrpc::{EncodedResponse, ErrorData, JsonRpcMessage, Notification, Request, RequestId},
     model::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken, methods},
     sync::lock,
     transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
@@ -592,7 +592,49 @@ pub(crate) enum Reply {
     /// The answer is ready.
     Now(Result<Value, ErrorData>),
     /// The answer comes from a handler that runs concurrently and can be cancelled.
-    Later(BoxFuture<'static, Result<Value, ErrorData>>),
+    Later(BoxFuture<'static, Result<Answer, ErrorData>>),
+}
+
+impl Reply {
+    /// An answer to come from `work`, whose result is a JSON value.
+    pub(crate) fn later(work: impl Future<Output = Result<Value, ErrorData>> + Send + 'static) -> Self {
+        Reply::Later(work.map(|outcome| outcome.map(Answer::Value)).boxed())
+    }
+}
+
+/// A request's result on its way to the wire.
+pub(crate) enum Answer {
+    /// A JSON value.
+    Value(Value),
+    /// JSON text a typed result was encoded to, with no value built in between.
+    Encoded(Box<RawValue>),
+}
+
+impl Answer {
+    /// Encodes a typed result straight to JSON text; a NaN or infinite number in it is an
+    /// internal error, not a silent `null`.
+    pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Self, ErrorData> {
+        crate::finite::to_raw_value(value)
+            .map(Answer::Encoded)
+            .map_err(|e| ErrorData::internal_error(format!("could not encode the result: {e}")))
+    }
+
+    /// Returns the result as a JSON value, decoding encoded text.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Answer::Value(value) => value,
+            // The text was written by serde_json, so it reads back.
+            Answer::Encoded(text) => serde_json::from_str(text.get()).unwrap_or(Value::Null),
+        }
+    }
+
+    /// Returns the response to request `id` that carries this result.
+    pub(crate) fn into_message(self, id: RequestId) -> JsonRpcMessage {
+        match self {
+            Answer::Value(result) => JsonRpcMessage::response(id, result),
+            Answer::Encoded(result) => JsonRpcMessage::Encoded(EncodedResponse { id, result }),
+        }
+    }
 }
 
 /// The role-specific part of a session: what the server or client does with incoming messages.
@@ -891,6 +933,7 @@ fn process(peer: &Peer, service: &dyn Service, item: Inbound) -> Option<BoxFutur
         JsonRpcMessage::Request(request) => handle_request(peer, service, request),
         JsonRpcMessage::Notification(notification) => return handle_notification(peer, service, notification),
         JsonRpcMessage::Response(response) => peer.complete(&response.id, Ok(response.result)),
+        JsonRpcMessage::Encoded(response) => peer.complete(&response.id, Ok(response.to_response().result)),
         JsonRpcMessage::Error(error) => match error.id {
             Some(id) => peer.complete(&id, Err(error.error)),
             None => tracing::warn!(error = %error.error, "the peer reported an error"),
@@ -936,7 +979,7 @@ fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
     match service.request(request, incoming) {
         Reply::Now(outcome) => {
             if peer.inner.finish(&id, Some(serial)).is_some() {
-                respond(peer, id, outcome);
+                respond(peer, id, outcome.map(Answer::Value));
             }
         }
         Reply::Later(work) => {
@@ -976,16 +1019,16 @@ fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
 }
 
 /// The outcome of a handler, a panic in it becoming an internal error.
-fn settled(outcome: std::thread::Result<Result<Value, ErrorData>>) -> Result<Value, ErrorData> {
+fn settled(outcome: std::thread::Result<Result<Answer, ErrorData>>) -> Result<Answer, ErrorData> {
     outcome.unwrap_or_else(|_| {
         tracing::error!("a request handler panicked");
         Err(ErrorData::internal_error("Internal error: the request handler panicked"))
     })
 }
 
-fn respond(peer: &Peer, id: RequestId, outcome: Result<Value, ErrorData>) {
+fn respond(peer: &Peer, id: RequestId, outcome: Result<Answer, ErrorData>) {
     let message = match outcome {
-        Ok(result) => JsonRpcMessage::response(id.clone(), result),
+        Ok(answer) => answer.into_message(id.clone()),
         Err(error) => JsonRpcMessage::error(Some(id.clone()), error),
     };
     let _ = peer.send_with(message, Some(id), Priority::Always);

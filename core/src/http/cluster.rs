@@ -674,10 +674,7 @@ impl Cluster {
                 if request.is_none() {
                     request = entry.request.clone();
                 }
-                let is_final = matches!(
-                    (&entry.message, &request),
-                    (JsonRpcMessage::Response(r), Some(id)) if &r.id == id
-                ) || matches!((&entry.message, &request), (JsonRpcMessage::Error(e), Some(id)) if e.id.as_ref() == Some(id));
+                let is_final = request.is_some() && entry.message.answers() == request.as_ref();
                 let event_id = format!("{stream}_{}", client_entry(stream, &entry.id));
                 if tx.send(Box::new(Frame::Event(event_id, entry.message))).await.is_err() {
                     return Ok(());

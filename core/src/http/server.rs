@@ -551,11 +551,7 @@ impl HttpSession {
         let Some(stream) = stream else {
             return self.route_standalone(&mut routes, message);
         };
-        let final_for = match &message {
-            JsonRpcMessage::Response(r) => Some(&r.id),
-            JsonRpcMessage::Error(e) => e.id.as_ref(),
-            _ => None,
-        };
+        let final_for = message.answers();
         let is_final = final_for.is_some() && final_for == related_request.as_ref();
         let Some(state) = routes.streams.get_mut(&stream) else { return };
         let seq = state.next_seq;
@@ -1469,7 +1465,7 @@ async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, 
             // priming event and comes back for the rest.
             return sse_response(state, session, stream, None, rx);
         };
-        if matches!(message, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)) {
+        if message.is_answer() {
             stored_before(session, &message).await;
             return json_response(StatusCode::OK, message.encode());
         }
@@ -1519,7 +1515,7 @@ fn sse_response(
 async fn stored_before(session: &HttpSession, message: &JsonRpcMessage) {
     #[cfg(feature = "redis")]
     if let Some(cluster) = &session.cluster
-        && matches!(message, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_))
+        && message.is_answer()
     {
         cluster.appended().await;
     }

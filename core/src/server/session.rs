@@ -5,7 +5,7 @@ use std::{
     sync::{Arc, Mutex, OnceLock},
 };
 
-use futures::FutureExt;
+use futures::{FutureExt, TryFutureExt};
 use serde_json::Value;
 
 use tokio_util::sync::CancellationToken;
@@ -29,7 +29,7 @@ use crate::{
         TaskIdRequestParams, TaskSupport, TaskWithMeta, meta_keys, methods, negotiate_protocol_version,
     },
     server::handler::ResourceRequest,
-    session::{IncomingRequest, Peer, Reply, Service, request_params, to_result},
+    session::{Answer, IncomingRequest, Peer, Reply, Service, request_params, to_result},
     sync::lock,
 };
 
@@ -243,19 +243,17 @@ impl ServerSession {
         match task {
             None => Reply::Later(work),
             Some((store, metadata)) => {
+                let work = work.map_ok(Answer::into_value).boxed();
                 let created = store
                     .spawn(metadata.ttl, incoming.cancellation.clone(), Some(incoming.peer.clone()), work, |_| {})
                     .and_then(|task| to_result(&CreateTaskResult { task, meta: None }));
                 // In a cluster, the task is answered once every process can find it.
                 #[cfg(feature = "redis")]
                 if store.is_shared() {
-                    return Reply::Later(
-                        async move {
-                            store.flushed().await;
-                            created
-                        }
-                        .boxed(),
-                    );
+                    return Reply::later(async move {
+                        store.flushed().await;
+                        created
+                    });
                 }
                 Reply::Now(created)
             }
@@ -283,7 +281,7 @@ impl ServerSession {
         };
         #[cfg(feature = "redis")]
         if store.is_shared() {
-            return Reply::Later(store.shared_extension_request(method, task_id.to_owned(), params));
+            return Reply::later(store.shared_extension_request(method, task_id.to_owned(), params));
         }
         Reply::Now(match method {
             methods::TASKS_GET => store.detailed(task_id),
@@ -310,40 +308,37 @@ impl ServerSession {
                 format!("this server keeps at most {MAX_LISTENERS} subscriptions/listen streams open"),
             )));
         };
-        Reply::Later(
-            async move {
-                let id = serde_json::to_value(&incoming.id).unwrap_or(Value::Null);
-                let tagged = |params: Value| {
-                    let mut params = match params {
-                        Value::Object(map) => map,
-                        _ => JsonObject::new(),
-                    };
-                    let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
-                    if let Value::Object(meta) = meta {
-                        meta.insert(meta_keys::SUBSCRIPTION_ID.to_owned(), id.clone());
-                    }
-                    Value::Object(params)
+        Reply::later(async move {
+            let id = serde_json::to_value(&incoming.id).unwrap_or(Value::Null);
+            let tagged = |params: Value| {
+                let mut params = match params {
+                    Value::Object(map) => map,
+                    _ => JsonObject::new(),
                 };
-                let ack = tagged(serde_json::json!({ "notifications": acknowledged }));
-                incoming
-                    .peer
-                    .notify(methods::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, &ack, incoming.related())
-                    .map_err(|e| ErrorData::internal_error(e.to_string()))?;
-                loop {
-                    tokio::select! {
-                        _ = incoming.cancellation.cancelled() => break,
-                        next = queue.recv() => {
-                            let Some((method, params)) = next else { break };
-                            if incoming.peer.notify(&method, &tagged(params), incoming.related()).is_err() {
-                                break;
-                            }
+                let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+                if let Value::Object(meta) = meta {
+                    meta.insert(meta_keys::SUBSCRIPTION_ID.to_owned(), id.clone());
+                }
+                Value::Object(params)
+            };
+            let ack = tagged(serde_json::json!({ "notifications": acknowledged }));
+            incoming
+                .peer
+                .notify(methods::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, &ack, incoming.related())
+                .map_err(|e| ErrorData::internal_error(e.to_string()))?;
+            loop {
+                tokio::select! {
+                    _ = incoming.cancellation.cancelled() => break,
+                    next = queue.recv() => {
+                        let Some((method, params)) = next else { break };
+                        if incoming.peer.notify(&method, &tagged(params), incoming.related()).is_err() {
+                            break;
                         }
                     }
                 }
-                Ok(tagged(serde_json::json!({})))
             }
-            .boxed(),
-        )
+            Ok(tagged(serde_json::json!({})))
+        })
     }
 
     /// Returns whether this session declared that `tools/call` may run as a task.
@@ -361,7 +356,7 @@ impl ServerSession {
         #[cfg(feature = "redis")]
         if store.is_shared() {
             let page_size = self.server.options.page_size;
-            return Reply::Later(store.shared_request(method, params, self.peer.get().cloned(), page_size));
+            return Reply::later(store.shared_request(method, params, self.peer.get().cloned(), page_size));
         }
         let outcome = match method {
             methods::TASKS_LIST => request_params::<PaginatedRequestParams>(params)
@@ -380,7 +375,7 @@ impl ServerSession {
                     },
                     _ => {
                         let store = store.clone();
-                        return Reply::Later(async move { store.result(&params.task_id).await }.boxed());
+                        return Reply::later(async move { store.result(&params.task_id).await });
                     }
                 }
                 .and_then(|task| to_result(&TaskWithMeta::from(task)))
@@ -425,24 +420,21 @@ impl ServerSession {
         };
         let session = self.clone();
         // Matching runs in the request's own task, never in the reader of the session.
-        Reply::Later(
-            async move {
-                let server = &session.server;
-                let found = lock(&server.resources).get(&params.uri).map(|e| (e.handler.clone(), HashMap::new()));
-                let found = found.or_else(|| {
-                    lock(&server.templates)
-                        .iter()
-                        .find_map(|t| t.matcher.matches(&params.uri).map(|vars| (t.handler.clone(), vars)))
-                });
-                let Some((handler, variables)) = found else {
-                    return Err(ErrorData::resource_not_found(&params.uri));
-                };
-                let context = session.context(incoming, params.meta);
-                let request = ResourceRequest { uri: params.uri, variables };
-                to_result(&handler.read(request, context).await?)
-            }
-            .boxed(),
-        )
+        Reply::later(async move {
+            let server = &session.server;
+            let found = lock(&server.resources).get(&params.uri).map(|e| (e.handler.clone(), HashMap::new()));
+            let found = found.or_else(|| {
+                lock(&server.templates)
+                    .iter()
+                    .find_map(|t| t.matcher.matches(&params.uri).map(|vars| (t.handler.clone(), vars)))
+            });
+            let Some((handler, variables)) = found else {
+                return Err(ErrorData::resource_not_found(&params.uri));
+            };
+            let context = session.context(incoming, params.meta);
+            let request = ResourceRequest { uri: params.uri, variables };
+            to_result(&handler.read(request, context).await?)
+        })
     }
 
     fn subscribe(&self, params: Option<Value>, subscribe: bool) -> Result<Value, ErrorData> {
@@ -573,7 +565,7 @@ impl ServerSession {
             return Reply::Now(Err(ErrorData::invalid_params(message)));
         }
         let context = self.context(incoming, params.meta);
-        Reply::Later(async move { to_result(&entry.handler.get(arguments, context).await?) }.boxed())
+        Reply::later(async move { to_result(&entry.handler.get(arguments, context).await?) })
     }
 
     fn complete(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
@@ -585,20 +577,17 @@ impl ServerSession {
             Err(e) => return Reply::Now(Err(e)),
         };
         let context = self.context(incoming, params.meta.clone());
-        Reply::Later(
-            async move {
-                let mut result = handler.complete(params, context).await?;
-                let values = &mut result.completion.values;
-                if values.len() > 100 {
-                    let total = result.completion.total.unwrap_or(values.len() as u64);
-                    values.truncate(100);
-                    result.completion.total = Some(total);
-                    result.completion.has_more = Some(true);
-                }
-                to_result(&result)
+        Reply::later(async move {
+            let mut result = handler.complete(params, context).await?;
+            let values = &mut result.completion.values;
+            if values.len() > 100 {
+                let total = result.completion.total.unwrap_or(values.len() as u64);
+                values.truncate(100);
+                result.completion.total = Some(total);
+                result.completion.has_more = Some(true);
             }
-            .boxed(),
-        )
+            to_result(&result)
+        })
     }
 
     fn set_level(&self, params: Option<Value>) -> Result<Value, ErrorData> {
@@ -727,7 +716,7 @@ impl ServerSession {
         };
         match reply {
             Reply::Now(outcome) => Reply::Now(finish(outcome)),
-            Reply::Later(future) => Reply::Later(future.map(finish).boxed()),
+            Reply::Later(future) => Reply::later(future.map(move |outcome| finish(outcome.map(Answer::into_value)))),
         }
     }
 
@@ -751,23 +740,43 @@ fn tool_work(
     entry: Arc<ToolEntry>,
     arguments: JsonObject,
     context: RequestContext,
-) -> futures::future::BoxFuture<'static, Result<Value, ErrorData>> {
+) -> futures::future::BoxFuture<'static, Result<Answer, ErrorData>> {
     async move {
         let arguments = match entry.check_input(arguments) {
             Ok(arguments) => arguments,
-            Err(failure) => return to_result(&CallToolResult::error(failure)),
+            Err(failure) => return Answer::encode(&CallToolResult::error(failure)),
         };
         let mut result = entry.handler.call(arguments, context).await?;
         entry.check_output(&mut result)?;
-        tool_result_value(result)
+        tool_answer(result)
     }
     .boxed()
 }
 
-/// Converts a tool result to JSON, moving the strings of its text blocks and the data of its
-/// image and audio blocks into the value instead of copying them: those are what grows with a
-/// large payload.
-fn tool_result_value(mut result: CallToolResult) -> Result<Value, ErrorData> {
+/// The payload size (text, image and audio data) under which a tool result is encoded straight
+/// to JSON text; a larger one goes through a [`Value`].
+const ENCODE_DIRECTLY_BELOW: usize = 1024;
+
+/// Encodes a tool result for the wire.
+///
+/// A small one is written straight to JSON text: building a value first would cost more than
+/// the result itself. In a larger one, the strings of its text blocks and the data of its image
+/// and audio blocks are moved into a value instead of copied, to be written once, by the
+/// writer that scans strings many bytes at a time: those are what grows with a large payload.
+fn tool_answer(mut result: CallToolResult) -> Result<Answer, ErrorData> {
+    let payload: usize = result
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text(text) => text.text.len(),
+            ContentBlock::Image(image) => image.data.len(),
+            ContentBlock::Audio(audio) => audio.data.len(),
+            _ => 0,
+        })
+        .sum();
+    if payload < ENCODE_DIRECTLY_BELOW {
+        return Answer::encode(&result);
+    }
     let payloads: Vec<Option<(&'static str, String)>> = result
         .content
         .iter_mut()
@@ -786,7 +795,7 @@ fn tool_result_value(mut result: CallToolResult) -> Result<Value, ErrorData> {
             }
         }
     }
-    Ok(value)
+    Ok(Answer::Value(value))
 }
 
 /// Runs a tool call of a tasks-extension client: answered directly when it ends (or asks for
@@ -795,7 +804,7 @@ fn tool_result_value(mut result: CallToolResult) -> Result<Value, ErrorData> {
 fn call_as_task(
     store: Arc<TaskStore>,
     round: Arc<Round>,
-    mut work: futures::future::BoxFuture<'static, Result<Value, ErrorData>>,
+    mut work: futures::future::BoxFuture<'static, Result<Answer, ErrorData>>,
 ) -> Reply {
     Reply::Later(
         async move {
@@ -806,11 +815,12 @@ fn call_as_task(
             }
             let link = store.clone();
             let escalate = |task: &crate::model::Task| round.escalate(link, task.task_id.clone());
+            let work = work.map_ok(Answer::into_value).boxed();
             let task = store.spawn(None, CancellationToken::new(), None, work, escalate)?;
             // In a cluster, the task is answered once every process can find it.
             #[cfg(feature = "redis")]
             store.flushed().await;
-            Ok(TaskStore::created(&task))
+            Ok(Answer::Value(TaskStore::created(&task)))
         }
         .boxed(),
     )
@@ -983,6 +993,29 @@ impl ToolEntry {
                 self.tool.name,
                 errors.join("; ")
             )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_result_of_any_size_is_written_as_serde_json_writes_it() {
+        let small = "a \"quoted\" line\n".to_owned();
+        let large = "é\"\n\u{1}".repeat(ENCODE_DIRECTLY_BELOW);
+        for (text, encoded) in [(small, true), (large, false)] {
+            let result = CallToolResult {
+                structured_content: serde_json::json!({ "n": 1 }).as_object().cloned(),
+                ..CallToolResult::text(text)
+            };
+            let expected = serde_json::to_string(&result).unwrap();
+            let answer = tool_answer(result).unwrap();
+            assert_eq!(matches!(answer, Answer::Encoded(_)), encoded);
+            let written = answer.into_message(RequestId::Number(1)).encode();
+            let expected = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{expected}}}"#);
+            assert_eq!(String::from_utf8(written).unwrap(), expected);
         }
     }
 }

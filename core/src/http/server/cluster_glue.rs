@@ -231,11 +231,7 @@ pub(super) async fn record_subscription(
 /// Hands a notification or response from the client to the session it belongs to: a response
 /// goes to the process that sent the request it answers, a notification to every copy.
 pub(super) async fn deliver(session: &Arc<HttpSession>, cluster: Arc<Cluster>, message: JsonRpcMessage) -> Response {
-    let answered = match &message {
-        JsonRpcMessage::Response(r) => Some(&r.id),
-        JsonRpcMessage::Error(e) => e.id.as_ref(),
-        _ => None,
-    };
+    let answered = message.answers();
     let target = match answered {
         Some(RequestId::Number(n)) => u64::try_from(*n).ok().and_then(owner_of),
         _ => None,

@@ -465,7 +465,7 @@ impl Shared {
                     continue;
                 }
                 match decode(event.data.as_bytes()) {
-                    Inbound::Message(message) if answering.is_some_and(|id| answers(&message, id)) => {
+                    Inbound::Message(message) if answering.is_some_and(|id| message.answers() == Some(id)) => {
                         return Outcome::Answered(message);
                     }
                     item => self.deliver(item).await,
@@ -483,7 +483,7 @@ impl Shared {
             Err(_) => return Outcome::Failed("the reply body did not arrive in time".to_owned()),
         };
         match (JsonRpcMessage::decode(&body), answering) {
-            (Ok(message), Some(id)) if answers(&message, id) => Outcome::Answered(message),
+            (Ok(message), Some(id)) if message.answers() == Some(id) => Outcome::Answered(message),
             (Ok(JsonRpcMessage::Error(error)), Some(id)) if error.id.is_none() => {
                 Outcome::Answered(JsonRpcMessage::error(Some(id.clone()), error.error))
             }
@@ -675,7 +675,7 @@ impl Shared {
             }
             return;
         }
-        let is_response = matches!(message, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_));
+        let is_response = message.is_answer();
         // A second round happens only after a re-initialization.
         for round in 0..2 {
             let sent_session = self.session_id();
@@ -1044,15 +1044,6 @@ fn decode(bytes: &[u8]) -> Inbound {
     match JsonRpcMessage::decode(bytes) {
         Ok(message) => Inbound::Message(message),
         Err(e) => Inbound::Invalid(e),
-    }
-}
-
-/// Returns whether `message` is the response to request `id`.
-fn answers(message: &JsonRpcMessage, id: &RequestId) -> bool {
-    match message {
-        JsonRpcMessage::Response(response) => &response.id == id,
-        JsonRpcMessage::Error(error) => error.id.as_ref() == Some(id),
-        _ => false,
     }
 }
 
