@@ -44,7 +44,7 @@ use tokio::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::server::Frame;
+use super::server::{EventId, Frame};
 use crate::{
     jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
     sync::lock,
@@ -675,7 +675,7 @@ impl Cluster {
                     request = entry.request.clone();
                 }
                 let is_final = request.is_some() && entry.message.answers() == request.as_ref();
-                let event_id = format!("{stream}_{}", client_entry(stream, &entry.id));
+                let event_id = EventId::Written(format!("{stream}_{}", client_entry(stream, &entry.id)));
                 if tx.send(Box::new(Frame::Event(event_id, entry.message))).await.is_err() {
                     return Ok(());
                 }
@@ -711,7 +711,7 @@ impl Cluster {
                     // more, then the request fails.
                     for entry in self.read(session, stream, &after).await? {
                         after = entry.id.clone();
-                        let event_id = format!("{stream}_{}", client_entry(stream, &entry.id));
+                        let event_id = EventId::Written(format!("{stream}_{}", client_entry(stream, &entry.id)));
                         if tx.send(Box::new(Frame::Event(event_id, entry.message))).await.is_err() {
                             return Ok(());
                         }
@@ -721,7 +721,7 @@ impl Cluster {
                     ));
                     let seq = after.split('-').next().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
                     let message = JsonRpcMessage::error(request.clone(), error);
-                    let event_id = format!("{stream}_{}", seq.saturating_add(1));
+                    let event_id = EventId::Local(stream, seq.saturating_add(1));
                     let _ = tx.send(Box::new(Frame::Event(event_id, message))).await;
                     return Ok(());
                 }

@@ -430,7 +430,25 @@ const STANDALONE: u64 = 0;
 /// kilobytes, which keeps idle sessions and per-request streams small.
 pub(super) enum Frame {
     /// A message with its event id.
-    Event(String, JsonRpcMessage),
+    Event(EventId, JsonRpcMessage),
+}
+
+/// The id of an SSE event, written out only when the event is stored or sent as SSE (a
+/// plain JSON answer has none).
+pub(super) enum EventId {
+    /// The event `seq` of this process's stream `stream`.
+    Local(u64, u64),
+    /// An id already written, as the cluster's log gives it.
+    Written(String),
+}
+
+impl std::fmt::Display for EventId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EventId::Local(stream, seq) => write!(f, "{stream}_{seq}"),
+            EventId::Written(id) => f.write_str(id),
+        }
+    }
 }
 
 /// The queue of one HTTP response's frames, bounded by
@@ -556,17 +574,16 @@ impl HttpSession {
         let Some(state) = routes.streams.get_mut(&stream) else { return };
         let seq = state.next_seq;
         state.next_seq = seq.saturating_add(1);
-        let id = event_id(stream, seq);
         let first_and_final = is_final && seq == 1 && state.json_candidate;
         if !first_and_final {
             #[cfg(feature = "redis")]
             if let (Some(cluster), Some(request)) = (&self.cluster, &state.request) {
                 cluster.append(&self.id, stream, seq, request, &message);
             }
-            self.store.append(&self.id, stream, StoredEvent { id: id.clone(), message: message.clone() });
+            self.store.append(&self.id, stream, StoredEvent { id: event_id(stream, seq), message: message.clone() });
         }
         if let Some(sink) = &state.sink
-            && !deliver_frame(sink, Frame::Event(id, message))
+            && !deliver_frame(sink, Frame::Event(EventId::Local(stream, seq), message))
         {
             state.sink = None;
             state.json_candidate = false;
@@ -594,8 +611,9 @@ impl HttpSession {
             let seq = state.next_seq;
             state.next_seq = seq.saturating_add(1);
             let id = event_id(STANDALONE, seq);
-            self.store.append(&self.id, STANDALONE, StoredEvent { id: id.clone(), message: message.clone() });
-            if state.sink.as_ref().is_some_and(|sink| deliver_frame(sink, Frame::Event(id, message.clone()))) {
+            self.store.append(&self.id, STANDALONE, StoredEvent { id, message: message.clone() });
+            let frame = Frame::Event(EventId::Local(STANDALONE, seq), message.clone());
+            if state.sink.as_ref().is_some_and(|sink| deliver_frame(sink, frame)) {
                 return;
             }
             state.sink = None;
@@ -630,7 +648,7 @@ impl DirectWriter for SessionWriter {
 
     fn close_request_stream(&self, request: &RequestId) {
         // Clients of earlier revisions cannot resume a stream without a priming event.
-        let resumable = |s: &HttpSession| s.handle.protocol_version().is_some_and(|v| v.as_str() >= "2025-11-25");
+        let resumable = |s: &HttpSession| s.handle.negotiated_version().is_some_and(|v| v >= "2025-11-25");
         if let Some(session) = self.0.upgrade().filter(|s| resumable(s)) {
             let mut routes = lock(&session.routes);
             let stream = routes.by_request.get(request).copied();
@@ -1023,7 +1041,7 @@ impl HttpState {
             Some(s) if !s.closed.is_cancelled() => {
                 if self.options.require_negotiated_version
                     && let (Some(sent), Some(negotiated)) =
-                        (header_str(headers, &PROTOCOL_VERSION), s.handle.protocol_version())
+                        (header_str(headers, &PROTOCOL_VERSION), s.handle.negotiated_version())
                     && sent != negotiated
                 {
                     let message = format!(
@@ -1201,16 +1219,17 @@ fn method_not_allowed() -> Response {
 fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {
     // Bit `i` tells whether `wanted[i]` was found; the callers want one or two types.
     let mut found = 0u8;
-    let media_types = headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(','));
-    for media_type in media_types {
-        let media_type = media_type.split_once(';').map_or(media_type, |(m, _)| m).trim();
-        // Media types are case-insensitive (RFC 9110 §8.3.1).
-        if media_type == "*/*" {
-            return true;
-        }
-        for (i, w) in wanted.iter().enumerate() {
-            if media_type.eq_ignore_ascii_case(w) {
-                found |= 1 << i;
+    for value in headers.get_all(header::ACCEPT) {
+        for media_type in value.as_bytes().split(|&b| b == b',') {
+            let media_type = media_type.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+            // Media types are case-insensitive (RFC 9110 §8.3.1).
+            if media_type == b"*/*" {
+                return true;
+            }
+            for (i, w) in wanted.iter().enumerate() {
+                if media_type.eq_ignore_ascii_case(w.as_bytes()) {
+                    found |= 1 << i;
+                }
             }
         }
     }
@@ -1418,7 +1437,7 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     }
     // Initialization is answered at once, in the delivery above.
-    if session.handle.protocol_version().is_none() {
+    if session.handle.negotiated_version().is_none() {
         let answer = rx.try_recv().ok().map(|frame| {
             let Frame::Event(_, message) = *frame;
             message
@@ -1474,15 +1493,15 @@ async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, 
     sse_response(state, session, stream, None, rx)
 }
 
-fn sse_event(id: Option<&str>, message: &JsonRpcMessage) -> Bytes {
+fn sse_event(id: Option<&dyn std::fmt::Display>, message: &JsonRpcMessage) -> Bytes {
+    use std::io::Write as _;
     let mut out = Vec::with_capacity(128);
     if let Some(id) = id {
-        out.extend_from_slice(b"id: ");
-        out.extend_from_slice(id.as_bytes());
-        out.push(b'\n');
+        // Writing into a vector cannot fail.
+        let _ = writeln!(out, "id: {id}");
     }
     out.extend_from_slice(b"event: message\ndata: ");
-    out.extend_from_slice(&message.encode());
+    message.encode_into(&mut out);
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
 }
@@ -1492,11 +1511,11 @@ fn sse_response(
     state: &Arc<HttpState>,
     session: &Arc<HttpSession>,
     stream: u64,
-    first: Option<(String, JsonRpcMessage)>,
+    first: Option<(EventId, JsonRpcMessage)>,
     rx: FrameReceiver,
 ) -> Response {
     let mut head = Vec::new();
-    let priming = session.handle.protocol_version().is_none_or(|v| v.as_str() >= "2025-11-25");
+    let priming = session.handle.negotiated_version().is_none_or(|v| v >= "2025-11-25");
     if priming {
         let retry = state.options.sse_retry.as_millis();
         head.push(Bytes::from(format!("id: {}\nretry: {retry}\ndata: \n\n", event_id(stream, 0))));
@@ -1614,7 +1633,7 @@ fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Res
     let Some(missed) = state.options.event_store.replay(&session.id, stream, seq) else {
         return error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: the events after Last-Event-ID are gone");
     };
-    let head: Vec<Bytes> = missed.iter().map(|e| sse_event(Some(&e.id), &e.message)).collect();
+    let head: Vec<Bytes> = missed.iter().map(|e| sse_event(Some(&e.id.as_str()), &e.message)).collect();
     if stream == STANDALONE {
         // The replay covers what the backlog held: do not deliver it a second time.
         routes.backlog.clear();

@@ -845,6 +845,11 @@ impl SessionHandle {
         self.session.protocol_version()
     }
 
+    /// Returns the negotiated protocol version without copying it.
+    pub(crate) fn negotiated_version(&self) -> Option<&str> {
+        self.session.negotiated_version()
+    }
+
     /// Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when
     /// the transport has one.
     pub fn session_id(&self) -> Option<&str> {

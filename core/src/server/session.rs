@@ -98,7 +98,12 @@ impl ServerSession {
     }
 
     pub(crate) fn protocol_version(&self) -> Option<String> {
-        self.protocol_version.get().cloned()
+        self.negotiated_version().map(str::to_owned)
+    }
+
+    /// Returns the negotiated protocol version without copying it.
+    pub(crate) fn negotiated_version(&self) -> Option<&str> {
+        self.protocol_version.get().map(String::as_str)
     }
 
     /// Shares this session's tasks with the cluster's other processes, under the session's
