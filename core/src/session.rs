@@ -8,7 +8,6 @@
 //! to run a handler concurrently.
 
 use std::{
-    collections::HashMap,
     future::Future,
     panic::AssertUnwindSafe,
     pin::Pin,
@@ -33,7 +32,7 @@ use crate::{
     Error,
     jsonrpc::{EncodedResponse, ErrorData, JsonRpcMessage, Notification, Request, RequestId},
     model::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken, methods},
-    sync::lock,
+    sync::{FastMap, lock},
     transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
 };
 
@@ -209,9 +208,9 @@ struct InFlight {
 struct PeerInner {
     out: Output,
     next_id: AtomicI64,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>>,
-    progress: Mutex<HashMap<ProgressToken, ProgressEntry>>,
-    inflight: Mutex<HashMap<RequestId, InFlight>>,
+    pending: Mutex<FastMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>>,
+    progress: Mutex<FastMap<ProgressToken, ProgressEntry>>,
+    inflight: Mutex<FastMap<RequestId, InFlight>>,
     next_serial: AtomicU64,
     max_in_flight: usize,
     /// Fires when the peer can no longer send: its responses will never come.
@@ -733,9 +732,9 @@ impl Peer {
             inner: Arc::new(PeerInner {
                 out,
                 next_id: AtomicI64::new(0),
-                pending: Mutex::new(HashMap::new()),
-                progress: Mutex::new(HashMap::new()),
-                inflight: Mutex::new(HashMap::new()),
+                pending: Mutex::default(),
+                progress: Mutex::default(),
+                inflight: Mutex::default(),
                 next_serial: AtomicU64::new(0),
                 max_in_flight: config.max_in_flight.max(1),
                 input_ended: CancellationToken::new(),

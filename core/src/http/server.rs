@@ -38,7 +38,7 @@ use crate::{
     random::random_id,
     server::SessionHandle,
     session::{DirectInput, DirectWriter},
-    sync::lock,
+    sync::{FastMap, lock},
     transport::{Inbound, Outbound},
 };
 
@@ -482,8 +482,8 @@ struct StreamState {
 
 #[derive(Default)]
 struct Routes {
-    by_request: HashMap<RequestId, u64>,
-    streams: HashMap<u64, StreamState>,
+    by_request: FastMap<RequestId, u64>,
+    streams: FastMap<u64, StreamState>,
     /// Messages for the standalone stream while no GET stream is open.
     backlog: VecDeque<JsonRpcMessage>,
 }
@@ -685,7 +685,7 @@ struct HttpState {
     hosts: Vec<String>,
     origins: Vec<String>,
     any_loopback_port: bool,
-    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    sessions: Mutex<FastMap<String, Arc<HttpSession>>>,
     sweeper: Mutex<Option<JoinHandle<()>>>,
     /// Whether a refused `Host` header was logged; only the first one is.
     host_refusal_logged: std::sync::atomic::AtomicBool,
