@@ -156,6 +156,15 @@ async fn unknown_tool_is_invalid_params() {
     // Malformed params (no name) are invalid params too.
     let outcome = within(client.request("tools/call", Some(json!({ "arguments": {} })), Default::default())).await;
     assert_eq!(rpc_code(outcome), -32602);
+    // So are arguments that are not an object; null arguments are none.
+    for arguments in [json!("a=2"), json!([2, 3]), json!(5)] {
+        let params = json!({ "name": "add", "arguments": arguments });
+        let outcome = within(client.request("tools/call", Some(params), Default::default())).await;
+        assert_eq!(rpc_code(outcome), -32602, "{arguments}");
+    }
+    let params = json!({ "name": "fails", "arguments": null });
+    let result = within(client.request("tools/call", Some(params), Default::default())).await.unwrap();
+    assert_eq!(result["isError"], true, "{result}");
 }
 
 #[tokio::test]

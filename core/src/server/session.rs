@@ -192,7 +192,7 @@ impl ServerSession {
     }
 
     fn call_tool(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
-        let params: CallToolRequestParams = match request_params(params) {
+        let params = match call_params(params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
         };
@@ -737,6 +737,22 @@ impl ServerSession {
         }
         result
     }
+}
+
+/// Reads the params of `tools/call`, moving its arguments object into them: reading it as a
+/// field would rebuild the object, key by key.
+fn call_params(mut params: Option<Value>) -> Result<CallToolRequestParams, ErrorData> {
+    let arguments = match &mut params {
+        Some(Value::Object(params)) => params.shift_remove("arguments"),
+        _ => None,
+    };
+    let mut call: CallToolRequestParams = request_params(params)?;
+    call.arguments = match arguments {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(arguments)) => Some(arguments),
+        Some(_) => return Err(ErrorData::invalid_params("Invalid params: arguments must be an object")),
+    };
+    Ok(call)
 }
 
 /// The work of one tool call: validation of the arguments (in the request's own task, never
