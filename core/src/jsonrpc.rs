@@ -174,6 +174,18 @@ impl ErrorData {
     }
 }
 
+/// Returns the `_meta` member of request or notification params.
+///
+/// Params hold a handful of members, so they are scanned in order: a lookup in an ordered map
+/// hashes the key with SipHash, which costs more than comparing it with each member.
+pub(crate) fn meta_of(params: Option<&Value>) -> Option<&Value> {
+    let params = params?.as_object()?;
+    if params.len() > 8 {
+        return params.get("_meta");
+    }
+    params.iter().find_map(|(key, value)| (key == "_meta").then_some(value))
+}
+
 /// The `"jsonrpc": "2.0"` marker, which serializes to the version string.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Version2;

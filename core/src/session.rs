@@ -961,10 +961,7 @@ fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
         let _ = peer.send_with(JsonRpcMessage::error(Some(id.clone()), error), Some(id), Priority::Always);
         return;
     }
-    let progress_token = request
-        .params
-        .as_ref()
-        .and_then(|p| p.get("_meta"))
+    let progress_token = crate::jsonrpc::meta_of(request.params.as_ref())
         .and_then(|m| m.get("progressToken"))
         .and_then(|t| serde_json::from_value(t.clone()).ok());
     let incoming = IncomingRequest {

@@ -291,6 +291,14 @@ async fn accept_and_content_type_are_checked() {
     let response = send(ok).await;
     assert_eq!(response.status(), 200);
     assert_eq!(body_json(response).await["id"], 1);
+    // A wildcard is enough, and the two types may come in separate headers.
+    let response = send(base().header("accept", "*/*").header("content-type", "application/json")).await;
+    assert_eq!(response.status(), 200);
+    let split = base()
+        .header("accept", "application/json,")
+        .header("accept", " text/event-stream ;q=1")
+        .header("content-type", "application/json");
+    assert_eq!(send(split).await.status(), 200);
     bound.shutdown().await;
 }
 

@@ -439,6 +439,7 @@ pub(super) enum EventId {
     /// The event `seq` of this process's stream `stream`.
     Local(u64, u64),
     /// An id already written, as the cluster's log gives it.
+    #[cfg(feature = "redis")]
     Written(String),
 }
 
@@ -446,6 +447,7 @@ impl std::fmt::Display for EventId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EventId::Local(stream, seq) => write!(f, "{stream}_{seq}"),
+            #[cfg(feature = "redis")]
             EventId::Written(id) => f.write_str(id),
         }
     }
@@ -1220,8 +1222,12 @@ fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {
     // Bit `i` tells whether `wanted[i]` was found; the callers want one or two types.
     let mut found = 0u8;
     for value in headers.get_all(header::ACCEPT) {
-        for media_type in value.as_bytes().split(|&b| b == b',') {
-            let media_type = media_type.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+        let mut rest = value.as_bytes();
+        while !rest.is_empty() {
+            let end = memchr::memchr(b',', rest).unwrap_or(rest.len());
+            let item = &rest[..end];
+            rest = rest.get(end + 1..).unwrap_or_default();
+            let media_type = item[..memchr::memchr(b';', item).unwrap_or(item.len())].trim_ascii();
             // Media types are case-insensitive (RFC 9110 §8.3.1).
             if media_type == b"*/*" {
                 return true;
@@ -1731,7 +1737,7 @@ async fn stateless_revision(
         return (header_version == Some(STATELESS_PROTOCOL_VERSION) && header_str(headers, &SESSION_ID).is_none())
             .then(|| StatusCode::ACCEPTED.into_response());
     };
-    let meta = request.params.as_ref().and_then(|p| p.get("_meta"));
+    let meta = crate::jsonrpc::meta_of(request.params.as_ref());
     let body_version = meta.and_then(|m| m.get(meta_keys::PROTOCOL_VERSION)).and_then(Value::as_str);
     let stateless =
         header_version == Some(STATELESS_PROTOCOL_VERSION) || body_version == Some(STATELESS_PROTOCOL_VERSION);
