@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
+.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -108,6 +108,11 @@ bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py be
 	python="$$(bench/python/setup.sh)" && node="$$(bench/node/setup.sh)" && \
 		$(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" --node "$$node" \
 		--server "mcpkit-swift=$(SWIFT_ECHO)" --http-server "mcpkit-swift=$(SWIFT_ECHO) --http {port}"
+
+bench-instructions: ## Prints the instructions and heap allocations per small call of the Rust HTTP echo servers (mcpkit, rmcp), counted by callgrind, which a shared machine's load does not move (installs valgrind when missing).
+	$(CARGO) build --release -p mcpkit-bench
+	tests/install-packages.sh valgrind
+	bench/instructions.py 3000 4 mcpkit=$(CARGO_TARGET_DIR)/release/mcpkit-echo-http rmcp=$(CARGO_TARGET_DIR)/release/rmcp-echo-http
 
 bench-cluster: ## Prints the cluster benchmark: 64 sessions through haproxy over 1, 2 and 3 mcpkit processes sharing sessions in Redis, beside one process without Redis (release build).
 	$(CARGO) build --release -p mcpkit-bench --features redis
