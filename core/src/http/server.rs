@@ -1284,6 +1284,8 @@ enum BodyFault {
 /// Gathers a body's data up to `limit` bytes.
 async fn collect_body<B: HttpBody<Data = Bytes>>(body: B, limit: usize) -> Result<Bytes, BodyFault> {
     tokio::pin!(body);
+    // The length a body announces sizes the buffer once, when it comes in several pieces.
+    let announced = usize::try_from(body.size_hint().lower()).unwrap_or(0).min(limit);
     let mut first: Option<Bytes> = None;
     let mut rest = Vec::new();
     let mut len = 0usize;
@@ -1295,6 +1297,7 @@ async fn collect_body<B: HttpBody<Data = Bytes>>(body: B, limit: usize) -> Resul
             None => first = Some(data),
             Some(head) => {
                 if rest.is_empty() {
+                    rest.reserve_exact(announced.max(head.len() + data.len()));
                     rest.extend_from_slice(head);
                 }
                 rest.extend_from_slice(&data);
