@@ -253,10 +253,13 @@ pub struct EncodedResponse {
 impl EncodedResponse {
     /// Returns the response with its result decoded into a [`Value`].
     pub fn to_response(&self) -> Response {
-        // The text was written by serde_json from a value, so it reads back.
-        let result = serde_json::from_str(self.result.get()).unwrap_or(Value::Null);
-        Response { jsonrpc: Version2, id: self.id.clone(), result }
+        Response { jsonrpc: Version2, id: self.id.clone(), result: decode_raw(&self.result) }
     }
+}
+
+/// Decodes JSON text the crate encoded from a typed value; such text always reads back.
+pub(crate) fn decode_raw(text: &RawValue) -> Value {
+    serde_json::from_str(text.get()).unwrap_or(Value::Null)
 }
 
 impl PartialEq for EncodedResponse {

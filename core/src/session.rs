@@ -622,8 +622,7 @@ impl Answer {
     pub(crate) fn into_value(self) -> Value {
         match self {
             Answer::Value(value) => value,
-            // The text was written by serde_json, so it reads back.
-            Answer::Encoded(text) => serde_json::from_str(text.get()).unwrap_or(Value::Null),
+            Answer::Encoded(text) => crate::jsonrpc::decode_raw(&text),
         }
     }
 
@@ -932,7 +931,9 @@ fn process(peer: &Peer, service: &dyn Service, item: Inbound) -> Option<BoxFutur
         JsonRpcMessage::Request(request) => handle_request(peer, service, request),
         JsonRpcMessage::Notification(notification) => return handle_notification(peer, service, notification),
         JsonRpcMessage::Response(response) => peer.complete(&response.id, Ok(response.result)),
-        JsonRpcMessage::Encoded(response) => peer.complete(&response.id, Ok(response.to_response().result)),
+        JsonRpcMessage::Encoded(response) => {
+            peer.complete(&response.id, Ok(crate::jsonrpc::decode_raw(&response.result)))
+        }
         JsonRpcMessage::Error(error) => match error.id {
             Some(id) => peer.complete(&id, Err(error.error)),
             None => tracing::warn!(error = %error.error, "the peer reported an error"),
