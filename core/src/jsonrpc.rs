@@ -473,7 +473,14 @@ impl JsonRpcMessage {
         reason = "a decoded message is nearly as large as the error, so boxing the error would not shrink the result"
     )]
     pub fn decode(bytes: &[u8]) -> Result<JsonRpcMessage, DecodeError> {
-        let raw: RawMessage = match serde_json::from_slice(bytes) {
+        // The text is checked for UTF-8 once, here: read from a `str`, serde_json takes each
+        // string of it as it is instead of checking every one again.
+        let text = std::str::from_utf8(bytes).map_err(|e| DecodeError {
+            id: None,
+            error: ErrorData::parse_error(format!("Parse error: the message is not UTF-8 ({e})")),
+            answerable: true,
+        })?;
+        let raw: RawMessage = match serde_json::from_str(text) {
             Ok(raw) => raw,
             Err(e) if e.is_data() => return Err(misshapen(bytes, &e)),
             Err(e) => {
@@ -755,6 +762,16 @@ mod tests {
         let reply = JsonRpcMessage::error(e.id, e.error);
         let v: Value = serde_json::from_slice(&reply.encode()).unwrap();
         assert!(v.get("id").is_none(), "an error for an unreadable id omits it: {v}");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_a_parse_error_naming_the_byte() {
+        let mut bytes = br#"{"jsonrpc":"2.0","id":1,"method":"pi"#.to_vec();
+        bytes.extend_from_slice(&[0xff, b'"', b'}']);
+        let e = JsonRpcMessage::decode(&bytes).unwrap_err();
+        assert_eq!(e.error.code, PARSE_ERROR);
+        assert_eq!(e.id, None);
+        assert!(e.error.message.contains("not UTF-8") && e.error.message.contains("index 36"), "{}", e.error.message);
     }
 
     #[test]

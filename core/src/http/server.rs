@@ -986,8 +986,90 @@ static PROTOCOL_VERSION: HeaderName = HeaderName::from_static(PROTOCOL_VERSION_H
 /// The `Last-Event-ID` header's name, parsed once.
 static LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
+/// The media types of `Accept` this endpoint looks for, as bits.
+const ACCEPTS_JSON: u8 = 1;
+/// `text/event-stream` in `Accept`.
+const ACCEPTS_SSE: u8 = 2;
+
+/// The headers this endpoint reads, found in one pass over a request's headers instead of a
+/// lookup (and a hash of the name) each time one is needed.
+///
+/// Each is the first value of its name, as text; a first value that is not visible ASCII counts
+/// as absent. `Accept` is read from all its values.
+#[derive(Default)]
+struct RequestHeaders<'a> {
+    host: Option<&'a str>,
+    origin: Option<&'a str>,
+    protocol_version: Option<&'a str>,
+    session_id: Option<&'a str>,
+    content_type: Option<&'a str>,
+    last_event_id: Option<&'a str>,
+    /// The `ACCEPTS_*` bits of the media types `Accept` names; all of them for `*/*`.
+    accepts: u8,
+}
+
+impl<'a> RequestHeaders<'a> {
+    fn read(headers: &'a HeaderMap) -> Self {
+        let mut first: [Option<&HeaderValue>; 6] = [None; 6];
+        let mut accepts = 0;
+        for (name, value) in headers {
+            let slot = if name == header::HOST {
+                0
+            } else if name == header::ACCEPT {
+                accepts |= accepted(value.as_bytes());
+                continue;
+            } else if name == header::CONTENT_TYPE {
+                1
+            } else if name == SESSION_ID {
+                2
+            } else if name == PROTOCOL_VERSION {
+                3
+            } else if name == header::ORIGIN {
+                4
+            } else if name == LAST_EVENT_ID {
+                5
+            } else {
+                continue;
+            };
+            first[slot].get_or_insert(value);
+        }
+        let text = |slot: usize| first[slot].and_then(|v| v.to_str().ok());
+        RequestHeaders {
+            host: text(0),
+            content_type: text(1),
+            session_id: text(2),
+            protocol_version: text(3),
+            origin: text(4),
+            last_event_id: text(5),
+            accepts,
+        }
+    }
+
+    /// Returns whether `Accept` names every media type of `wanted` (`ACCEPTS_*` bits).
+    fn accept(&self, wanted: u8) -> bool {
+        self.accepts & wanted == wanted
+    }
+}
+
+/// The `ACCEPTS_*` bits of the media types one `Accept` value names.
+fn accepted(value: &[u8]) -> u8 {
+    let mut found = 0;
+    let mut rest = value;
+    while !rest.is_empty() {
+        let end = memchr::memchr(b',', rest).unwrap_or(rest.len());
+        let item = &rest[..end];
+        rest = rest.get(end + 1..).unwrap_or_default();
+        let media_type = item[..memchr::memchr(b';', item).unwrap_or(item.len())].trim_ascii();
+        // Media types are case-insensitive (RFC 9110 §8.3.1).
+        if media_type == b"*/*" {
+            return ACCEPTS_JSON | ACCEPTS_SSE;
+        } else if media_type.eq_ignore_ascii_case(b"application/json") {
+            found |= ACCEPTS_JSON;
+        } else if media_type.eq_ignore_ascii_case(b"text/event-stream") {
+            found |= ACCEPTS_SSE;
+        }
+    }
+    found
 }
 
 impl HttpState {
@@ -1034,20 +1116,19 @@ impl HttpState {
     /// Finds the session a request names, checking that its `MCP-Protocol-Version` header,
     /// when present, is the version that session negotiated.
     #[allow(clippy::result_large_err)] // the error is the response to send, built once
-    fn session(&self, headers: &HeaderMap, caller: &Caller) -> Result<Arc<HttpSession>, Response> {
-        let Some(id) = header_str(headers, &SESSION_ID) else {
+    fn session(&self, sent: &RequestHeaders<'_>, caller: &Caller) -> Result<Arc<HttpSession>, Response> {
+        let Some(id) = sent.session_id else {
             return Err(error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: missing Mcp-Session-Id header"));
         };
         let session = lock(&self.sessions).get(id).cloned();
         match session {
             Some(s) if !s.closed.is_cancelled() => {
                 if self.options.require_negotiated_version
-                    && let (Some(sent), Some(negotiated)) =
-                        (header_str(headers, &PROTOCOL_VERSION), s.handle.negotiated_version())
-                    && sent != negotiated
+                    && let (Some(version), Some(negotiated)) = (sent.protocol_version, s.handle.negotiated_version())
+                    && version != negotiated
                 {
                     let message = format!(
-                        "Bad Request: MCP-Protocol-Version {sent} is not {negotiated}, the version this session negotiated"
+                        "Bad Request: MCP-Protocol-Version {version} is not {negotiated}, the version this session negotiated"
                     );
                     return Err(error_response(StatusCode::BAD_REQUEST, -32600, &message));
                 }
@@ -1178,23 +1259,24 @@ async fn handle<B>(State(state): State<Arc<HttpState>>, request: http::Request<B
 where
     B: HttpBody<Data = Bytes>,
 {
-    let headers = request.headers();
-    if !state.host_allowed(header_str(headers, &header::HOST)) {
-        state.log_refusal("Host", header_str(headers, &header::HOST));
+    let (parts, body) = request.into_parts();
+    let sent = RequestHeaders::read(&parts.headers);
+    if !state.host_allowed(sent.host) {
+        state.log_refusal("Host", sent.host);
         return error_response(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Host header");
     }
-    if !state.origin_allowed(header_str(headers, &header::ORIGIN)) {
-        state.log_refusal("Origin", header_str(headers, &header::ORIGIN));
+    if !state.origin_allowed(sent.origin) {
+        state.log_refusal("Origin", sent.origin);
         return error_response(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Origin header");
     }
     // A POST names its request's id in the answer, once its body is read.
-    if let Some(version) = header_str(headers, &PROTOCOL_VERSION)
+    if let Some(version) = sent.protocol_version
         && !ALL_PROTOCOL_VERSIONS.contains(&version)
-        && request.method() != Method::POST
+        && parts.method != Method::POST
     {
         return unsupported_version_header(version, None);
     }
-    let caller = match state.authenticate(headers).await {
+    let caller = match state.authenticate(&parts.headers).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };
@@ -1204,10 +1286,10 @@ where
     {
         return response;
     }
-    match *request.method() {
-        Method::POST => post(state, request, caller).await,
-        Method::GET => get(state, request.headers(), &caller).await,
-        Method::DELETE => delete(state, request.headers(), &caller).await,
+    match parts.method {
+        Method::POST => post(state, &parts.headers, &sent, body, caller).await,
+        Method::GET => get(state, &sent, &caller).await,
+        Method::DELETE => delete(state, &sent, &caller).await,
         _ => method_not_allowed(),
     }
 }
@@ -1216,30 +1298,6 @@ fn method_not_allowed() -> Response {
     let mut response = error_response(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
     response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
     response
-}
-
-fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {
-    // Bit `i` tells whether `wanted[i]` was found; the callers want one or two types.
-    let mut found = 0u8;
-    for value in headers.get_all(header::ACCEPT) {
-        let mut rest = value.as_bytes();
-        while !rest.is_empty() {
-            let end = memchr::memchr(b',', rest).unwrap_or(rest.len());
-            let item = &rest[..end];
-            rest = rest.get(end + 1..).unwrap_or_default();
-            let media_type = item[..memchr::memchr(b';', item).unwrap_or(item.len())].trim_ascii();
-            // Media types are case-insensitive (RFC 9110 §8.3.1).
-            if media_type == b"*/*" {
-                return true;
-            }
-            for (i, w) in wanted.iter().enumerate() {
-                if media_type.eq_ignore_ascii_case(w.as_bytes()) {
-                    found |= 1 << i;
-                }
-            }
-        }
-    }
-    found.count_ones() as usize == wanted.len()
 }
 
 /// Reads a request's body whole, answering a body past `limit` bytes with 413 and one that does
@@ -1307,25 +1365,30 @@ async fn collect_body<B: HttpBody<Data = Bytes>>(body: B, limit: usize) -> Resul
     Ok(if rest.is_empty() { first.unwrap_or_default() } else { Bytes::from(rest) })
 }
 
-async fn post<B>(state: Arc<HttpState>, request: http::Request<B>, caller: Caller) -> Response
+async fn post<B>(
+    state: Arc<HttpState>,
+    headers: &HeaderMap,
+    sent: &RequestHeaders<'_>,
+    body: B,
+    caller: Caller,
+) -> Response
 where
     B: HttpBody<Data = Bytes>,
 {
-    let (parts, body) = request.into_parts();
-    let headers = parts.headers;
-    if !accepts(&headers, &["application/json", "text/event-stream"]) {
+    if !sent.accept(ACCEPTS_JSON | ACCEPTS_SSE) {
         let message = "Not Acceptable: the client must accept both application/json and text/event-stream";
         return error_response(StatusCode::NOT_ACCEPTABLE, -32600, message);
     }
-    let is_json = header_str(&headers, &header::CONTENT_TYPE)
+    let is_json = sent
+        .content_type
         .is_some_and(|c| c.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
     if !is_json {
         let message = "Unsupported Media Type: the body must be application/json";
         return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, -32600, message);
     }
     // A request for a session that does not exist is refused before its body is read.
-    let named = match header_str(&headers, &SESSION_ID) {
-        Some(_) if state.options.stateful => match find_session(&state, &headers, &caller).await {
+    let named = match sent.session_id {
+        Some(_) if state.options.stateful => match find_session(&state, sent, &caller).await {
             Ok(session) => Some(session),
             Err(response) => return response,
         },
@@ -1345,7 +1408,7 @@ where
     if let Err(response) = state.check_scopes(&caller, &message) {
         return response;
     }
-    if let Some(version) = header_str(&headers, &PROTOCOL_VERSION)
+    if let Some(version) = sent.protocol_version
         && !ALL_PROTOCOL_VERSIONS.contains(&version)
     {
         let id = match &message {
@@ -1354,7 +1417,7 @@ where
         };
         return unsupported_version_header(version, id);
     }
-    if let Some(response) = stateless_revision(&state, &headers, &message, caller.clone()).await {
+    if let Some(response) = stateless_revision(&state, headers, sent, &message, caller.clone()).await {
         return response;
     }
     let is_initialize = matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
@@ -1370,7 +1433,7 @@ where
     }
     let session = match named {
         Some(session) => session,
-        None => match find_session(&state, &headers, &caller).await {
+        None => match find_session(&state, sent, &caller).await {
             Ok(s) => s,
             Err(response) => return response,
         },
@@ -1413,14 +1476,14 @@ where
 /// directory (checking first that the session still exists there).
 async fn find_session(
     state: &Arc<HttpState>,
-    headers: &HeaderMap,
+    sent: &RequestHeaders<'_>,
     caller: &Caller,
 ) -> Result<Arc<HttpSession>, Response> {
     #[cfg(feature = "redis")]
     if let Some(cluster) = state.cluster.get().cloned() {
-        return cluster_glue::find_session(state, cluster, headers, caller).await;
+        return cluster_glue::find_session(state, cluster, sent, caller).await;
     }
-    state.session(headers, caller)
+    state.session(sent, caller)
 }
 
 fn id_in_use(id: RequestId) -> Response {
@@ -1477,9 +1540,13 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
 /// JSON replies are enabled), an SSE stream otherwise.
 async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, mut rx: FrameReceiver) -> Response {
     if state.options.json_response {
-        let first = tokio::select! {
-            frame = rx.recv() => frame,
-            _ = session.closed.cancelled() => None,
+        // A quick handler has answered while the request was delivered: no need to wait.
+        let first = match rx.try_recv() {
+            Ok(frame) => Some(frame),
+            Err(_) => tokio::select! {
+                frame = rx.recv() => frame,
+                _ = session.closed.cancelled() => None,
+            },
         };
         let Some(Frame::Event(event_id, message)) = first.map(|f| *f) else {
             if session.closed.is_cancelled() {
@@ -1585,8 +1652,8 @@ fn frames_response(
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-async fn get(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
-    if !accepts(headers, &["text/event-stream"]) {
+async fn get(state: Arc<HttpState>, sent: &RequestHeaders<'_>, caller: &Caller) -> Response {
+    if !sent.accept(ACCEPTS_SSE) {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
             -32600,
@@ -1596,15 +1663,15 @@ async fn get(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Res
     if !state.options.stateful {
         return method_not_allowed();
     }
-    let session = match find_session(&state, headers, caller).await {
+    let session = match find_session(&state, sent, caller).await {
         Ok(s) => s,
         Err(response) => return response,
     };
     #[cfg(feature = "redis")]
     if let Some(cluster) = session.cluster.clone() {
-        return cluster_glue::get(&state, &session, cluster, header_str(headers, &LAST_EVENT_ID)).await;
+        return cluster_glue::get(&state, &session, cluster, sent.last_event_id).await;
     }
-    if let Some(last) = header_str(headers, &LAST_EVENT_ID) {
+    if let Some(last) = sent.last_event_id {
         return resume(&state, &session, last);
     }
     let (tx, rx) = mpsc::channel(session.max_queued);
@@ -1655,11 +1722,11 @@ fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Res
     frames_response(head, rx, state.options.keep_alive, session.clone())
 }
 
-async fn delete(state: Arc<HttpState>, headers: &HeaderMap, caller: &Caller) -> Response {
+async fn delete(state: Arc<HttpState>, sent: &RequestHeaders<'_>, caller: &Caller) -> Response {
     if !state.options.stateful {
         return method_not_allowed();
     }
-    let session = match find_session(&state, headers, caller).await {
+    let session = match find_session(&state, sent, caller).await {
         Ok(s) => s,
         Err(response) => return response,
     };
@@ -1731,20 +1798,21 @@ fn unsupported_version_header(version: &str, id: Option<RequestId>) -> Response 
 async fn stateless_revision(
     state: &Arc<HttpState>,
     headers: &HeaderMap,
+    sent: &RequestHeaders<'_>,
     message: &JsonRpcMessage,
     caller: Caller,
 ) -> Option<Response> {
-    let header_version = header_str(headers, &PROTOCOL_VERSION);
+    let header_version = sent.protocol_version;
     let JsonRpcMessage::Request(request) = message else {
         // Notifications and responses of 2026-07-28 clients belong to no session: accepted.
-        return (header_version == Some(STATELESS_PROTOCOL_VERSION) && header_str(headers, &SESSION_ID).is_none())
+        return (header_version == Some(STATELESS_PROTOCOL_VERSION) && sent.session_id.is_none())
             .then(|| StatusCode::ACCEPTED.into_response());
     };
     let meta = crate::jsonrpc::meta_of(request.params.as_ref());
     let body_version = meta.and_then(|m| m.get(meta_keys::PROTOCOL_VERSION)).and_then(Value::as_str);
     let stateless =
         header_version == Some(STATELESS_PROTOCOL_VERSION) || body_version == Some(STATELESS_PROTOCOL_VERSION);
-    if !stateless || header_str(headers, &SESSION_ID).is_some() && header_version != Some(STATELESS_PROTOCOL_VERSION) {
+    if !stateless || sent.session_id.is_some() && header_version != Some(STATELESS_PROTOCOL_VERSION) {
         return None;
     }
     let id = Some(request.id.clone());
@@ -1820,6 +1888,28 @@ impl Drop for EndOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_headers_read_in_one_pass_are_the_first_of_each_name_and_every_accept() {
+        let mut headers = HeaderMap::new();
+        headers.append(header::HOST, HeaderValue::from_static("127.0.0.1:1"));
+        headers.append(header::HOST, HeaderValue::from_static("evil.example"));
+        headers.append(SESSION_ID.clone(), HeaderValue::from_bytes(b"caf\xc3\xa9").unwrap());
+        headers.append(SESSION_ID.clone(), HeaderValue::from_static("second"));
+        headers.append(header::ACCEPT, HeaderValue::from_static("text/html, Application/JSON;q=0.9"));
+        headers.append(header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        headers.append(HeaderName::from_static("mcp-protocol-version"), HeaderValue::from_static("2025-11-25"));
+        let sent = RequestHeaders::read(&headers);
+        assert_eq!(sent.host, Some("127.0.0.1:1"));
+        assert_eq!(sent.session_id, None, "a first value that is not visible ASCII counts as absent");
+        assert_eq!(sent.protocol_version, Some("2025-11-25"));
+        assert_eq!((sent.origin, sent.content_type, sent.last_event_id), (None, None, None));
+        assert!(sent.accept(ACCEPTS_JSON | ACCEPTS_SSE));
+        assert!(!RequestHeaders::read(&HeaderMap::new()).accept(ACCEPTS_SSE));
+        assert_eq!(accepted(b"text/event-stream"), ACCEPTS_SSE);
+        assert_eq!(accepted(b"text/plain, */*;q=0.1"), ACCEPTS_JSON | ACCEPTS_SSE);
+        assert_eq!(accepted(b"application/jsonx, ,"), 0);
+    }
 
     #[tokio::test]
     async fn a_request_id_is_checked_and_registered_in_one_step() {

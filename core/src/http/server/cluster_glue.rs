@@ -110,17 +110,17 @@ pub(super) async fn register(session: &Arc<HttpSession>) -> Result<(), Response>
 pub(super) async fn find_session(
     state: &Arc<HttpState>,
     cluster: Arc<Cluster>,
-    headers: &HeaderMap,
+    sent: &RequestHeaders<'_>,
     caller: &Caller,
 ) -> Result<Arc<HttpSession>, Response> {
-    let Some(id) = header_str(headers, &SESSION_ID) else {
-        return state.session(headers, caller);
+    let Some(id) = sent.session_id else {
+        return state.session(sent, caller);
     };
     let local = lock(&state.sessions).get(id).cloned();
     if let Some(local) = local {
         match cluster.touch(id).await {
             Err(e) => return Err(unavailable(e)),
-            Ok(true) => return state.session(headers, caller),
+            Ok(true) => return state.session(sent, caller),
             Ok(false) => {
                 lock(&state.sessions).remove(id);
                 local.end();
@@ -166,7 +166,7 @@ pub(super) async fn find_session(
             }
         }
     }
-    state.session(headers, caller)
+    state.session(sent, caller)
 }
 
 /// A `logging/setLevel` request made on the client's behalf.
