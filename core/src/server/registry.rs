@@ -1,11 +1,8 @@
 //! An ordered, paginated registry of named entries that can change while sessions run.
 
-use std::{
-    collections::{BTreeMap, HashMap},
-    sync::Arc,
-};
+use std::{collections::BTreeMap, sync::Arc};
 
-use crate::jsonrpc::ErrorData;
+use crate::{jsonrpc::ErrorData, sync::FastMap};
 
 /// Entries keyed by name, listed in registration order, with cursors that survive changes.
 ///
@@ -13,13 +10,14 @@ use crate::jsonrpc::ErrorData;
 /// between two pages neither repeats nor skips the entries that stayed.
 pub(crate) struct Registry<T> {
     by_seq: BTreeMap<u64, Arc<T>>,
-    by_name: HashMap<String, u64>,
+    /// Names are the server's own (a client only looks them up), so a fast hash is safe.
+    by_name: FastMap<String, u64>,
     next_seq: u64,
 }
 
 impl<T> Default for Registry<T> {
     fn default() -> Self {
-        Registry { by_seq: BTreeMap::new(), by_name: HashMap::new(), next_seq: 0 }
+        Registry { by_seq: BTreeMap::new(), by_name: FastMap::default(), next_seq: 0 }
     }
 }
 
