@@ -996,7 +996,6 @@ const ACCEPTS_SSE: u8 = 2;
 ///
 /// Each is the first value of its name, as text; a first value that is not visible ASCII counts
 /// as absent. `Accept` is read from all its values.
-#[derive(Default)]
 struct RequestHeaders<'a> {
     host: Option<&'a str>,
     origin: Option<&'a str>,
@@ -1010,37 +1009,42 @@ struct RequestHeaders<'a> {
 
 impl<'a> RequestHeaders<'a> {
     fn read(headers: &'a HeaderMap) -> Self {
-        let mut first: [Option<&HeaderValue>; 6] = [None; 6];
+        let mut host = None;
+        let mut origin = None;
+        let mut protocol_version = None;
+        let mut session_id = None;
+        let mut content_type = None;
+        let mut last_event_id = None;
         let mut accepts = 0;
         for (name, value) in headers {
-            let slot = if name == header::HOST {
-                0
+            let first: &mut Option<&HeaderValue> = if name == header::HOST {
+                &mut host
             } else if name == header::ACCEPT {
                 accepts |= accepted(value.as_bytes());
                 continue;
             } else if name == header::CONTENT_TYPE {
-                1
+                &mut content_type
             } else if name == SESSION_ID {
-                2
+                &mut session_id
             } else if name == PROTOCOL_VERSION {
-                3
+                &mut protocol_version
             } else if name == header::ORIGIN {
-                4
+                &mut origin
             } else if name == LAST_EVENT_ID {
-                5
+                &mut last_event_id
             } else {
                 continue;
             };
-            first[slot].get_or_insert(value);
+            first.get_or_insert(value);
         }
-        let text = |slot: usize| first[slot].and_then(|v| v.to_str().ok());
+        let text = |value: Option<&'a HeaderValue>| value.and_then(|v| v.to_str().ok());
         RequestHeaders {
-            host: text(0),
-            content_type: text(1),
-            session_id: text(2),
-            protocol_version: text(3),
-            origin: text(4),
-            last_event_id: text(5),
+            host: text(host),
+            origin: text(origin),
+            protocol_version: text(protocol_version),
+            session_id: text(session_id),
+            content_type: text(content_type),
+            last_event_id: text(last_event_id),
             accepts,
         }
     }
