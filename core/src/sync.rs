@@ -3,10 +3,11 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-/// A hash map with a fast, randomly seeded hasher, for the maps a session consults on every
-/// message: request ids (at most a session's in-flight limit of them), stream numbers and the
-/// server's own session ids. SipHash, the standard library's default, costs each lookup more
-/// than the rest of it.
+/// A hash map with a fast, randomly seeded hasher, for the maps consulted on every message:
+/// request ids (at most a session's in-flight limit of them), stream numbers, the server's own
+/// session ids and the names of its tools, prompts and resources. A peer only looks keys up in
+/// them (or adds a bounded number), so the map needs no defence against chosen collisions, and
+/// SipHash, the standard library's default, costs each lookup more than the rest of it.
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Locks a mutex, ignoring poisoning: the maps it guards stay consistent between operations.

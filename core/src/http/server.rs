@@ -412,8 +412,9 @@ impl EventStore for InMemoryEventStore {
     }
 }
 
+/// The written id of event `seq` of this process's stream `stream`, as [`parse_event_id`] reads it.
 fn event_id(stream: u64, seq: u64) -> String {
-    format!("{stream}_{seq}")
+    EventId::Local(stream, seq).to_string()
 }
 
 fn parse_event_id(id: &str) -> Option<(u64, u64)> {
