@@ -1,13 +1,18 @@
 #!/bin/sh
 # Installs the Debian packages named on the command line whose command of the same name is
 # missing (redis-server, haproxy, valgrind). Idempotent: it does nothing when every command is on
-# the PATH. Exits non-zero, with a message, when they cannot be installed.
+# the PATH. Exits non-zero, with a message, when they cannot be installed. Callers that run at
+# once (parallel tests) take turns: the package manager refuses a second install while one runs.
 set -e
 missing=
 for package in "$@"; do
     command -v "$package" >/dev/null 2>&1 || missing="$missing $package"
 done
 [ -z "$missing" ] && exit 0
+if [ -z "$MCPKIT_INSTALL_LOCKED" ] && command -v flock >/dev/null 2>&1; then
+    # One caller at a time; the next one finds the packages there and does nothing.
+    MCPKIT_INSTALL_LOCKED=1 exec flock "${TMPDIR:-/tmp}/mcpkit-install-packages.lock" "$0" "$@"
+fi
 if [ "$(id -u)" = 0 ]; then
     SUDO=
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then

@@ -20,7 +20,10 @@ use std::{
     net::{SocketAddr, TcpListener, TcpStream},
     path::PathBuf,
     process::{Child, Command, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
+    sync::{
+        OnceLock,
+        atomic::{AtomicUsize, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -209,15 +212,18 @@ fn wait_for_port(port: u16, what: &str) -> Result<(), String> {
 }
 
 /// Installs redis-server and haproxy when missing; returns false (after saying why) when they
-/// cannot be had.
+/// cannot be had. The tests run in parallel, so the first one installs and the others wait for
+/// its answer: two package installs at once would fail on the package manager's lock.
 fn tools_available() -> bool {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/cluster/setup.sh");
-    let status = Command::new("sh").arg(script).status();
-    if status.is_ok_and(|s| s.success()) {
-        return true;
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    let available = *AVAILABLE.get_or_init(|| {
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/cluster/setup.sh");
+        Command::new("sh").arg(script).status().is_ok_and(|s| s.success())
+    });
+    if !available {
+        eprintln!("SKIPPED: the cluster tests need redis-server and haproxy, which could not be installed");
     }
-    eprintln!("SKIPPED: the cluster tests need redis-server and haproxy, which could not be installed");
-    false
+    available
 }
 
 struct Cluster {
