@@ -25,6 +25,7 @@ use axum::{
 };
 use futures::StreamExt;
 use serde_json::Value;
+use smallvec::SmallVec;
 use tokio::{sync::mpsc, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 
@@ -463,8 +464,8 @@ pub(super) type FrameReceiver = mpsc::Receiver<Box<Frame>>;
 /// Hands a frame to a stream's queue, returning whether the stream stays open: a closed
 /// response, or one whose client reads too slowly to keep up, loses its queue, and the client
 /// resumes from the event store.
-fn deliver_frame(sink: &FrameSender, frame: Frame) -> bool {
-    match sink.try_send(Box::new(frame)) {
+fn deliver_frame(sink: &FrameSender, frame: Box<Frame>) -> bool {
+    match sink.try_send(frame) {
         Ok(()) => true,
         Err(mpsc::error::TrySendError::Full(_)) => {
             tracing::debug!("a client does not keep up with its stream: the stream is closed");
@@ -474,13 +475,54 @@ fn deliver_frame(sink: &FrameSender, frame: Frame) -> bool {
     }
 }
 
+/// Where the frames of a stream go.
+enum Sink {
+    /// The request's task has not collected its stream yet, which it does right after
+    /// delivering the request: frames wait here, so that a handler answering at once needs no
+    /// queue (nor room for more than one frame). `open` turns false when the stream is ended
+    /// before it was collected.
+    Parked { frames: SmallVec<[Box<Frame>; 1]>, open: bool },
+    /// The queue an HTTP response reads.
+    Live(FrameSender),
+    /// No response listens: frames are only stored, for a client that resumes.
+    Gone,
+}
+
+impl Sink {
+    /// Returns whether a response is reading the stream now.
+    fn is_live(&self) -> bool {
+        matches!(self, Sink::Live(queue) if !queue.is_closed())
+    }
+}
+
 struct StreamState {
-    sink: Option<FrameSender>,
+    sink: Sink,
     next_seq: u64,
     /// The request this stream answers; `None` for the standalone stream.
     request: Option<RequestId>,
     /// Whether the first frame may go out as a plain JSON body.
     json_candidate: bool,
+    /// Whether the request was answered before its stream was collected: the stream is
+    /// forgotten when it is.
+    answered: bool,
+}
+
+/// What the task of a request finds on its stream once it delivered the request.
+enum Collected {
+    /// The answer, sent first and last while the request was delivered, as a JSON reply.
+    Answer(Box<Frame>),
+    /// The queue of the stream's frames, those sent so far and those to come.
+    Queue(FrameReceiver),
+}
+
+impl Collected {
+    /// Waits for the stream's first frame.
+    async fn first(self) -> Option<Box<Frame>> {
+        match self {
+            Collected::Answer(frame) => Some(frame),
+            Collected::Queue(mut queue) => queue.recv().await,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -540,23 +582,57 @@ impl HttpSession {
             return true;
         }
         let routes = lock(&self.routes);
-        !routes.by_request.is_empty()
-            || routes.streams.values().any(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed()))
+        !routes.by_request.is_empty() || routes.streams.values().any(|s| s.sink.is_live())
     }
 
     /// Opens the stream of request `id`, or returns `None` when a request with that id is
     /// still running: the check and the registration are one step, so two POSTs with one id
-    /// cannot both pass.
-    fn open_stream(&self, id: RequestId, json_candidate: bool) -> Option<(u64, FrameReceiver)> {
+    /// cannot both pass. The caller delivers the request, then collects the stream with
+    /// [`HttpSession::collect`], with no wait in between.
+    fn open_stream(&self, id: RequestId, json_candidate: bool) -> Option<u64> {
         let mut routes = lock(&self.routes);
         if routes.by_request.contains_key(&id) {
             return None;
         }
         let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = mpsc::channel(self.max_queued);
         routes.by_request.insert(id.clone(), stream);
-        routes.streams.insert(stream, StreamState { sink: Some(tx), next_seq: 1, request: Some(id), json_candidate });
-        Some((stream, rx))
+        let sink = Sink::Parked { frames: SmallVec::new(), open: true };
+        routes
+            .streams
+            .insert(stream, StreamState { sink, next_seq: 1, request: Some(id), json_candidate, answered: false });
+        Some(stream)
+    }
+
+    /// Takes what a request's stream holds after the request was delivered: its answer alone,
+    /// when it came first and may go out as JSON, else a queue with the frames so far that the
+    /// frames to come join (one that ends after them when the stream was ended or answered).
+    fn collect(&self, stream: u64) -> Collected {
+        let mut routes = lock(&self.routes);
+        let Some(state) = routes.streams.get_mut(&stream) else {
+            // Abandoned, or the session ended: nothing comes.
+            return Collected::Queue(mpsc::channel(1).1);
+        };
+        let Sink::Parked { frames, open } = &mut state.sink else {
+            // A client resumed the stream first: its frames go there.
+            return Collected::Queue(mpsc::channel(1).1);
+        };
+        let (mut frames, open) = (std::mem::take(frames), *open);
+        let answered = state.answered;
+        if answered && state.json_candidate && frames.len() == 1 {
+            routes.streams.remove(&stream);
+            return Collected::Answer(frames.swap_remove(0));
+        }
+        let (tx, rx) = mpsc::channel(self.max_queued);
+        for frame in frames {
+            // The parked frames are at most as many as the queue holds.
+            let _ = tx.try_send(frame);
+        }
+        if answered {
+            routes.streams.remove(&stream);
+        } else {
+            state.sink = if open { Sink::Live(tx) } else { Sink::Gone };
+        }
+        Collected::Queue(rx)
     }
 
     /// Returns whether `stream` still exists (it is forgotten once answered or abandoned).
@@ -585,16 +661,33 @@ impl HttpSession {
             }
             self.store.append(&self.id, stream, StoredEvent { id: event_id(stream, seq), message: message.clone() });
         }
-        if let Some(sink) = &state.sink
-            && !deliver_frame(sink, Frame::Event(EventId::Local(stream, seq), message))
-        {
-            state.sink = None;
-            state.json_candidate = false;
+        let frame = Box::new(Frame::Event(EventId::Local(stream, seq), message));
+        match &mut state.sink {
+            Sink::Live(queue) => {
+                if !deliver_frame(queue, frame) {
+                    state.sink = Sink::Gone;
+                    state.json_candidate = false;
+                }
+            }
+            Sink::Parked { frames, open } => {
+                if *open && frames.len() < self.max_queued {
+                    frames.push(frame);
+                } else {
+                    *open = false;
+                    state.json_candidate = false;
+                }
+            }
+            Sink::Gone => {}
         }
         if is_final {
             *lock(&self.last_seen) = Instant::now();
             let request = state.request.take();
-            routes.streams.remove(&stream);
+            // A stream not collected yet stays until its task takes the answer.
+            let parked = matches!(state.sink, Sink::Parked { .. });
+            state.answered = true;
+            if !parked {
+                routes.streams.remove(&stream);
+            }
             if let Some(request) = request {
                 routes.by_request.remove(&request);
             }
@@ -615,11 +708,13 @@ impl HttpSession {
             state.next_seq = seq.saturating_add(1);
             let id = event_id(STANDALONE, seq);
             self.store.append(&self.id, STANDALONE, StoredEvent { id, message: message.clone() });
-            let frame = Frame::Event(EventId::Local(STANDALONE, seq), message.clone());
-            if state.sink.as_ref().is_some_and(|sink| deliver_frame(sink, frame)) {
+            let frame = Box::new(Frame::Event(EventId::Local(STANDALONE, seq), message.clone()));
+            if let Sink::Live(queue) = &state.sink
+                && deliver_frame(queue, frame)
+            {
                 return;
             }
-            state.sink = None;
+            state.sink = Sink::Gone;
         }
         if routes.backlog.len() == BACKLOG_LIMIT {
             routes.backlog.pop_front();
@@ -656,7 +751,11 @@ impl DirectWriter for SessionWriter {
             let mut routes = lock(&session.routes);
             let stream = routes.by_request.get(request).copied();
             if let Some(state) = stream.and_then(|s| routes.streams.get_mut(&s)) {
-                state.sink = None;
+                // Frames parked before the stream was collected still go out, then it ends.
+                match &mut state.sink {
+                    Sink::Parked { open, .. } => *open = false,
+                    sink => *sink = Sink::Gone,
+                }
                 state.json_candidate = false;
             }
         }
@@ -1460,7 +1559,7 @@ where
         };
     };
     let id = req.id.clone();
-    let Some((stream, rx)) = session.open_stream(id.clone(), state.options.json_response) else {
+    let Some(stream) = session.open_stream(id.clone(), state.options.json_response) else {
         return id_in_use(id);
     };
     #[cfg(feature = "redis")]
@@ -1468,13 +1567,14 @@ where
     if session.deliver(message).await.is_err() {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     }
+    let collected = session.collect(stream);
     #[cfg(feature = "redis")]
     if let Some(subscription) = subscription
         && let Err(response) = cluster_glue::record_subscription(&session, subscription).await
     {
         return response;
     }
-    reply(&state, &session, stream, rx).await
+    reply(&state, &session, stream, collected).await
 }
 
 /// Finds the session a request names: in this process, or, in a cluster, through the
@@ -1507,15 +1607,20 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
         Err(e) => return no_session_id(&message, e),
     };
     let session = state.new_session(id, caller);
-    let Some((stream, mut rx)) = session.open_stream(request_id, state.options.json_response) else {
+    let Some(stream) = session.open_stream(request_id, state.options.json_response) else {
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "Internal error: a new session was busy");
     };
     if session.deliver(message).await.is_err() {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     }
+    let collected = session.collect(stream);
     // Initialization is answered at once, in the delivery above.
     if session.handle.negotiated_version().is_none() {
-        let answer = rx.try_recv().ok().map(|frame| {
+        let first = match collected {
+            Collected::Answer(frame) => Some(frame),
+            Collected::Queue(mut queue) => queue.try_recv().ok(),
+        };
+        let answer = first.map(|frame| {
             let Frame::Event(_, message) = *frame;
             message
         });
@@ -1534,7 +1639,7 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
     }
     state.ensure_sweeper();
     lock(&state.sessions).insert(session.id.clone(), session.clone());
-    let mut response = reply(state, &session, stream, rx).await;
+    let mut response = reply(state, &session, stream, collected).await;
     if let Ok(value) = HeaderValue::from_str(&session.id) {
         response.headers_mut().insert(SESSION_ID_HEADER, value);
     }
@@ -1543,9 +1648,17 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
 
 /// Answers one request: JSON when its response is the first thing the handler sends (and
 /// JSON replies are enabled), an SSE stream otherwise.
-async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, mut rx: FrameReceiver) -> Response {
+async fn reply(state: &Arc<HttpState>, session: &Arc<HttpSession>, stream: u64, collected: Collected) -> Response {
+    let mut rx = match collected {
+        Collected::Answer(frame) => {
+            // A quick handler answered while the request was delivered, with nothing before.
+            let Frame::Event(_, message) = *frame;
+            stored_before(session, &message).await;
+            return json_response(StatusCode::OK, message.encode());
+        }
+        Collected::Queue(queue) => queue,
+    };
     if state.options.json_response {
-        // A quick handler has answered while the request was delivered: no need to wait.
         let first = match rx.try_recv() {
             Ok(frame) => Some(frame),
             Err(_) => tokio::select! {
@@ -1682,7 +1795,7 @@ async fn get(state: Arc<HttpState>, sent: &RequestHeaders<'_>, caller: &Caller) 
     let (tx, rx) = mpsc::channel(session.max_queued);
     {
         let mut routes = lock(&session.routes);
-        if routes.streams.get(&STANDALONE).is_some_and(|s| s.sink.as_ref().is_some_and(|t| !t.is_closed())) {
+        if routes.streams.get(&STANDALONE).is_some_and(|s| s.sink.is_live()) {
             return error_response(
                 StatusCode::CONFLICT,
                 -32600,
@@ -1690,9 +1803,10 @@ async fn get(state: Arc<HttpState>, sent: &RequestHeaders<'_>, caller: &Caller) 
             );
         }
         let next_seq = routes.streams.get(&STANDALONE).map_or(1, |s| s.next_seq);
-        routes
-            .streams
-            .insert(STANDALONE, StreamState { sink: Some(tx), next_seq, request: None, json_candidate: false });
+        routes.streams.insert(
+            STANDALONE,
+            StreamState { sink: Sink::Live(tx), next_seq, request: None, json_candidate: false, answered: false },
+        );
         let backlog: Vec<_> = routes.backlog.drain(..).collect();
         for message in backlog {
             session.route_standalone(&mut routes, message);
@@ -1720,7 +1834,7 @@ fn resume(state: &Arc<HttpState>, session: &Arc<HttpSession>, last: &str) -> Res
         routes.backlog.clear();
     }
     match routes.streams.get_mut(&stream) {
-        Some(live) => live.sink = Some(tx),
+        Some(live) => live.sink = Sink::Live(tx),
         None => drop(tx),
     }
     drop(routes);
@@ -1763,22 +1877,22 @@ async fn post_stateless(
             "clientInfo": { "name": "stateless-client", "version": "0" }
         });
         let id = RequestId::String("mcpkit-stateless-init".into());
-        if let Some((_, mut rx)) = session.open_stream(id.clone(), true) {
+        if let Some(stream) = session.open_stream(id.clone(), true) {
             let _ = session.deliver(JsonRpcMessage::request(id, methods::INITIALIZE, Some(init))).await;
-            let _ = rx.recv().await;
+            let _ = session.collect(stream).first().await;
         }
         let _ = session.deliver(JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None)).await;
     }
     let JsonRpcMessage::Request(req) = &message else {
         return StatusCode::ACCEPTED.into_response();
     };
-    let Some((stream, rx)) = session.open_stream(req.id.clone(), state.options.json_response) else {
+    let Some(stream) = session.open_stream(req.id.clone(), state.options.json_response) else {
         return id_in_use(req.id.clone());
     };
     if session.deliver(message).await.is_err() {
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended");
     }
-    let response = reply(state, &session, stream, rx).await;
+    let response = reply(state, &session, stream, session.collect(stream)).await;
     // An SSE reply is still being produced: end the session when its body is done, not now.
     let (parts, body) = response.into_parts();
     let body = body.into_data_stream().map(move |chunk| {
@@ -1848,13 +1962,13 @@ async fn stateless_revision(
     }
     let session = state.new_session(String::new(), caller);
     let guard = EndOnDrop(session.clone());
-    let Some((stream, rx)) = session.open_stream(request.id.clone(), state.options.json_response) else {
+    let Some(stream) = session.open_stream(request.id.clone(), state.options.json_response) else {
         return Some(id_in_use(request.id.clone()));
     };
     if session.deliver(message.clone()).await.is_err() {
         return Some(error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended"));
     }
-    let response = reply(state, &session, stream, rx).await;
+    let response = reply(state, &session, stream, session.collect(stream)).await;
     let (mut parts, body) = response.into_parts();
     let json = parts.headers.get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     let body = if json {
@@ -1922,12 +2036,90 @@ mod tests {
         let http = StreamableHttpServer::new(server, HttpServerOptions::new());
         let session = http.state.new_session("s".into(), None);
         let id = RequestId::Number(1);
-        let (stream, _rx) = session.open_stream(id.clone(), true).expect("a free id");
+        let stream = session.open_stream(id.clone(), true).expect("a free id");
         assert!(session.open_stream(id.clone(), true).is_none(), "a running id is refused");
         // Once abandoned (cancelled), the id is free again and its stream is gone.
         SessionWriter(Arc::downgrade(&session)).request_abandoned(&id);
         assert!(!session.stream_exists(stream));
         assert!(session.open_stream(id, true).is_some());
+        session.end();
+    }
+
+    /// Sends `message` on the stream of request `id`, as the core session does.
+    fn send_for(session: &HttpSession, id: &RequestId, message: JsonRpcMessage) {
+        session.route(Outbound { message, related_request: Some(id.clone()) });
+    }
+
+    fn message_of(frame: Option<Box<Frame>>) -> JsonRpcMessage {
+        let Frame::Event(_, message) = *frame.expect("a frame");
+        message
+    }
+
+    #[tokio::test]
+    async fn a_stream_collected_after_its_request_holds_what_was_sent_before_and_gets_what_comes_after() {
+        let server = Server::builder(crate::model::Implementation::new("t", "1")).build().unwrap();
+        let http = StreamableHttpServer::new(server, HttpServerOptions::new());
+        let session = http.state.new_session("s".into(), None);
+        let answer = |id: &RequestId| JsonRpcMessage::response(id.clone(), serde_json::json!({ "n": 1 }));
+        let progress = || JsonRpcMessage::notification("notifications/progress", None);
+
+        // Answered at once: the answer alone, no queue, and the id is free at once.
+        let quick = RequestId::Number(1);
+        let stream = session.open_stream(quick.clone(), true).unwrap();
+        send_for(&session, &quick, answer(&quick));
+        assert!(session.open_stream(quick.clone(), true).is_some(), "an answered id is free");
+        let Collected::Answer(frame) = session.collect(stream) else { panic!("a lone answer is not queued") };
+        assert_eq!(message_of(Some(frame)), answer(&quick));
+        assert!(!session.stream_exists(stream));
+
+        // A notification, then the answer, before collection: both, in order, then the end.
+        let chatty = RequestId::Number(2);
+        let stream = session.open_stream(chatty.clone(), true).unwrap();
+        send_for(&session, &chatty, progress());
+        send_for(&session, &chatty, answer(&chatty));
+        let Collected::Queue(mut queue) = session.collect(stream) else { panic!("two frames need a queue") };
+        assert_eq!(message_of(queue.recv().await), progress());
+        assert_eq!(message_of(queue.recv().await), answer(&chatty));
+        assert!(queue.recv().await.is_none());
+        assert!(!session.stream_exists(stream));
+
+        // Still running when collected: what comes later reaches the queue.
+        let slow = RequestId::Number(3);
+        let stream = session.open_stream(slow.clone(), true).unwrap();
+        send_for(&session, &slow, progress());
+        let Collected::Queue(mut queue) = session.collect(stream) else { panic!("a running request is queued") };
+        assert!(session.is_busy());
+        send_for(&session, &slow, answer(&slow));
+        assert_eq!(message_of(queue.recv().await), progress());
+        assert_eq!(message_of(queue.recv().await), answer(&slow));
+        assert!(queue.recv().await.is_none());
+
+        // Without JSON replies, a lone answer still goes through the queue (as SSE).
+        let sse = RequestId::Number(4);
+        let stream = session.open_stream(sse.clone(), false).unwrap();
+        send_for(&session, &sse, answer(&sse));
+        let Collected::Queue(mut queue) = session.collect(stream) else { panic!("SSE replies are queued") };
+        assert_eq!(message_of(queue.recv().await), answer(&sse));
+        assert!(queue.recv().await.is_none());
+
+        // Ended by the server before collection (a 2025-11-25 session): what was sent before
+        // goes out, then the response ends; what comes after waits in the store.
+        let init = RequestId::Number(5);
+        let stream = session.open_stream(init.clone(), true).unwrap();
+        let params = serde_json::json!({
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" }
+        });
+        session.deliver(JsonRpcMessage::request(init, methods::INITIALIZE, Some(params))).await.unwrap();
+        assert!(matches!(session.collect(stream), Collected::Answer(_)));
+        let polled = RequestId::Number(6);
+        let stream = session.open_stream(polled.clone(), true).unwrap();
+        send_for(&session, &polled, progress());
+        SessionWriter(Arc::downgrade(&session)).close_request_stream(&polled);
+        send_for(&session, &polled, progress());
+        let Collected::Queue(mut queue) = session.collect(stream) else { panic!("an ended stream is queued") };
+        assert_eq!(message_of(queue.recv().await), progress());
+        assert!(queue.recv().await.is_none());
+        assert!(session.stream_exists(stream), "the request still runs");
         session.end();
     }
 

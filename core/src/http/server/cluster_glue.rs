@@ -178,11 +178,11 @@ fn set_level_request(level: Value) -> JsonRpcMessage {
 /// Runs a request on the client's behalf and waits for its answer, which goes nowhere.
 async fn replay_request(session: &Arc<HttpSession>, request: JsonRpcMessage) -> bool {
     let JsonRpcMessage::Request(r) = &request else { return false };
-    let Some((_, mut rx)) = session.open_stream(r.id.clone(), true) else { return false };
+    let Some(stream) = session.open_stream(r.id.clone(), true) else { return false };
     if session.deliver(request).await.is_err() {
         return false;
     }
-    rx.recv().await.is_some()
+    session.collect(stream).first().await.is_some()
 }
 
 /// Records a `logging/setLevel` request's level in the directory, for the processes that
