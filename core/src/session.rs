@@ -514,7 +514,8 @@ pub struct IncomingRequest {
     pub progress_token: Option<ProgressToken>,
     /// Fires when the peer cancels the request or the session ends.
     pub cancellation: CancellationToken,
-    last_progress: Arc<Mutex<Option<f64>>>,
+    /// The last progress reported, kept only when the peer asked for progress.
+    last_progress: Option<Arc<Mutex<Option<f64>>>>,
     /// Whether the request was already answered and its work goes on in the background (a
     /// task), so that its messages no longer belong to the request's stream.
     detached: bool,
@@ -526,9 +527,9 @@ impl IncomingRequest {
     /// Progress must increase with each notification; a value that does not is refused with
     /// an error and not sent.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> Result<(), Error> {
-        let Some(token) = &self.progress_token else { return Ok(()) };
+        let (Some(token), Some(last)) = (&self.progress_token, &self.last_progress) else { return Ok(()) };
         {
-            let mut last = lock(&self.last_progress);
+            let mut last = lock(last);
             if last.is_some_and(|l| progress <= l) {
                 return Err(Error::Protocol(format!(
                     "progress must increase: {progress} after {}",
@@ -556,7 +557,7 @@ impl IncomingRequest {
             id,
             progress_token: None,
             cancellation: CancellationToken::new(),
-            last_progress: Arc::default(),
+            last_progress: None,
             detached: true,
         }
     }
@@ -965,12 +966,13 @@ fn handle_request(peer: &Peer, service: &dyn Service, request: Request) {
     let progress_token = crate::jsonrpc::meta_of(request.params.as_ref())
         .and_then(|m| m.get("progressToken"))
         .and_then(|t| serde_json::from_value(t.clone()).ok());
+    let last_progress = progress_token.as_ref().map(|_| Arc::default());
     let incoming = IncomingRequest {
         peer: peer.clone(),
         id: id.clone(),
         progress_token,
         cancellation: cancellation.clone(),
-        last_progress: Arc::default(),
+        last_progress,
         detached: false,
     };
     match service.request(request, incoming) {
