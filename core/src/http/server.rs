@@ -502,9 +502,6 @@ struct StreamState {
     request: Option<RequestId>,
     /// Whether the first frame may go out as a plain JSON body.
     json_candidate: bool,
-    /// Whether the request was answered before its stream was collected: the stream is
-    /// forgotten when it is.
-    answered: bool,
 }
 
 /// What the task of a request finds on its stream once it delivered the request.
@@ -587,8 +584,7 @@ impl HttpSession {
 
     /// Opens the stream of request `id`, or returns `None` when a request with that id is
     /// still running: the check and the registration are one step, so two POSTs with one id
-    /// cannot both pass. The caller delivers the request, then collects the stream with
-    /// [`HttpSession::collect`], with no wait in between.
+    /// cannot both pass. The request then goes through [`HttpSession::request`].
     fn open_stream(&self, id: RequestId, json_candidate: bool) -> Option<u64> {
         let mut routes = lock(&self.routes);
         if routes.by_request.contains_key(&id) {
@@ -597,9 +593,7 @@ impl HttpSession {
         let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
         routes.by_request.insert(id.clone(), stream);
         let sink = Sink::Parked { frames: SmallVec::new(), open: true };
-        routes
-            .streams
-            .insert(stream, StreamState { sink, next_seq: 1, request: Some(id), json_candidate, answered: false });
+        routes.streams.insert(stream, StreamState { sink, next_seq: 1, request: Some(id), json_candidate });
         Some(stream)
     }
 
@@ -617,7 +611,9 @@ impl HttpSession {
             return Collected::Queue(mpsc::channel(1).1);
         };
         let (mut frames, open) = (std::mem::take(frames), *open);
-        let answered = state.answered;
+        // A request stream forgets its request once answered; one answered before it was
+        // collected waits for this collection to be forgotten.
+        let answered = state.request.is_none();
         if answered && state.json_candidate && frames.len() == 1 {
             routes.streams.remove(&stream);
             return Collected::Answer(frames.swap_remove(0));
@@ -633,6 +629,14 @@ impl HttpSession {
             state.sink = if open { Sink::Live(tx) } else { Sink::Gone };
         }
         Collected::Queue(rx)
+    }
+
+    /// Delivers request `message`, whose stream `stream` was opened, and collects the stream
+    /// at once, before anything else can run: the frames sent meanwhile wait on the stream
+    /// until then. `Err` when the session has ended.
+    async fn request(&self, stream: u64, message: JsonRpcMessage) -> Result<Collected, ()> {
+        self.deliver(message).await?;
+        Ok(self.collect(stream))
     }
 
     /// Returns whether `stream` still exists (it is forgotten once answered or abandoned).
@@ -683,9 +687,7 @@ impl HttpSession {
             *lock(&self.last_seen) = Instant::now();
             let request = state.request.take();
             // A stream not collected yet stays until its task takes the answer.
-            let parked = matches!(state.sink, Sink::Parked { .. });
-            state.answered = true;
-            if !parked {
+            if !matches!(state.sink, Sink::Parked { .. }) {
                 routes.streams.remove(&stream);
             }
             if let Some(request) = request {
@@ -1564,10 +1566,9 @@ where
     };
     #[cfg(feature = "redis")]
     let subscription = cluster_glue::subscription_of(&message);
-    if session.deliver(message).await.is_err() {
+    let Ok(collected) = session.request(stream, message).await else {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
-    }
-    let collected = session.collect(stream);
+    };
     #[cfg(feature = "redis")]
     if let Some(subscription) = subscription
         && let Err(response) = cluster_glue::record_subscription(&session, subscription).await
@@ -1610,10 +1611,9 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
     let Some(stream) = session.open_stream(request_id, state.options.json_response) else {
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "Internal error: a new session was busy");
     };
-    if session.deliver(message).await.is_err() {
+    let Ok(collected) = session.request(stream, message).await else {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
-    }
-    let collected = session.collect(stream);
+    };
     // Initialization is answered at once, in the delivery above.
     if session.handle.negotiated_version().is_none() {
         let first = match collected {
@@ -1803,10 +1803,9 @@ async fn get(state: Arc<HttpState>, sent: &RequestHeaders<'_>, caller: &Caller) 
             );
         }
         let next_seq = routes.streams.get(&STANDALONE).map_or(1, |s| s.next_seq);
-        routes.streams.insert(
-            STANDALONE,
-            StreamState { sink: Sink::Live(tx), next_seq, request: None, json_candidate: false, answered: false },
-        );
+        routes
+            .streams
+            .insert(STANDALONE, StreamState { sink: Sink::Live(tx), next_seq, request: None, json_candidate: false });
         let backlog: Vec<_> = routes.backlog.drain(..).collect();
         for message in backlog {
             session.route_standalone(&mut routes, message);
@@ -1877,9 +1876,11 @@ async fn post_stateless(
             "clientInfo": { "name": "stateless-client", "version": "0" }
         });
         let id = RequestId::String("mcpkit-stateless-init".into());
-        if let Some(stream) = session.open_stream(id.clone(), true) {
-            let _ = session.deliver(JsonRpcMessage::request(id, methods::INITIALIZE, Some(init))).await;
-            let _ = session.collect(stream).first().await;
+        let initialize = JsonRpcMessage::request(id.clone(), methods::INITIALIZE, Some(init));
+        if let Some(stream) = session.open_stream(id, true)
+            && let Ok(collected) = session.request(stream, initialize).await
+        {
+            collected.first().await;
         }
         let _ = session.deliver(JsonRpcMessage::notification(methods::NOTIFICATIONS_INITIALIZED, None)).await;
     }
@@ -1889,10 +1890,10 @@ async fn post_stateless(
     let Some(stream) = session.open_stream(req.id.clone(), state.options.json_response) else {
         return id_in_use(req.id.clone());
     };
-    if session.deliver(message).await.is_err() {
+    let Ok(collected) = session.request(stream, message).await else {
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended");
-    }
-    let response = reply(state, &session, stream, session.collect(stream)).await;
+    };
+    let response = reply(state, &session, stream, collected).await;
     // An SSE reply is still being produced: end the session when its body is done, not now.
     let (parts, body) = response.into_parts();
     let body = body.into_data_stream().map(move |chunk| {
@@ -1965,10 +1966,10 @@ async fn stateless_revision(
     let Some(stream) = session.open_stream(request.id.clone(), state.options.json_response) else {
         return Some(id_in_use(request.id.clone()));
     };
-    if session.deliver(message.clone()).await.is_err() {
+    let Ok(collected) = session.request(stream, message.clone()).await else {
         return Some(error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "The session ended"));
-    }
-    let response = reply(state, &session, stream, session.collect(stream)).await;
+    };
+    let response = reply(state, &session, stream, collected).await;
     let (mut parts, body) = response.into_parts();
     let json = parts.headers.get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     let body = if json {
@@ -2109,8 +2110,9 @@ mod tests {
         let params = serde_json::json!({
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" }
         });
-        session.deliver(JsonRpcMessage::request(init, methods::INITIALIZE, Some(params))).await.unwrap();
-        assert!(matches!(session.collect(stream), Collected::Answer(_)));
+        let initialized =
+            session.request(stream, JsonRpcMessage::request(init, methods::INITIALIZE, Some(params))).await;
+        assert!(matches!(initialized, Ok(Collected::Answer(_))));
         let polled = RequestId::Number(6);
         let stream = session.open_stream(polled.clone(), true).unwrap();
         send_for(&session, &polled, progress());

@@ -179,10 +179,8 @@ fn set_level_request(level: Value) -> JsonRpcMessage {
 async fn replay_request(session: &Arc<HttpSession>, request: JsonRpcMessage) -> bool {
     let JsonRpcMessage::Request(r) = &request else { return false };
     let Some(stream) = session.open_stream(r.id.clone(), true) else { return false };
-    if session.deliver(request).await.is_err() {
-        return false;
-    }
-    session.collect(stream).first().await.is_some()
+    let Ok(collected) = session.request(stream, request).await else { return false };
+    collected.first().await.is_some()
 }
 
 /// Records a `logging/setLevel` request's level in the directory, for the processes that
