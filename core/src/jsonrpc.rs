@@ -332,7 +332,7 @@ impl DecodeError {
 /// implementation would allow), and a known key that appears twice is refused.
 #[derive(Default)]
 struct RawMessage {
-    jsonrpc: Option<Value>,
+    jsonrpc: Option<IsVersion2>,
     id: Option<Value>,
     method: Option<Value>,
     params: Option<Value>,
@@ -359,7 +359,12 @@ impl<'de> Visitor<'de> for RawVisitor {
         let mut raw = RawMessage::default();
         while let Some(key) = map.next_key::<Key>()? {
             let slot = match key {
-                Key::Jsonrpc => &mut raw.jsonrpc,
+                Key::Jsonrpc => {
+                    if raw.jsonrpc.replace(map.next_value()?).is_some() {
+                        return Err(A::Error::custom("duplicate key \"jsonrpc\""));
+                    }
+                    continue;
+                }
                 Key::Id => &mut raw.id,
                 Key::Method => &mut raw.method,
                 Key::Params => &mut raw.params,
@@ -376,6 +381,49 @@ impl<'de> Visitor<'de> for RawVisitor {
             *slot = Some(map.next_value()?);
         }
         Ok(raw)
+    }
+}
+
+/// Whether the `jsonrpc` member of a message is the string `"2.0"`, read from any JSON value
+/// without copying it.
+struct IsVersion2(bool);
+
+impl<'de> Deserialize<'de> for IsVersion2 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct VersionVisitor;
+        impl<'de> Visitor<'de> for VersionVisitor {
+            type Value = IsVersion2;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(v == "2.0"))
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<IsVersion2, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(IsVersion2(false))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<IsVersion2, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(IsVersion2(false))
+            }
+        }
+        d.deserialize_any(VersionVisitor)
     }
 }
 
@@ -645,7 +693,7 @@ impl RawMessage {
                 Err(why) => return Err(DecodeError::invalid(None, why, true)),
             },
         };
-        if self.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        if !self.jsonrpc.is_some_and(|version| version.0) {
             return Err(DecodeError::invalid(id, "jsonrpc must be \"2.0\"", is_request || !has_method));
         }
         if let Some(method) = self.method {
@@ -783,6 +831,11 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, None),
             (r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, None),
             (r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#, Some(RequestId::Number(3))),
+            (r#"{"jsonrpc":2.0,"id":3,"method":"ping"}"#, Some(RequestId::Number(3))),
+            (r#"{"jsonrpc":null,"id":3,"method":"ping"}"#, Some(RequestId::Number(3))),
+            (r#"{"jsonrpc":["2.0"],"id":3,"method":"ping"}"#, Some(RequestId::Number(3))),
+            (r#"{"jsonrpc":{"v":"2.0"},"id":3,"method":"ping"}"#, Some(RequestId::Number(3))),
+            (r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":3,"method":"ping"}"#, None),
             (r#"{"id":4,"method":"ping"}"#, Some(RequestId::Number(4))),
             (r#"{"jsonrpc":"2.0","id":5,"method":12}"#, Some(RequestId::Number(5))),
             (r#"{"jsonrpc":"2.0","id":6}"#, Some(RequestId::Number(6))),

@@ -314,6 +314,21 @@ async fn a_body_in_pieces_is_read_whole_and_one_too_long_or_broken_is_refused() 
     bound.shutdown().await;
 }
 
+#[tokio::test]
+async fn a_client_that_half_closes_after_its_request_gets_the_answer() {
+    let (bound, _server, _probes, mcp) = bind_default().await;
+    let session = mcp.initialize(json!({})).await;
+    let body = r#"{"jsonrpc":"2.0","id":51,"method":"ping"}"#;
+    let mut tcp = connect(&mcp.url).await;
+    let head = post_head(&host_of(&mcp.url), Some(&session), body.len());
+    within(tcp.write_all(format!("{head}{body}").as_bytes())).await.unwrap();
+    within(tcp.shutdown()).await.unwrap();
+    let answer = read_until_closed(&mut tcp, WAIT_FOR_SERVER).await.expect("the server closed the connection");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.ends_with(r#"{"jsonrpc":"2.0","id":51,"result":{}}"#), "{answer}");
+    bound.shutdown().await;
+}
+
 /// How long a test waits for the server to act on one of its time-outs.
 const WAIT_FOR_SERVER: Duration = Duration::from_secs(10);
 

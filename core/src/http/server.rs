@@ -1007,8 +1007,17 @@ async fn serve_connections(
         let shutdown = shutdown.clone();
         connections.spawn(async move {
             let _permit = permit;
+            // Half-closed connections are allowed: a client may end its side once it has sent
+            // its request and still gets the answer. Without this hyper reads ahead to catch an
+            // early end while the request is handled, and as the request's headers and body
+            // still share its read buffer, it allocates a new one for each request. A client
+            // gone mid-request is noticed at the next write: keep-alive comments on SSE streams,
+            // the answer otherwise (a disconnection does not cancel a request).
             let mut builder = hyper::server::conn::http1::Builder::new();
-            builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
+            builder
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(limits.header_read_timeout)
+                .half_close(true);
             let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
             tokio::pin!(connection);
             tokio::select! {
@@ -1794,14 +1803,10 @@ async fn get(state: Arc<HttpState>, sent: &RequestHeaders<'_>, caller: &Caller) 
     }
     let (tx, rx) = mpsc::channel(session.max_queued);
     {
+        // A GET while another is open takes its place and ends it: the client that opens a
+        // new one has lost the old one, which the server may not notice for a while (a
+        // connection dropped by a proxy, or a client that vanished without closing it).
         let mut routes = lock(&session.routes);
-        if routes.streams.get(&STANDALONE).is_some_and(|s| s.sink.is_live()) {
-            return error_response(
-                StatusCode::CONFLICT,
-                -32600,
-                "Conflict: a GET stream is already open for this session",
-            );
-        }
         let next_seq = routes.streams.get(&STANDALONE).map_or(1, |s| s.next_seq);
         routes
             .streams

@@ -739,19 +739,40 @@ impl ServerSession {
     }
 }
 
-/// Reads the params of `tools/call`, moving its arguments object into them: reading it as a
-/// field would rebuild the object, key by key.
-fn call_params(mut params: Option<Value>) -> Result<CallToolRequestParams, ErrorData> {
-    let arguments = match &mut params {
-        Some(Value::Object(params)) => params.shift_remove("arguments"),
-        _ => None,
+/// Reads the params of `tools/call`, moving each member of the object into its field: reading
+/// the object as a struct, or taking its arguments out first, would hash keys and rebuild maps.
+///
+/// A member of the wrong type is refused with the message serde gives for it.
+fn call_params(params: Option<Value>) -> Result<CallToolRequestParams, ErrorData> {
+    let invalid = |e: serde_json::Error| ErrorData::invalid_params(format!("Invalid params: {e}"));
+    let members = match params {
+        None => JsonObject::new(),
+        Some(Value::Object(members)) => members,
+        Some(other) => return request_params(Some(other)),
     };
-    let mut call: CallToolRequestParams = request_params(params)?;
-    call.arguments = match arguments {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(arguments)) => Some(arguments),
-        Some(_) => return Err(ErrorData::invalid_params("Invalid params: arguments must be an object")),
-    };
+    let mut name = None;
+    let mut call = CallToolRequestParams::default();
+    for (key, value) in members {
+        match key.as_str() {
+            "name" => {
+                name = Some(match value {
+                    Value::String(name) => name,
+                    other => serde_json::from_value(other).map_err(invalid)?,
+                })
+            }
+            "arguments" => {
+                call.arguments = match value {
+                    Value::Null => None,
+                    Value::Object(arguments) => Some(arguments),
+                    _ => return Err(ErrorData::invalid_params("Invalid params: arguments must be an object")),
+                }
+            }
+            "task" => call.task = serde_json::from_value(value).map_err(invalid)?,
+            "_meta" => call.meta = serde_json::from_value(value).map_err(invalid)?,
+            _ => {}
+        }
+    }
+    call.name = name.ok_or_else(|| ErrorData::invalid_params("Invalid params: missing field `name`"))?;
     Ok(call)
 }
 
@@ -1021,6 +1042,36 @@ impl ToolEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{ProgressToken, TaskMetadata};
+
+    #[test]
+    fn the_params_of_a_tool_call_are_read_member_by_member_as_serde_would() {
+        let read = |params: Value| call_params(Some(params));
+        let call = read(serde_json::json!({
+            "name": "echo",
+            "arguments": { "text": "hi" },
+            "task": { "ttl": 5 },
+            "_meta": { "progressToken": 7 },
+            "other": [1]
+        }))
+        .unwrap();
+        assert_eq!(call.name, "echo");
+        assert_eq!(call.arguments, Some(serde_json::json!({ "text": "hi" }).as_object().unwrap().clone()));
+        assert_eq!(call.task, Some(TaskMetadata { ttl: Some(5) }));
+        assert_eq!(call.progress_token(), Some(ProgressToken::Number(7)));
+        let bare = read(serde_json::json!({ "name": "echo", "arguments": null, "task": null })).unwrap();
+        assert_eq!((bare.arguments, bare.task, bare.meta), (None, None, None));
+
+        let message = |params: Value| read(params).unwrap_err().message;
+        assert_eq!(message(serde_json::json!({})), "Invalid params: missing field `name`");
+        assert_eq!(call_params(None).unwrap_err().message, "Invalid params: missing field `name`");
+        assert_eq!(message(serde_json::json!({ "name": 5 })), "Invalid params: invalid type: integer `5`, expected a string");
+        assert_eq!(
+            message(serde_json::json!({ "name": "echo", "arguments": [] })),
+            "Invalid params: arguments must be an object"
+        );
+        assert!(message(serde_json::json!({ "name": "echo", "task": 1 })).starts_with("Invalid params: invalid type"));
+    }
 
     #[test]
     fn a_tool_result_of_any_size_is_written_as_serde_json_writes_it() {
