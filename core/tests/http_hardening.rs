@@ -329,6 +329,26 @@ async fn a_client_that_half_closes_after_its_request_gets_the_answer() {
     bound.shutdown().await;
 }
 
+#[tokio::test]
+async fn an_open_stream_outlives_the_header_timeout() {
+    let options =
+        HttpServerOptions::new().with_header_read_timeout(Some(Duration::from_millis(200))).with_keep_alive(None);
+    let (bound, server, _probes, mcp) = bind(options).await;
+    let session = mcp.initialize(json!({})).await;
+    let mut stream = SseStream::new(send(mcp.get(Some(&session), None)).await);
+    // Three times the timeout with nothing sent either way: the stream is a request in flight.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    server
+        .add_tool(
+            Tool::without_arguments("late", "Added at run time."),
+            |_: JsonObject, _: RequestContext| async move { Ok(CallToolResult::text("late")) },
+        )
+        .unwrap();
+    let (_, message) = stream.message().await;
+    assert_eq!(message["method"], "notifications/tools/list_changed", "{message}");
+    bound.shutdown().await;
+}
+
 /// How long a test waits for the server to act on one of its time-outs.
 const WAIT_FOR_SERVER: Duration = Duration::from_secs(10);
 

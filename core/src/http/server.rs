@@ -10,7 +10,7 @@ use std::{
     net::SocketAddr,
     sync::{
         Arc, Mutex, Weak,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicU64, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -113,7 +113,8 @@ pub struct HttpServerOptions {
     pub event_store: Arc<dyn EventStore>,
     /// How long a client may take to send a request's headers, and how long a kept-alive
     /// connection may wait for its next request; `None` waits for ever. Applies to servers
-    /// started with [`StreamableHttpServer::bind`]. 30 seconds by default.
+    /// started with [`StreamableHttpServer::bind`], which close such a connection between this
+    /// and a quarter more after its last request ended. 30 seconds by default.
     pub header_read_timeout: Option<Duration>,
     /// How long a client may take to send a request's body once its headers came; past it the
     /// request is answered `408 Request Timeout`. 30 seconds by default.
@@ -946,29 +947,118 @@ struct Endpoint {
 }
 
 impl Endpoint {
-    /// Returns the service of one connection.
+    /// Returns the service of one connection, which counts its requests in `activity`.
     ///
     /// Requests for the MCP path go straight to its handler; the router, which serves the
     /// other paths (authorization metadata, 404s), would cost each call a boxed future, a
     /// cloned service and a map of path parameters.
     fn connection(
         &self,
+        activity: Arc<Activity>,
     ) -> impl hyper::service::Service<
         hyper::Request<hyper::body::Incoming>,
-        Response = Response,
+        Response = http::Response<TrackedBody>,
         Error = std::convert::Infallible,
         Future: Send,
     > + use<> {
         let state = self.state.clone();
         let others = hyper_util::service::TowerToHyperService::new(self.router.clone());
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            let in_flight = InFlight::begin(&activity);
+            let track = move |response: Response| response.map(|body| TrackedBody { body, _in_flight: in_flight });
             if request.uri().path() == state.options.path {
                 let state = state.clone();
-                futures::future::Either::Left(async move { Ok(handle(State(state), request).await) })
+                futures::future::Either::Left(async move { Ok(track(handle(State(state), request).await)) })
             } else {
-                futures::future::Either::Right(hyper::service::Service::call(&others, request))
+                let answer = hyper::service::Service::call(&others, request);
+                futures::future::Either::Right(async move { answer.await.map(track) })
             }
         })
+    }
+}
+
+/// What the watchdog of a connection reads: how many requests began on it, and how many are
+/// still being handled or answered.
+#[derive(Default)]
+struct Activity {
+    begun: AtomicUsize,
+    in_flight: AtomicUsize,
+}
+
+/// A request counted as in flight on its connection until its response's body is dropped (an
+/// SSE stream is in flight for as long as it is open).
+struct InFlight(Arc<Activity>);
+
+impl InFlight {
+    fn begin(activity: &Arc<Activity>) -> Self {
+        activity.begun.fetch_add(1, Ordering::Relaxed);
+        activity.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(activity.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A response body that keeps its request in flight until it is dropped.
+struct TrackedBody {
+    body: Body,
+    _in_flight: InFlight,
+}
+
+impl hyper::body::Body for TrackedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// How many quiet looks in a row the watchdog of a connection takes before ending it.
+const QUIET_LOOKS: u32 = 4;
+
+/// Returns once the connection of `activity` has had no request in flight and none begun for
+/// `timeout` (up to a quarter more, as the watchdog looks four times per `timeout`); never when
+/// `timeout` is `None`.
+///
+/// This is the header read timeout: a connection that is not handling a request is reading the
+/// headers of its next one. Counting requests costs a request two atomic additions, where a
+/// timer armed for each request's headers would cost a clock read, an allocation and a trip
+/// through the timer wheel.
+async fn quiet_for(activity: &Activity, timeout: Option<Duration>) {
+    let Some(timeout) = timeout else { return std::future::pending().await };
+    let mut looks = tokio::time::interval((timeout / QUIET_LOOKS).max(Duration::from_millis(1)));
+    looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut seen = None;
+    let mut quiet = 0;
+    loop {
+        looks.tick().await;
+        let busy = activity.in_flight.load(Ordering::Relaxed) > 0;
+        let now = (activity.begun.load(Ordering::Relaxed), busy);
+        if busy || seen != Some(now) {
+            seen = Some(now);
+            quiet = 0;
+            continue;
+        }
+        quiet += 1;
+        if quiet >= QUIET_LOOKS {
+            return;
+        }
     }
 }
 
@@ -1003,7 +1093,8 @@ async fn serve_connections(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let service = endpoint.connection();
+        let activity = Arc::new(Activity::default());
+        let service = endpoint.connection(activity.clone());
         let shutdown = shutdown.clone();
         connections.spawn(async move {
             let _permit = permit;
@@ -1012,25 +1103,32 @@ async fn serve_connections(
             // early end while the request is handled, and as the request's headers and body
             // still share its read buffer, it allocates a new one for each request. A client
             // gone mid-request is noticed at the next write: keep-alive comments on SSE streams,
-            // the answer otherwise (a disconnection does not cancel a request).
+            // the answer otherwise (a disconnection does not cancel a request). hyper's own
+            // header timeout is off: `quiet_for` keeps it.
             let mut builder = hyper::server::conn::http1::Builder::new();
-            builder
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(limits.header_read_timeout)
-                .half_close(true);
+            builder.header_read_timeout(None).half_close(true);
             let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-            tokio::pin!(connection);
-            tokio::select! {
-                result = connection.as_mut() => {
-                    if let Err(e) = result {
-                        tracing::debug!(error = %e, "a connection ended with an error");
+            let quiet = quiet_for(&activity, limits.header_read_timeout);
+            tokio::pin!(connection, quiet);
+            let mut draining = false;
+            loop {
+                tokio::select! {
+                    biased;
+                    result = connection.as_mut() => {
+                        if let Err(e) = result {
+                            tracing::debug!(error = %e, "a connection ended with an error");
+                        }
+                        return;
                     }
-                    return;
+                    _ = shutdown.cancelled(), if !draining => {
+                        draining = true;
+                        connection.as_mut().graceful_shutdown();
+                    }
+                    () = quiet.as_mut() => {
+                        tracing::debug!("a connection that sent no request within the header read timeout is closed");
+                        return;
+                    }
                 }
-                _ = shutdown.cancelled() => connection.as_mut().graceful_shutdown(),
-            }
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "a connection ended with an error");
             }
         });
     }

@@ -1065,7 +1065,10 @@ mod tests {
         let message = |params: Value| read(params).unwrap_err().message;
         assert_eq!(message(serde_json::json!({})), "Invalid params: missing field `name`");
         assert_eq!(call_params(None).unwrap_err().message, "Invalid params: missing field `name`");
-        assert_eq!(message(serde_json::json!({ "name": 5 })), "Invalid params: invalid type: integer `5`, expected a string");
+        assert_eq!(
+            message(serde_json::json!({ "name": 5 })),
+            "Invalid params: invalid type: integer `5`, expected a string"
+        );
         assert_eq!(
             message(serde_json::json!({ "name": "echo", "arguments": [] })),
             "Invalid params: arguments must be an object"
