@@ -10,8 +10,9 @@ use std::{
     net::SocketAddr,
     sync::{
         Arc, Mutex, Weak,
-        atomic::{AtomicU64, AtomicUsize, Ordering},
+        atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering},
     },
+    task::{Context, Poll},
     time::{Duration, Instant},
 };
 
@@ -1015,8 +1016,8 @@ impl hyper::body::Body for TrackedBody {
 
     fn poll_frame(
         self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
         std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
     }
 
@@ -1027,6 +1028,43 @@ impl hyper::body::Body for TrackedBody {
     fn size_hint(&self) -> hyper::body::SizeHint {
         self.body.size_hint()
     }
+}
+
+/// What the watchdog of a connection tells the connection's task: to finish its exchange and
+/// close (the server shuts down), or to close at once (it sent no request in time).
+#[derive(Default)]
+struct Alarm {
+    raised: AtomicU8,
+    waker: futures::task::AtomicWaker,
+}
+
+impl Alarm {
+    const DRAIN: u8 = 1;
+    const CLOSE: u8 = 2;
+
+    fn raise(&self, level: u8) {
+        self.raised.fetch_max(level, Ordering::AcqRel);
+        self.waker.wake();
+    }
+
+    /// Returns the level raised so far (0 for none), waking the task of `cx` when it rises.
+    fn level(&self, cx: &Context<'_>) -> u8 {
+        self.waker.register(cx.waker());
+        self.raised.load(Ordering::Acquire)
+    }
+}
+
+/// Raises `alarm` to drain when `shutdown` fires and to close once the connection has been
+/// quiet for `timeout`.
+async fn watch(activity: Arc<Activity>, alarm: Arc<Alarm>, timeout: Option<Duration>, shutdown: CancellationToken) {
+    let quiet = quiet_for(&activity, timeout);
+    tokio::pin!(quiet);
+    tokio::select! {
+        () = shutdown.cancelled() => alarm.raise(Alarm::DRAIN),
+        () = quiet.as_mut() => return alarm.raise(Alarm::CLOSE),
+    }
+    quiet.await;
+    alarm.raise(Alarm::CLOSE);
 }
 
 /// How many quiet looks in a row the watchdog of a connection takes before ending it.
@@ -1095,40 +1133,45 @@ async fn serve_connections(
         let _ = stream.set_nodelay(true);
         let activity = Arc::new(Activity::default());
         let service = endpoint.connection(activity.clone());
-        let shutdown = shutdown.clone();
+        let alarm = Arc::new(Alarm::default());
+        let watchdog = watch(activity, alarm.clone(), limits.header_read_timeout, shutdown.clone());
         connections.spawn(async move {
             let _permit = permit;
+            let _watchdog = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(watchdog));
             // Half-closed connections are allowed: a client may end its side once it has sent
             // its request and still gets the answer. Without this hyper reads ahead to catch an
             // early end while the request is handled, and as the request's headers and body
             // still share its read buffer, it allocates a new one for each request. A client
             // gone mid-request is noticed at the next write: keep-alive comments on SSE streams,
             // the answer otherwise (a disconnection does not cancel a request). hyper's own
-            // header timeout is off: `quiet_for` keeps it.
+            // header timeout is off: the watchdog keeps it.
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder.header_read_timeout(None).half_close(true);
             let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-            let quiet = quiet_for(&activity, limits.header_read_timeout);
-            tokio::pin!(connection, quiet);
+            tokio::pin!(connection);
             let mut draining = false;
-            loop {
-                tokio::select! {
-                    biased;
-                    result = connection.as_mut() => {
-                        if let Err(e) = result {
-                            tracing::debug!(error = %e, "a connection ended with an error");
+            // The watchdog runs in a task of its own, so that each wake of this one (two per
+            // request) polls the connection and reads the alarm, not a timer and a token.
+            let ended = std::future::poll_fn(|cx| {
+                loop {
+                    if let Poll::Ready(result) = connection.as_mut().poll(cx) {
+                        return Poll::Ready(Some(result));
+                    }
+                    match alarm.level(cx) {
+                        Alarm::CLOSE => return Poll::Ready(None),
+                        Alarm::DRAIN if !draining => {
+                            draining = true;
+                            connection.as_mut().graceful_shutdown();
                         }
-                        return;
-                    }
-                    _ = shutdown.cancelled(), if !draining => {
-                        draining = true;
-                        connection.as_mut().graceful_shutdown();
-                    }
-                    () = quiet.as_mut() => {
-                        tracing::debug!("a connection that sent no request within the header read timeout is closed");
-                        return;
+                        _ => return Poll::Pending,
                     }
                 }
+            })
+            .await;
+            match ended {
+                Some(Err(e)) => tracing::debug!(error = %e, "a connection ended with an error"),
+                Some(Ok(())) => {}
+                None => tracing::debug!("a connection that sent no request within the header read timeout is closed"),
             }
         });
     }
