@@ -10,10 +10,10 @@ use std::{
     net::SocketAddr,
     sync::{
         Arc, Mutex, Weak,
-        atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering},
+        atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering},
     },
     task::{Context, Poll},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use axum::{
@@ -540,7 +540,10 @@ struct HttpSession {
     handle: SessionHandle,
     routes: Mutex<Routes>,
     next_stream: AtomicU64,
-    last_seen: Mutex<Instant>,
+    /// Whether a request came or an answer left since the sweeper last looked.
+    used: AtomicBool,
+    /// How many of the sweeper's looks in a row found the session unused and not busy.
+    quiet_sweeps: AtomicU32,
     store: Arc<dyn EventStore>,
     closed: CancellationToken,
     /// How many frames each stream's queue holds.
@@ -569,8 +572,20 @@ impl HttpSession {
         Ok(())
     }
 
+    /// Marks the session as used: a flag the sweeper reads, as reading the clock for each
+    /// request would cost more than the sweeper's precision needs.
     fn touch(&self) {
-        *lock(&self.last_seen) = Instant::now();
+        self.used.store(true, Ordering::Relaxed);
+    }
+
+    /// Takes one look for the sweeper: returns whether this look is the `looks`-th in a row to
+    /// find the session neither used since the one before nor busy.
+    fn quiet_for(&self, looks: u32) -> bool {
+        if self.used.swap(false, Ordering::Relaxed) || self.is_busy() {
+            self.quiet_sweeps.store(0, Ordering::Relaxed);
+            return false;
+        }
+        self.quiet_sweeps.fetch_add(1, Ordering::Relaxed) + 1 >= looks
     }
 
     /// Returns whether a request is running or a client is listening on a stream; a busy
@@ -686,7 +701,7 @@ impl HttpSession {
             Sink::Gone => {}
         }
         if is_final {
-            *lock(&self.last_seen) = Instant::now();
+            self.touch();
             let request = state.request.take();
             // A stream not collected yet stays until its task takes the answer.
             if !matches!(state.sink, Sink::Parked { .. }) {
@@ -1428,7 +1443,8 @@ impl HttpState {
                 handle,
                 routes: Mutex::default(),
                 next_stream: AtomicU64::new(first_stream),
-                last_seen: Mutex::new(Instant::now()),
+                used: AtomicBool::new(true),
+                quiet_sweeps: AtomicU32::new(0),
                 store: self.options.event_store.clone(),
                 closed: CancellationToken::new(),
                 max_queued: self.options.max_queued_events.max(1),
@@ -1473,18 +1489,18 @@ impl HttpState {
         let weak = Arc::downgrade(self);
         let idle = self.options.session_idle_timeout;
         let period = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
+        // A session expires at the look that finds it quiet for this many looks in a row: at
+        // most one period after its idle time has passed, as with a clock read at each use.
+        let quiet_looks = u32::try_from(idle.as_nanos().div_ceil(period.as_nanos())).unwrap_or(u32::MAX).max(1);
         *sweeper = Some(tokio::spawn(async move {
             loop {
                 tokio::time::sleep(period).await;
                 let Some(state) = weak.upgrade() else { return };
                 let expired: Vec<_> = {
                     let mut sessions = lock(&state.sessions);
-                    let now = Instant::now();
                     let dead: Vec<String> = sessions
                         .iter()
-                        .filter(|(_, s)| {
-                            s.closed.is_cancelled() || (!s.is_busy() && now.duration_since(*lock(&s.last_seen)) > idle)
-                        })
+                        .filter(|(_, s)| s.closed.is_cancelled() || s.quiet_for(quiet_looks))
                         .map(|(id, _)| id.clone())
                         .collect();
                     dead.iter().filter_map(|id| sessions.remove(id)).collect()
