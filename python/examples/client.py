@@ -15,40 +15,46 @@ from mcpkit import Client
 from mcpkit.types import LogMessage
 
 
+def say(line: str) -> None:
+    """Writes one line in one call: the log and progress handlers may run on other threads, and
+    ``print`` writes a line and its newline in two calls that another line could come between."""
+    sys.stdout.write(line + "\n")
+
+
 def print_log(message: LogMessage) -> None:
     data = message.get("data")
     text = data if isinstance(data, str) else repr(data)
-    print(f"log {message.get('level')}: {text}")
+    say(f"log {message.get('level')}: {text}")
 
 
 def print_progress(progress: float, total: Optional[float], message: Optional[str]) -> None:
-    print(f"progress {progress:g}/{total or 0:g}")
+    say(f"progress {progress:g}/{total or 0:g}")
 
 
 async def main() -> None:
     command = sys.argv[1:] or [sys.executable, str(Path(__file__).with_name("calculator.py"))]
     async with Client.stdio(command, logging_handler=print_log) as client:
         info = client.server_info
-        print(
+        say(
             f"connected to {info['serverInfo']['name']} {info['serverInfo']['version']} "
             f"(protocol {info['protocolVersion']})"
         )
 
         tools = await client.list_tools()
-        print("tools:", ", ".join(t["name"] for t in tools))
+        say("tools: " + ", ".join(t["name"] for t in tools))
 
         result = await client.call_tool("add", {"a": 2, "b": 3})
-        print(f"add(2, 3) = {result['structuredContent']['sum']:g}")
+        say(f"add(2, 3) = {result['structuredContent']['sum']:g}")
 
         await client.set_logging_level("debug")
         counted = await client.call_tool("count", {"n": 3}, progress=print_progress)
-        print("count:", counted["content"][0]["text"])
+        say(f"count: {counted['content'][0]['text']}")
 
         constants = await client.read_resource("calc://constants")
-        print("resource calc://constants:", constants["contents"][0].get("text"))
+        say(f"resource calc://constants: {constants['contents'][0].get('text')}")
 
         prompt = await client.get_prompt("explain", {"expression": "2+3"})
-        print("prompt explain:", prompt["messages"][0]["content"]["text"])
+        say(f"prompt explain: {prompt['messages'][0]['content']['text']}")
 
 
 if __name__ == "__main__":
