@@ -330,6 +330,18 @@ async fn a_client_that_half_closes_after_its_request_gets_the_answer() {
 }
 
 #[tokio::test]
+async fn shutdown_ends_while_a_client_holds_an_unfinished_request() {
+    let options = HttpServerOptions::new().with_header_read_timeout(Some(Duration::from_millis(300)));
+    let (bound, _server, _probes, mcp) = bind(options).await;
+    let mut partial = connect(&mcp.url).await;
+    within(partial.write_all(b"POST /mcp HTTP/1.1\r\nHost: ")).await.unwrap();
+    let mut idle = connect(&mcp.url).await;
+    within_for(WAIT_FOR_SERVER, bound.shutdown()).await;
+    assert!(read_until_closed(&mut partial, WAIT_FOR_SERVER).await.is_some(), "the partial request stayed open");
+    assert!(read_until_closed(&mut idle, WAIT_FOR_SERVER).await.is_some(), "the idle connection stayed open");
+}
+
+#[tokio::test]
 async fn an_open_stream_outlives_the_header_timeout() {
     let options =
         HttpServerOptions::new().with_header_read_timeout(Some(Duration::from_millis(200))).with_keep_alive(None);
