@@ -540,10 +540,8 @@ struct HttpSession {
     handle: SessionHandle,
     routes: Mutex<Routes>,
     next_stream: AtomicU64,
-    /// Whether a request came or an answer left since the sweeper last looked.
-    used: AtomicBool,
-    /// How many of the sweeper's looks in a row found the session unused and not busy.
-    quiet_sweeps: AtomicU32,
+    /// Marked when a request comes or an answer leaves; the sweeper looks at it.
+    usage: Usage,
     store: Arc<dyn EventStore>,
     closed: CancellationToken,
     /// How many frames each stream's queue holds.
@@ -575,17 +573,7 @@ impl HttpSession {
     /// Marks the session as used: a flag the sweeper reads, as reading the clock for each
     /// request would cost more than the sweeper's precision needs.
     fn touch(&self) {
-        self.used.store(true, Ordering::Relaxed);
-    }
-
-    /// Takes one look for the sweeper: returns whether this look is the `looks`-th in a row to
-    /// find the session neither used since the one before nor busy.
-    fn quiet_for(&self, looks: u32) -> bool {
-        if self.used.swap(false, Ordering::Relaxed) || self.is_busy() {
-            self.quiet_sweeps.store(0, Ordering::Relaxed);
-            return false;
-        }
-        self.quiet_sweeps.fetch_add(1, Ordering::Relaxed) + 1 >= looks
+        self.usage.mark();
     }
 
     /// Returns whether a request is running or a client is listening on a stream; a busy
@@ -993,11 +981,40 @@ impl Endpoint {
     }
 }
 
-/// What the watchdog of a connection reads: how many requests began on it, and how many are
-/// still being handled or answered.
-#[derive(Default)]
+/// Whether something was used between the looks of a watcher that ends it once unused and
+/// idle for long enough: an HTTP session (looked at by the sweeper) or a connection (by its
+/// watchdog). Users mark it, which costs them an atomic store where reading the clock at each
+/// use would cost more than the watcher's precision needs.
+struct Usage {
+    used: AtomicBool,
+    quiet_looks: AtomicU32,
+}
+
+impl Usage {
+    /// Returns a usage marked as used, so that the first look does not count as quiet.
+    fn new() -> Self {
+        Usage { used: AtomicBool::new(true), quiet_looks: AtomicU32::new(0) }
+    }
+
+    fn mark(&self) {
+        self.used.store(true, Ordering::Relaxed);
+    }
+
+    /// Takes one look: returns whether it is the `looks`-th in a row to find the thing neither
+    /// used since the look before nor `busy`.
+    fn quiet_for(&self, looks: u32, busy: impl FnOnce() -> bool) -> bool {
+        if self.used.swap(false, Ordering::Relaxed) || busy() {
+            self.quiet_looks.store(0, Ordering::Relaxed);
+            return false;
+        }
+        self.quiet_looks.fetch_add(1, Ordering::Relaxed) + 1 >= looks
+    }
+}
+
+/// What the watchdog of a connection reads: whether a request began or ended since its last
+/// look, and how many are still being handled or answered.
 struct Activity {
-    begun: AtomicUsize,
+    usage: Usage,
     in_flight: AtomicUsize,
 }
 
@@ -1007,7 +1024,7 @@ struct InFlight(Arc<Activity>);
 
 impl InFlight {
     fn begin(activity: &Arc<Activity>) -> Self {
-        activity.begun.fetch_add(1, Ordering::Relaxed);
+        activity.usage.mark();
         activity.in_flight.fetch_add(1, Ordering::Relaxed);
         InFlight(activity.clone())
     }
@@ -1015,6 +1032,8 @@ impl InFlight {
 
 impl Drop for InFlight {
     fn drop(&mut self) {
+        // An end is a use too: the quiet time counts from it.
+        self.0.usage.mark();
         self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 }
@@ -1085,31 +1104,21 @@ async fn watch(activity: Arc<Activity>, alarm: Arc<Alarm>, timeout: Option<Durat
 /// How many quiet looks in a row the watchdog of a connection takes before ending it.
 const QUIET_LOOKS: u32 = 4;
 
-/// Returns once the connection of `activity` has had no request in flight and none begun for
-/// `timeout` (up to a quarter more, as the watchdog looks four times per `timeout`); never when
-/// `timeout` is `None`.
+/// Returns once the connection of `activity` has had no request in flight and none begun or
+/// ended for `timeout` (up to a quarter more, as the watchdog looks four times per `timeout`);
+/// never when `timeout` is `None`.
 ///
 /// This is the header read timeout: a connection that is not handling a request is reading the
-/// headers of its next one. Counting requests costs a request two atomic additions, where a
+/// headers of its next one. Marking requests costs a request a few atomic operations, where a
 /// timer armed for each request's headers would cost a clock read, an allocation and a trip
 /// through the timer wheel.
 async fn quiet_for(activity: &Activity, timeout: Option<Duration>) {
     let Some(timeout) = timeout else { return std::future::pending().await };
     let mut looks = tokio::time::interval((timeout / QUIET_LOOKS).max(Duration::from_millis(1)));
     looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut seen = None;
-    let mut quiet = 0;
     loop {
         looks.tick().await;
-        let busy = activity.in_flight.load(Ordering::Relaxed) > 0;
-        let now = (activity.begun.load(Ordering::Relaxed), busy);
-        if busy || seen != Some(now) {
-            seen = Some(now);
-            quiet = 0;
-            continue;
-        }
-        quiet += 1;
-        if quiet >= QUIET_LOOKS {
+        if activity.usage.quiet_for(QUIET_LOOKS, || activity.in_flight.load(Ordering::Relaxed) > 0) {
             return;
         }
     }
@@ -1146,7 +1155,7 @@ async fn serve_connections(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let activity = Arc::new(Activity::default());
+        let activity = Arc::new(Activity { usage: Usage::new(), in_flight: AtomicUsize::new(0) });
         let service = endpoint.connection(activity.clone());
         let alarm = Arc::new(Alarm::default());
         let watchdog = watch(activity, alarm.clone(), limits.header_read_timeout, shutdown.clone());
@@ -1443,8 +1452,7 @@ impl HttpState {
                 handle,
                 routes: Mutex::default(),
                 next_stream: AtomicU64::new(first_stream),
-                used: AtomicBool::new(true),
-                quiet_sweeps: AtomicU32::new(0),
+                usage: Usage::new(),
                 store: self.options.event_store.clone(),
                 closed: CancellationToken::new(),
                 max_queued: self.options.max_queued_events.max(1),
@@ -1500,7 +1508,7 @@ impl HttpState {
                     let mut sessions = lock(&state.sessions);
                     let dead: Vec<String> = sessions
                         .iter()
-                        .filter(|(_, s)| s.closed.is_cancelled() || s.quiet_for(quiet_looks))
+                        .filter(|(_, s)| s.closed.is_cancelled() || s.usage.quiet_for(quiet_looks, || s.is_busy()))
                         .map(|(id, _)| id.clone())
                         .collect();
                     dead.iter().filter_map(|id| sessions.remove(id)).collect()
