@@ -12,16 +12,16 @@ demo: build-examples ## Builds the examples and runs the calculator client again
 	$(CARGO_TARGET_DIR)/debug/examples/calculator_client
 
 build-examples:
-	$(CARGO) build -p mcpkit --examples
+	$(CARGO) build -p mcpweft --examples
 
 demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and three cluster_server processes on loopback, installing redis-server and haproxy when missing, and runs cluster_client, then the official TypeScript SDK's client (tests/interop/ts_cluster_client.mjs, once npm ci ran there) and the official Python SDK's (tests/interop/py_cluster_client.py, with mcp in .venv), through the balancer.
-	$(CARGO) build -p mcpkit --features redis --example cluster_server --example cluster_client
+	$(CARGO) build -p mcpweft --features redis --example cluster_server --example cluster_client
 	tests/cluster/demo.sh
 
 test-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), the feature's lints, the demo with the Rust and the official TypeScript and Python SDK clients, and the conformance server suites (0.1.16 and 0.2.0-alpha.12) through the balancer.
-	$(CARGO) clippy -p mcpkit -p mcpkit-bridge --features mcpkit/redis,mcpkit-bridge/redis --all-targets -- -D warnings
-	$(CARGO) test -p mcpkit --features redis --test cluster
-	$(CARGO) test -p mcpkit-bridge --features redis --test server_client cluster
+	$(CARGO) clippy -p mcpweft -p mcpweft-bridge --features mcpweft/redis,mcpweft-bridge/redis --all-targets -- -D warnings
+	$(CARGO) test -p mcpweft --features redis --test cluster
+	$(CARGO) test -p mcpweft-bridge --features redis --test server_client cluster
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error
 	test -x .venv/bin/python || python3 -m venv .venv
 	.venv/bin/python -m pip install --quiet --disable-pip-version-check "$$(grep '^mcp==' python/requirements-dev.txt)"
@@ -37,7 +37,7 @@ test: lint test-rust test-cluster test-oidc test-python test-node test-node-inst
 lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	@for crate in mcpkit mcpkit-bridge; do \
+	@for crate in mcpweft mcpweft-bridge; do \
 	  if $(CARGO) tree -p $$crate -e normal --prefix none | grep -E '^(pyo3|napi|uniffi)'; then \
 	    echo "$$crate must not depend on an FFI crate" >&2; exit 1; \
 	  fi; \
@@ -46,7 +46,7 @@ lint: ## Checks formatting, runs clippy with warnings denied, and checks that th
 # The Swift glue has no Rust tests (test-swift drives it), and uniffi-bindgen is a tool: leaving
 # them out keeps uniffi's code generator out of this build.
 test-rust: ## Runs the Rust unit, integration and doc tests.
-	$(CARGO) test --workspace --exclude mcpkit-swift --exclude uniffi-bindgen
+	$(CARGO) test --workspace --exclude mcpweft-swift --exclude uniffi-bindgen
 
 test-python: ## Builds the Python package into .venv, runs pytest, ruff, mypy and stubtest.
 	python/scripts/test.sh
@@ -72,7 +72,7 @@ tests/oidc/node_modules/.package-lock.json: tests/oidc/package.json tests/oidc/p
 # oidc-provider supports Node 22 and later: the tests run it with the Node 22 the conformance
 # suite's lockfile pins.
 test-oidc: tests/oidc/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Logs in at a real authorization server (oidc-provider on loopback) and calls a protected server.
-	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test -p mcpkit --test auth_oidc -- --ignored
+	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test -p mcpweft --test auth_oidc -- --ignored
 
 tests/conformance/node_modules/.package-lock.json: tests/conformance/package.json tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
@@ -102,21 +102,21 @@ conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conf
 
 SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
 
-bench: ## Prints the stdio and HTTP benchmarks: mcpkit beside rmcp, mcpkit-py beside FastMCP, mcpkit-node beside the TypeScript SDK, mcpkit-swift beside mcpkit (release builds).
-	$(CARGO) build --release -p mcpkit-bench
+bench: ## Prints the stdio and HTTP benchmarks: mcpweft beside rmcp, mcpweft-py beside FastMCP, mcpweft-node beside the TypeScript SDK, mcpweft-swift beside mcpweft (release builds).
+	$(CARGO) build --release -p mcpweft-bench
 	bindings/swift/scripts/build.sh --release --product echo-server
 	python="$$(bench/python/setup.sh)" && node="$$(bench/node/setup.sh)" && \
-		$(CARGO_TARGET_DIR)/release/mcpkit-bench --python "$$python" --node "$$node" \
-		--server "mcpkit-swift=$(SWIFT_ECHO)" --http-server "mcpkit-swift=$(SWIFT_ECHO) --http {port}"
+		$(CARGO_TARGET_DIR)/release/mcpweft-bench --python "$$python" --node "$$node" \
+		--server "mcpweft-swift=$(SWIFT_ECHO)" --http-server "mcpweft-swift=$(SWIFT_ECHO) --http {port}"
 
-bench-instructions: ## Prints the instructions and heap allocations per small call of the Rust HTTP echo servers (mcpkit, rmcp), counted by callgrind, which a shared machine's load does not move (installs valgrind when missing).
-	$(CARGO) build --release -p mcpkit-bench
+bench-instructions: ## Prints the instructions and heap allocations per small call of the Rust HTTP echo servers (mcpweft, rmcp), counted by callgrind, which a shared machine's load does not move (installs valgrind when missing).
+	$(CARGO) build --release -p mcpweft-bench
 	tests/install-packages.sh valgrind
-	bench/instructions.py 3000 4 mcpkit=$(CARGO_TARGET_DIR)/release/mcpkit-echo-http rmcp=$(CARGO_TARGET_DIR)/release/rmcp-echo-http
+	bench/instructions.py 3000 4 mcpweft=$(CARGO_TARGET_DIR)/release/mcpweft-echo-http rmcp=$(CARGO_TARGET_DIR)/release/rmcp-echo-http
 
-bench-cluster: ## Prints the cluster benchmark: 64 sessions through haproxy over 1, 2 and 3 mcpkit processes sharing sessions in Redis, beside one process without Redis (release build).
-	$(CARGO) build --release -p mcpkit-bench --features redis
-	$(CARGO_TARGET_DIR)/release/mcpkit-bench --cluster-only
+bench-cluster: ## Prints the cluster benchmark: 64 sessions through haproxy over 1, 2 and 3 mcpweft processes sharing sessions in Redis, beside one process without Redis (release build).
+	$(CARGO) build --release -p mcpweft-bench --features redis
+	$(CARGO_TARGET_DIR)/release/mcpweft-bench --cluster-only
 
 fuzz: ## Runs each fuzz target for FUZZ_SECONDS (default 60); needs the nightly toolchain, installs cargo-fuzz if missing.
 	fuzz/run.sh
@@ -125,5 +125,5 @@ fuzz-smoke: ## Runs each fuzz target for a few seconds (FUZZ_SECONDS=5).
 	FUZZ_SECONDS=5 fuzz/run.sh
 
 soak: ## Drives 64 HTTP sessions and a stdio session for SOAK_SECONDS (default 60); fails on any error or memory growth.
-	$(CARGO) build --release -p mcpkit-bench --bin mcpkit-soak
-	$(CARGO_TARGET_DIR)/release/mcpkit-soak
+	$(CARGO) build --release -p mcpweft-bench --bin mcpweft-soak
+	$(CARGO_TARGET_DIR)/release/mcpweft-soak

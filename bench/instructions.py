@@ -4,7 +4,7 @@
 Usage: instructions.py CALLS SESSIONS NAME=BINARY...
 
 Each BINARY is an echo server taking its port as its one argument (the bench's
-`mcpkit-echo-http` and `rmcp-echo-http`). It runs under callgrind; after initializing SESSIONS
+`mcpweft-echo-http` and `rmcp-echo-http`). It runs under callgrind; after initializing SESSIONS
 sessions and a warm-up, the counters are zeroed, CALLS calls are spread over the sessions in
 turn, and the counters are dumped. Printed per call: the instructions the server's threads
 executed in user space (the kernel's part is not counted) and its heap allocations (malloc,
@@ -82,7 +82,7 @@ def counts(dump):
 
 def measure(binary, calls, sessions):
     port = free_port()
-    out = os.path.join(tempfile.mkdtemp(prefix="mcpkit-callgrind-"), "callgrind.out")
+    out = os.path.join(tempfile.mkdtemp(prefix="mcpweft-callgrind-"), "callgrind.out")
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, str(port)],
         stdout=subprocess.DEVNULL,

@@ -1,5 +1,5 @@
 'use strict';
-// mcpkit: Model Context Protocol servers and clients for Node, backed by a Rust core.
+// mcpweft: Model Context Protocol servers and clients for Node, backed by a Rust core.
 
 const native = require('./lib/native.cjs');
 const errors = require('./lib/errors.cjs');
@@ -13,7 +13,7 @@ module.exports = {
   HttpServerHandle,
   Client,
   ErrorCode: errors.ErrorCode,
-  McpkitError: errors.McpkitError,
+  McpweftError: errors.McpweftError,
   McpError: errors.McpError,
   TransportClosedError: errors.TransportClosedError,
   TimeoutError: errors.TimeoutError,

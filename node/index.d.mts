@@ -1,4 +1,4 @@
 // The types of the ES module entry point: the same as the CommonJS one's.
 export * from './index.js';
-declare const mcpkit: typeof import('./index.js');
-export default mcpkit;
+declare const mcpweft: typeof import('./index.js');
+export default mcpweft;

@@ -1,5 +1,5 @@
-// The ES module entry point of mcpkit; the implementation is the CommonJS one.
-import mcpkit from './index.cjs';
+// The ES module entry point of mcpweft; the implementation is the CommonJS one.
+import mcpweft from './index.cjs';
 
 export const {
   Server,
@@ -8,7 +8,7 @@ export const {
   HttpServerHandle,
   Client,
   ErrorCode,
-  McpkitError,
+  McpweftError,
   McpError,
   TransportClosedError,
   TimeoutError,
@@ -22,5 +22,5 @@ export const {
   OverloadedError,
   InternalError,
   version,
-} = mcpkit;
-export default mcpkit;
+} = mcpweft;
+export default mcpweft;

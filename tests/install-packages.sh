@@ -9,9 +9,9 @@ for package in "$@"; do
     command -v "$package" >/dev/null 2>&1 || missing="$missing $package"
 done
 [ -z "$missing" ] && exit 0
-if [ -z "$MCPKIT_INSTALL_LOCKED" ] && command -v flock >/dev/null 2>&1; then
+if [ -z "$MCPWEFT_INSTALL_LOCKED" ] && command -v flock >/dev/null 2>&1; then
     # One caller at a time; the next one finds the packages there and does nothing.
-    MCPKIT_INSTALL_LOCKED=1 exec flock "${TMPDIR:-/tmp}/mcpkit-install-packages.lock" "$0" "$@"
+    MCPWEFT_INSTALL_LOCKED=1 exec flock "${TMPDIR:-/tmp}/mcpweft-install-packages.lock" "$0" "$@"
 fi
 if [ "$(id -u)" = 0 ]; then
     SUDO=

@@ -3,7 +3,7 @@
 // `node sdk_echo.mjs` serves stdio; `node sdk_echo.mjs --http PORT` serves Streamable HTTP at
 // http://127.0.0.1:PORT/mcp. Over HTTP the sessions stay stateful (the benchmark's client
 // expects an Mcp-Session-Id), one McpServer and transport per session as the SDK's examples
-// do, and replies are plain JSON rather than an SSE stream per request, as mcpkit's HTTP
+// do, and replies are plain JSON rather than an SSE stream per request, as mcpweft's HTTP
 // servers send them.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';

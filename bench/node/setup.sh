@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares the Node servers of the benchmark: the official TypeScript SDK from this folder's
-# lockfile, and mcpkit's Node package (node/) with its addon built in release mode.
+# lockfile, and mcpweft's Node package (node/) with its addon built in release mode.
 #
 # Idempotent and quiet: runs `npm ci` here and in node/ when their node_modules are missing or
 # older than the lockfile, then builds the addon (node/scripts/build.mjs, cargo's own

@@ -4,7 +4,7 @@
 HTTP at ``http://127.0.0.1:PORT/mcp``. Logging is at ``WARNING``, so nothing is logged per
 request. Over HTTP the sessions stay stateful (the benchmark's client expects an
 ``Mcp-Session-Id``), and replies are plain JSON rather than an SSE stream per request, as
-mcpkit's HTTP servers send them: ``--sse`` switches back to FastMCP's default of SSE.
+mcpweft's HTTP servers send them: ``--sse`` switches back to FastMCP's default of SSE.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Prepares the Python servers of the benchmark: a venv of their own with the pinned requirements
-# (the official SDK's FastMCP among them) and mcpkit's Python package built in release mode.
+# (the official SDK's FastMCP among them) and mcpweft's Python package built in release mode.
 #
 # Idempotent and quiet: creates $BENCH_VENV (default <repo>/target/bench-venv) when missing,
 # installs bench/python/requirements.txt, and builds a release wheel of python/ into the shared
 # Cargo target dir, installing it only when it changed. A wheel rather than `maturin develop`,
-# because develop writes the extension into python/src/mcpkit/, where the debug build of
+# because develop writes the extension into python/src/mcpweft/, where the debug build of
 # python/scripts/test.sh lives. Prints the venv's interpreter on stdout; build logs go to stderr
 # only on failure.
 set -euo pipefail
@@ -28,8 +28,8 @@ if ! log="$("$venv/bin/maturin" build --release --quiet --interpreter "$venv/bin
     echo "$log" >&2
     exit 1
 fi
-wheel="$(ls "$wheels"/mcpkit-*.whl)"
-stamp="$venv/.mcpkit-wheel.sha256"
+wheel="$(ls "$wheels"/mcpweft-*.whl)"
+stamp="$venv/.mcpweft-wheel.sha256"
 sum="$(sha256sum "$wheel" | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$sum" ]; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheel" >&2

@@ -1,6 +1,6 @@
 //! The cluster section of the benchmark (`--cluster`, a build with the feature `redis`).
 //!
-//! The mcpkit echo server runs alone without Redis, then as 1, 2 and 3 processes sharing their
+//! The mcpweft echo server runs alone without Redis, then as 1, 2 and 3 processes sharing their
 //! sessions through Redis behind haproxy balancing round robin without session affinity
 //! (`tests/cluster/up.sh`, which installs `redis-server` and `haproxy` when missing). After a
 //! warm-up, 64 sessions call `echo` sequentially, all at once, and the section reports the
@@ -41,9 +41,9 @@ async fn measure(server: &Server, quick: bool) -> Result<Load> {
 /// Measures the lone server and the clusters and prints the table; returns whether every row
 /// could be measured.
 pub(crate) async fn run(dir: &Path, quick: bool) -> bool {
-    let echo = dir.join("mcpkit-echo-http").to_string_lossy().into_owned();
+    let echo = dir.join("mcpweft-echo-http").to_string_lossy().into_owned();
     let mut servers =
-        vec![Server { name: "mcpkit, no Redis".to_owned(), command: vec![echo.clone(), PORT.to_owned()] }];
+        vec![Server { name: "mcpweft, no Redis".to_owned(), command: vec![echo.clone(), PORT.to_owned()] }];
     for processes in 1..=3 {
         servers.push(Server {
             name: format!("cluster of {processes}"),

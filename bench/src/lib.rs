@@ -1,4 +1,4 @@
-//! The echo servers that `mcpkit-bench` measures, written once for each SDK.
+//! The echo servers that `mcpweft-bench` measures, written once for each SDK.
 //!
 //! Each server exposes one tool, `echo`, which takes `{"text": string}` and
 //! returns a text content equal to `text`. Both are written the same way: a
@@ -19,9 +19,9 @@ struct EchoArgs {
     text: String,
 }
 
-/// Builds the mcpkit echo server, which introduces itself as `name`.
-pub fn mcpkit_echo(name: &str) -> Result<mcpkit::Server, mcpkit::Error> {
-    mcpkit::Server::builder(mcpkit::model::Implementation::new(name, env!("CARGO_PKG_VERSION")))
+/// Builds the mcpweft echo server, which introduces itself as `name`.
+pub fn mcpweft_echo(name: &str) -> Result<mcpweft::Server, mcpweft::Error> {
+    mcpweft::Server::builder(mcpweft::model::Implementation::new(name, env!("CARGO_PKG_VERSION")))
         .typed_tool("echo", "Returns the given text unchanged.", |EchoArgs { text }, _context| async move { text })
         .build()
 }

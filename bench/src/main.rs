@@ -1,18 +1,18 @@
-//! The benchmark driver of mcpkit, over stdio and Streamable HTTP.
+//! The benchmark driver of mcpweft, over stdio and Streamable HTTP.
 //!
 //! The stdio section (see [`stdio`]) measures start-up, sequential latency,
 //! pipelined throughput and peak memory of every stdio server. The HTTP
 //! section (see [`http_bench`]) measures throughput and latency with 1, 16
 //! and 64 concurrent sessions and the memory of an idle session. Each
-//! section prints a table with the ratios of mcpkit versus rmcp, of
-//! mcpkit's Python package versus FastMCP and of its Node package versus the
+//! section prints a table with the ratios of mcpweft versus rmcp, of
+//! mcpweft's Python package versus FastMCP and of its Node package versus the
 //! official TypeScript SDK, which drift less than absolute numbers.
 //!
-//! Usage: `mcpkit-bench [--quick] [--stdio-only|--http-only|--cluster-only] [--cluster] [--python
+//! Usage: `mcpweft-bench [--quick] [--stdio-only|--http-only|--cluster-only] [--cluster] [--python
 //! PYTHON] [--node NODE] [--server NAME=COMMAND]... [--http-server
-//! NAME=COMMAND]...`. The rmcp and mcpkit echo servers are looked up next to
-//! the driver's own executable; `--python` (or `MCPKIT_BENCH_PYTHON`) adds
-//! the Python servers of `bench/python`, `--node` (or `MCPKIT_BENCH_NODE`)
+//! NAME=COMMAND]...`. The rmcp and mcpweft echo servers are looked up next to
+//! the driver's own executable; `--python` (or `MCPWEFT_BENCH_PYTHON`) adds
+//! the Python servers of `bench/python`, `--node` (or `MCPWEFT_BENCH_NODE`)
 //! the Node servers of `bench/node`; `--server` adds stdio servers and
 //! `--http-server` HTTP servers, whose commands are split on whitespace.
 
@@ -30,10 +30,10 @@ use rpc::Result;
 use servers::{PORT, Server};
 
 /// The command-line help.
-const USAGE: &str = "usage: mcpkit-bench [--quick] [--stdio-only|--http-only|--cluster-only] [--python PYTHON]
+const USAGE: &str = "usage: mcpweft-bench [--quick] [--stdio-only|--http-only|--cluster-only] [--python PYTHON]
                     [--node NODE] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]... [--cluster]
 
-Measures MCP servers over stdio and Streamable HTTP: the rmcp and mcpkit echo
+Measures MCP servers over stdio and Streamable HTTP: the rmcp and mcpweft echo
 servers next to this executable, the Python ones with --python, the Node ones
 with --node, and any added with --server or --http-server (COMMAND is split on
 spaces).
@@ -41,18 +41,18 @@ spaces).
   --stdio-only               run only the stdio section
   --http-only                run only the Streamable HTTP section
   --cluster-only             run only the cluster section
-  --python PYTHON            add the mcpkit-py and fastmcp rows, running
+  --python PYTHON            add the mcpweft-py and fastmcp rows, running
                              bench/python/*_echo.py with the interpreter PYTHON
                              (a venv made by bench/python/setup.sh); defaults
-                             to $MCPKIT_BENCH_PYTHON when set
-  --node NODE                add the mcpkit-node and ts-sdk rows, running
+                             to $MCPWEFT_BENCH_PYTHON when set
+  --node NODE                add the mcpweft-node and ts-sdk rows, running
                              bench/node/*_echo.mjs with the binary NODE (after
                              bench/node/setup.sh); defaults to
-                             $MCPKIT_BENCH_NODE when set
+                             $MCPWEFT_BENCH_NODE when set
   --server NAME=COMMAND      add a stdio server
   --http-server NAME=COMMAND add an HTTP server; COMMAND must contain {port},
                              replaced by the loopback port to listen on
-  --cluster                  add the cluster section: the mcpkit echo server alone,
+  --cluster                  add the cluster section: the mcpweft echo server alone,
                              then 1, 2 and 3 processes sharing sessions in Redis
                              behind haproxy (a build with the feature redis)";
 
@@ -74,8 +74,8 @@ fn parse_args() -> Result<Options> {
     let mut quick = false;
     let mut cluster = false;
     let mut only = None;
-    let mut python = std::env::var("MCPKIT_BENCH_PYTHON").ok().filter(|python| !python.is_empty());
-    let mut node = std::env::var("MCPKIT_BENCH_NODE").ok().filter(|node| !node.is_empty());
+    let mut python = std::env::var("MCPWEFT_BENCH_PYTHON").ok().filter(|python| !python.is_empty());
+    let mut node = std::env::var("MCPWEFT_BENCH_NODE").ok().filter(|node| !node.is_empty());
     let mut extra_stdio = Vec::new();
     let mut extra_http = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -132,7 +132,7 @@ async fn main() -> ExitCode {
     let options = match parse_args() {
         Ok(options) => options,
         Err(error) => {
-            eprintln!("mcpkit-bench: {error}");
+            eprintln!("mcpweft-bench: {error}");
             return ExitCode::from(2);
         }
     };

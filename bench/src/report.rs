@@ -1,10 +1,10 @@
 //! Statistics and table printing shared by the stdio and HTTP sections.
 
-/// The pairs of rows compared by a ratio line, ours first: each mcpkit
+/// The pairs of rows compared by a ratio line, ours first: each mcpweft
 /// flavour beside the official SDK of its language, and the Swift binding
 /// beside the Rust core it wraps (the cost of the Swift hop per call).
 pub(crate) const RATIOS: [(&str, &str); 4] =
-    [("mcpkit", "rmcp"), ("mcpkit-py", "fastmcp"), ("mcpkit-node", "ts-sdk"), ("mcpkit-swift", "mcpkit")];
+    [("mcpweft", "rmcp"), ("mcpweft-py", "fastmcp"), ("mcpweft-node", "ts-sdk"), ("mcpweft-swift", "mcpweft")];
 
 /// The median of `values`, which must not be empty.
 pub(crate) fn median(values: &mut [f64]) -> f64 {

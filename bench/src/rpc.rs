@@ -89,7 +89,7 @@ pub(crate) fn initialize_request() -> String {
         "params": {
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
-            "clientInfo": { "name": "mcpkit-bench", "version": env!("CARGO_PKG_VERSION") },
+            "clientInfo": { "name": "mcpweft-bench", "version": env!("CARGO_PKG_VERSION") },
         },
     })
     .to_string()

@@ -15,18 +15,18 @@ use crate::rpc::Result;
 pub(crate) const PORT: &str = "{port}";
 /// The Rust stdio servers looked up next to the driver: row name and
 /// executable name.
-const STDIO_BINARIES: [(&str, &str); 2] = [("rmcp", "rmcp-echo-server"), ("mcpkit", "mcpkit-echo-server")];
+const STDIO_BINARIES: [(&str, &str); 2] = [("rmcp", "rmcp-echo-server"), ("mcpweft", "mcpweft-echo-server")];
 /// The Rust HTTP servers looked up next to the driver, which take the port
 /// as their only argument.
-const HTTP_BINARIES: [(&str, &str); 2] = [("rmcp", "rmcp-echo-http"), ("mcpkit", "mcpkit-echo-http")];
+const HTTP_BINARIES: [(&str, &str); 2] = [("rmcp", "rmcp-echo-http"), ("mcpweft", "mcpweft-echo-http")];
 /// The Python servers: row name and script in [`PYTHON_DIR`], which serves
 /// stdio without arguments and Streamable HTTP with `--http PORT`.
-const PYTHON_SCRIPTS: [(&str, &str); 2] = [("mcpkit-py", "mcpkit_echo.py"), ("fastmcp", "fastmcp_echo.py")];
+const PYTHON_SCRIPTS: [(&str, &str); 2] = [("mcpweft-py", "mcpweft_echo.py"), ("fastmcp", "fastmcp_echo.py")];
 /// The directory of the Python servers' scripts.
 const PYTHON_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python");
 /// The Node servers: row name and script in [`NODE_DIR`], which serves stdio
 /// without arguments and Streamable HTTP with `--http PORT`.
-const NODE_SCRIPTS: [(&str, &str); 2] = [("mcpkit-node", "mcpkit_echo.mjs"), ("ts-sdk", "sdk_echo.mjs")];
+const NODE_SCRIPTS: [(&str, &str); 2] = [("mcpweft-node", "mcpweft_echo.mjs"), ("ts-sdk", "sdk_echo.mjs")];
 /// The floor of a Node server over stdio: no library, a hand-written answer
 /// per line, to tell Node's own costs apart from a package's.
 const NODE_FLOOR: (&str, &str) = ("node-floor", "floor_echo.mjs");

@@ -7,7 +7,7 @@
 //! 64 requests in flight and the peak memory of the server process; then, on
 //! a fresh process, the peak memory while echoing 64 KiB texts with 64 in
 //! flight. It then prints one row per server and the ratios
-//! of each mcpkit flavour versus the official SDK of its language, which
+//! of each mcpweft flavour versus the official SDK of its language, which
 //! drift less than absolute times.
 //!
 //! Every phase is bounded in count and in time, so that slow servers (the

@@ -1,14 +1,14 @@
 // swift-tools-version:6.0
-// The Swift package of mcpkit: the library `McpKit` over the Rust core.
+// The Swift package of mcpweft: the library `McpWeft` over the Rust core.
 //
-// The Rust library `libmcpkit_swift` and the generated sources (Sources/McpKitNative and the
-// header in Sources/mcpkit_swiftFFI) come from `scripts/build.sh`, which runs Cargo and the
+// The Rust library `libmcpweft_swift` and the generated sources (Sources/McpWeftNative and the
+// header in Sources/mcpweft_swiftFFI) come from `scripts/build.sh`, which runs Cargo and the
 // workspace's pinned uniffi-bindgen before `swift build`. The library is looked up in the
-// Cargo target folder: $MCPKIT_CARGO_TARGET_DIR, else ../../target (debug builds link
+// Cargo target folder: $MCPWEFT_CARGO_TARGET_DIR, else ../../target (debug builds link
 // target/debug, release builds target/release).
 import PackageDescription
 
-let cargoTarget = Context.environment["MCPKIT_CARGO_TARGET_DIR"] ?? Context.packageDirectory + "/../../target"
+let cargoTarget = Context.environment["MCPWEFT_CARGO_TARGET_DIR"] ?? Context.packageDirectory + "/../../target"
 
 func rustLibrary(_ profile: String, _ configuration: BuildConfiguration) -> LinkerSetting {
     let dir = "\(cargoTarget)/\(profile)"
@@ -16,10 +16,10 @@ func rustLibrary(_ profile: String, _ configuration: BuildConfiguration) -> Link
 }
 
 let package = Package(
-    name: "McpKit",
+    name: "McpWeft",
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
-        .library(name: "McpKit", targets: ["McpKit"]),
+        .library(name: "McpWeft", targets: ["McpWeft"]),
         .executable(name: "calculator-server", targets: ["CalculatorServer"]),
         .executable(name: "calculator-client", targets: ["CalculatorClient"]),
         .executable(name: "conformance-server", targets: ["ConformanceServer"]),
@@ -27,20 +27,20 @@ let package = Package(
         .executable(name: "echo-server", targets: ["EchoServer"]),
     ],
     targets: [
-        .systemLibrary(name: "mcpkit_swiftFFI", path: "Sources/mcpkit_swiftFFI"),
+        .systemLibrary(name: "mcpweft_swiftFFI", path: "Sources/mcpweft_swiftFFI"),
         .target(
-            name: "McpKitNative",
-            dependencies: ["mcpkit_swiftFFI"],
+            name: "McpWeftNative",
+            dependencies: ["mcpweft_swiftFFI"],
             // Swift 6.0's compiler crashes on uniffi's async foreign-trait glue in Swift 6 mode.
             swiftSettings: [.swiftLanguageMode(.v5)],
             linkerSettings: [rustLibrary("debug", .debug), rustLibrary("release", .release)]
         ),
-        .target(name: "McpKit", dependencies: ["McpKitNative"]),
-        .executableTarget(name: "CalculatorServer", dependencies: ["McpKit"], path: "Examples/CalculatorServer"),
-        .executableTarget(name: "CalculatorClient", dependencies: ["McpKit"], path: "Examples/CalculatorClient"),
-        .executableTarget(name: "ConformanceServer", dependencies: ["McpKit"], path: "Conformance/Server"),
-        .executableTarget(name: "ConformanceClient", dependencies: ["McpKit"], path: "Conformance/Client"),
-        .executableTarget(name: "EchoServer", dependencies: ["McpKit"], path: "Bench/EchoServer"),
-        .testTarget(name: "McpKitTests", dependencies: ["McpKit"]),
+        .target(name: "McpWeft", dependencies: ["McpWeftNative"]),
+        .executableTarget(name: "CalculatorServer", dependencies: ["McpWeft"], path: "Examples/CalculatorServer"),
+        .executableTarget(name: "CalculatorClient", dependencies: ["McpWeft"], path: "Examples/CalculatorClient"),
+        .executableTarget(name: "ConformanceServer", dependencies: ["McpWeft"], path: "Conformance/Server"),
+        .executableTarget(name: "ConformanceClient", dependencies: ["McpWeft"], path: "Conformance/Client"),
+        .executableTarget(name: "EchoServer", dependencies: ["McpWeft"], path: "Bench/EchoServer"),
+        .testTarget(name: "McpWeftTests", dependencies: ["McpWeft"]),
     ]
 )

@@ -4,7 +4,7 @@
 //! `calculator_server` example that sits next to this executable.
 
 use async_trait::async_trait;
-use mcpkit::{
+use mcpweft::{
     Client, ClientHandler, ClientOptions, RequestOptions,
     model::{CallToolRequestParams, LoggingLevel, LoggingMessageNotificationParams},
     transport::ChildProcessTransport,
@@ -56,7 +56,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let constants = client.read_resource("calc://constants").await?;
     let text = match constants.contents.first() {
-        Some(mcpkit::model::ResourceContents::Text(t)) => t.text.clone(),
+        Some(mcpweft::model::ResourceContents::Text(t)) => t.text.clone(),
         _ => return Err("calc://constants returned no text".into()),
     };
     println!("resource calc://constants: {text}");

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcpkit::{
+use mcpweft::{
     ErrorData, Server,
     model::*,
     server::{Json, ResourceRequest},
@@ -46,7 +46,7 @@ struct Count {
 const CONSTANTS: &[(&str, f64)] = &[("pi", std::f64::consts::PI), ("e", std::f64::consts::E)];
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), mcpkit::Error> {
+async fn main() -> Result<(), mcpweft::Error> {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter("warn").init();
     let server = Server::builder(Implementation::new("calculator", env!("CARGO_PKG_VERSION")))
         .instructions("A calculator: use add and divide for arithmetic, count to see progress.")
@@ -108,8 +108,8 @@ async fn main() -> Result<(), mcpkit::Error> {
         Some(i) => {
             let port: u16 = args.get(i + 1).and_then(|p| p.parse().ok()).unwrap_or(8080);
             let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-            let options = mcpkit::http::HttpServerOptions::default();
-            let bound = mcpkit::http::StreamableHttpServer::bind(server, addr, options).await?;
+            let options = mcpweft::http::HttpServerOptions::default();
+            let bound = mcpweft::http::StreamableHttpServer::bind(server, addr, options).await?;
             eprintln!("serving MCP at {}", bound.url());
             bound.wait().await;
             Ok(())

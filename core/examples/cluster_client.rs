@@ -5,7 +5,7 @@
 //! then `greet`, answering its elicitation and printing its progress.
 
 use async_trait::async_trait;
-use mcpkit::{
+use mcpweft::{
     Client, ClientHandler, ClientOptions, ErrorData, RequestOptions,
     model::{CallToolRequestParams, ClientCapabilities, ElicitRequestParams, ElicitResult},
     session::IncomingRequest,

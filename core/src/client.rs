@@ -1,9 +1,9 @@
 //! The client role: connect to a server, call its features, and answer its requests.
 //!
 //! ```no_run
-//! use mcpkit::{client::{Client, ClientOptions}, transport::ChildProcessTransport};
+//! use mcpweft::{client::{Client, ClientOptions}, transport::ChildProcessTransport};
 //!
-//! # async fn run() -> Result<(), mcpkit::Error> {
+//! # async fn run() -> Result<(), mcpweft::Error> {
 //! let transport = ChildProcessTransport::command("my-server", ["--stdio"])?;
 //! let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;
 //! for tool in client.list_all_tools().await? {

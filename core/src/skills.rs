@@ -10,7 +10,7 @@
 //! that fails verification is never returned.
 //!
 //! ```rust,no_run
-//! # async fn run(client: &mcpkit::Client) -> Result<(), mcpkit::Error> {
+//! # async fn run(client: &mcpweft::Client) -> Result<(), mcpweft::Error> {
 //! let skills = client.list_skills().await?;
 //! if let Some(entry) = skills.first() {
 //!     let skill = client.load_skill(entry).await?;

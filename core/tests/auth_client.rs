@@ -24,7 +24,7 @@ use axum::{
     routing::{get, post},
 };
 use common::{first_text, within};
-use mcpkit::{
+use mcpweft::{
     Client, ClientOptions, Error,
     auth::{Authorizer, ClientCredentials, JwtVerifier, LoopbackRedirect, OAuthClient, OAuthClientOptions},
     http::BoundHttpServer,
@@ -191,7 +191,7 @@ impl Authorizer for AutoApprove {
     }
 }
 
-/// A protected mcpkit server trusting the mock issuer, publishing `resource_override` as its
+/// A protected mcpweft server trusting the mock issuer, publishing `resource_override` as its
 /// resource when given.
 async fn protected_server(issuer: &str, resource_override: Option<&str>) -> BoundHttpServer {
     let (addr, resource) = free_resource();

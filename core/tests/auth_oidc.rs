@@ -1,6 +1,6 @@
 //! Authorization against a real authorization server: the npm package `oidc-provider`, started
-//! on loopback by `tests/oidc/provider.mjs`. The mcpkit client logs in with the authorization
-//! code flow, PKCE and dynamic registration, and calls a mcpkit server that verifies the JWT
+//! on loopback by `tests/oidc/provider.mjs`. The mcpweft client logs in with the authorization
+//! code flow, PKCE and dynamic registration, and calls a mcpweft server that verifies the JWT
 //! access tokens through the provider's JWKS; tokens that are expired, for another audience or
 //! short of a scope are refused.
 //!
@@ -22,7 +22,7 @@ use std::{
 use async_trait::async_trait;
 use auth_common::free_resource;
 use common::{first_text, within};
-use mcpkit::{
+use mcpweft::{
     Client, ClientOptions, Error,
     auth::{Authorizer, JwtVerifier, OAuthClient, OAuthClientOptions},
     http::BoundHttpServer,
@@ -64,7 +64,7 @@ async fn provider() -> Provider {
     Provider { issuer, _process: process, _stdout: stdout }
 }
 
-/// A protected mcpkit server trusting the provider through its JWKS; tokens get no leeway on
+/// A protected mcpweft server trusting the provider through its JWKS; tokens get no leeway on
 /// their expiry.
 async fn protected_server(issuer: &str) -> BoundHttpServer {
     let (addr, resource) = free_resource();

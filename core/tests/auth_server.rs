@@ -17,7 +17,7 @@ use std::{
 use auth_common::{ISSUER, SigningKey, claims, jwks, now};
 use common::within;
 use futures::FutureExt;
-use mcpkit::{
+use mcpweft::{
     Error, RequestContext, Server,
     auth::{AuthInfo, JwtVerifier, ResourceServerOptions, TokenError, TokenVerifier, VerifierFn},
     http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},

@@ -10,7 +10,7 @@ use std::sync::{
     atomic::{AtomicUsize, Ordering},
 };
 
-use mcpkit::{
+use mcpweft::{
     Client, ClientHandler, ClientOptions, ErrorData, RequestContext, Server,
     client::SubscriptionFilter,
     model::*,
@@ -43,7 +43,7 @@ fn booking_server() -> Server {
                 let schema = json!({ "type": "object", "properties": { "v": { "type": "string" } } });
                 let form =
                     |message: &str| json!({ "mode": "form", "message": message, "requestedSchema": schema.clone() });
-                let failed = |e: mcpkit::Error| ErrorData::internal_error(e.to_string());
+                let failed = |e: mcpweft::Error| ErrorData::internal_error(e.to_string());
                 // A retry carries the answers to the latest round only: the first is kept in the state.
                 let guests = match ctx.state() {
                     Some(kept) => kept.clone(),
@@ -98,7 +98,7 @@ async fn a_2026_client_speaks_the_revision_over_http() {
     let server = booking_server();
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
     let bound =
-        common::within(mcpkit::http::StreamableHttpServer::bind(server, addr, Default::default())).await.unwrap();
+        common::within(mcpweft::http::StreamableHttpServer::bind(server, addr, Default::default())).await.unwrap();
     let transport = StreamableHttpClientTransport::new(bound.url()).unwrap();
     let client = common::within(Client::connect_with_handler(transport, options(), handler())).await.unwrap();
     assert_eq!(client.protocol_version(), STATELESS_PROTOCOL_VERSION);
@@ -177,7 +177,7 @@ async fn a_2026_client_mirrors_annotated_parameters_into_headers() {
         .unwrap();
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
     let bound =
-        common::within(mcpkit::http::StreamableHttpServer::bind(server, addr, Default::default())).await.unwrap();
+        common::within(mcpweft::http::StreamableHttpServer::bind(server, addr, Default::default())).await.unwrap();
     let transport = StreamableHttpClientTransport::new(bound.url()).unwrap();
     let client = common::within(Client::connect(transport, options())).await.unwrap();
     // The server refuses a call whose Mcp-Param-Region header is missing or differs.
@@ -212,7 +212,7 @@ fn watched_server() -> Server {
         })
         .resource(
             Resource::new("file:///watched", "watched"),
-            |r: mcpkit::server::ResourceRequest, _c: RequestContext| async move {
+            |r: mcpweft::server::ResourceRequest, _c: RequestContext| async move {
                 Ok(ReadResourceResult { contents: vec![ResourceContents::text(r.uri, "x")], meta: None })
             },
         )
@@ -263,7 +263,7 @@ async fn a_2026_client_listens_for_its_subscriptions_and_list_changes() {
 async fn a_2026_client_listens_over_http() {
     let server = watched_server();
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let bound = common::within(mcpkit::http::StreamableHttpServer::bind(server.clone(), addr, Default::default()))
+    let bound = common::within(mcpweft::http::StreamableHttpServer::bind(server.clone(), addr, Default::default()))
         .await
         .unwrap();
     let transport = StreamableHttpClientTransport::new(bound.url()).unwrap();
@@ -299,7 +299,7 @@ async fn only_a_2026_server_has_listen_streams() {
     server.serve(server_side);
     let client = common::within(Client::connect(client_side, ClientOptions::new("old", "1"))).await.unwrap();
     let error = client.listen(SubscriptionFilter::new().with_tools_list_changed()).await.unwrap_err();
-    assert!(matches!(error, mcpkit::Error::CapabilityMissing(_)), "{error}");
+    assert!(matches!(error, mcpweft::Error::CapabilityMissing(_)), "{error}");
     // Over 2025-11-25 a subscription is resources/subscribe, as before.
     common::within(client.subscribe("file:///watched")).await.unwrap();
 }
@@ -308,11 +308,11 @@ async fn only_a_2026_server_has_listen_streams() {
 async fn a_listen_stream_outlives_the_http_request_timeout() {
     let server = watched_server();
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let bound = common::within(mcpkit::http::StreamableHttpServer::bind(server.clone(), addr, Default::default()))
+    let bound = common::within(mcpweft::http::StreamableHttpServer::bind(server.clone(), addr, Default::default()))
         .await
         .unwrap();
     let short = std::time::Duration::from_millis(300);
-    let http = mcpkit::transport::http::HttpClientOptions::new().with_request_timeout(short);
+    let http = mcpweft::transport::http::HttpClientOptions::new().with_request_timeout(short);
     let transport = StreamableHttpClientTransport::with_options(bound.url(), http).unwrap();
     let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
     let client = common::within(Client::connect_with_handler(transport, options(), Heard(tx))).await.unwrap();

@@ -6,7 +6,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use mcpkit::{ClientOptions, Error, RequestContext, Server, model::*, server::ServerOptions};
+use mcpweft::{ClientOptions, Error, RequestContext, Server, model::*, server::ServerOptions};
 use serde_json::json;
 
 fn describe(e: &Error) -> String {
@@ -60,7 +60,7 @@ async fn sampling_from_a_tool() {
 
     // The request on the wire.
     let sent = wire.to_client.lock().unwrap().iter().find_map(|m| match m {
-        mcpkit::jsonrpc::JsonRpcMessage::Request(r) if r.method == "sampling/createMessage" => r.params.clone(),
+        mcpweft::jsonrpc::JsonRpcMessage::Request(r) if r.method == "sampling/createMessage" => r.params.clone(),
         _ => None,
     });
     assert_eq!(
@@ -161,7 +161,7 @@ async fn roots_list_changed_reaches_the_server() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let options = ServerOptions::new().with_on_roots_changed({
         let seen = seen.clone();
-        move |session: mcpkit::server::SessionHandle| {
+        move |session: mcpweft::server::SessionHandle| {
             seen.lock().unwrap().push(session.client_info().map(|i| i.name));
         }
     });
@@ -182,7 +182,7 @@ async fn server_pings_the_client() {
         .lock()
         .unwrap()
         .iter()
-        .filter(|m| matches!(m, mcpkit::jsonrpc::JsonRpcMessage::Request(r) if r.method == "ping"))
+        .filter(|m| matches!(m, mcpweft::jsonrpc::JsonRpcMessage::Request(r) if r.method == "ping"))
         .count();
     assert_eq!(pings, 1);
 }
@@ -191,7 +191,7 @@ async fn server_pings_the_client() {
 async fn cancelling_a_tool_call_cancels_its_sampling_request() {
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use mcpkit::{ClientHandler, ErrorData, RequestOptions, session::IncomingRequest};
+    use mcpweft::{ClientHandler, ErrorData, RequestOptions, session::IncomingRequest};
     use tokio::sync::Notify;
     use tokio_util::sync::CancellationToken;
 
@@ -236,7 +236,7 @@ async fn cancelling_a_tool_call_cancels_its_sampling_request() {
         .unwrap()
         .iter()
         .find_map(|m| match m {
-            mcpkit::jsonrpc::JsonRpcMessage::Request(r) if r.method == "sampling/createMessage" => Some(r.id.clone()),
+            mcpweft::jsonrpc::JsonRpcMessage::Request(r) if r.method == "sampling/createMessage" => Some(r.id.clone()),
             _ => None,
         })
         .expect("a sampling request");
@@ -247,7 +247,7 @@ async fn cancelling_a_tool_call_cancels_its_sampling_request() {
         .unwrap()
         .iter()
         .filter_map(|m| match m {
-            mcpkit::jsonrpc::JsonRpcMessage::Notification(n) if n.method == "notifications/cancelled" => {
+            mcpweft::jsonrpc::JsonRpcMessage::Notification(n) if n.method == "notifications/cancelled" => {
                 n.params.clone()
             }
             _ => None,
@@ -264,7 +264,7 @@ async fn the_server_request_timeout_applies_to_requests_to_the_client() {
         time::Duration,
     };
 
-    use mcpkit::{ClientHandler, ErrorData, session::IncomingRequest};
+    use mcpweft::{ClientHandler, ErrorData, session::IncomingRequest};
 
     struct Slow(Arc<AtomicBool>);
 
@@ -304,13 +304,13 @@ async fn client_handler_errors_reach_the_tool() {
     struct Refuses;
 
     #[async_trait::async_trait]
-    impl mcpkit::ClientHandler for Refuses {
+    impl mcpweft::ClientHandler for Refuses {
         async fn create_message(
             &self,
             _params: CreateMessageRequestParams,
-            _context: mcpkit::session::IncomingRequest,
-        ) -> Result<CreateMessageResult, mcpkit::ErrorData> {
-            Err(mcpkit::ErrorData::new(-1, "User rejected sampling request"))
+            _context: mcpweft::session::IncomingRequest,
+        ) -> Result<CreateMessageResult, mcpweft::ErrorData> {
+            Err(mcpweft::ErrorData::new(-1, "User rejected sampling request"))
         }
     }
 

@@ -28,14 +28,14 @@ use std::{
 };
 
 use http_common::*;
-use mcpkit::{
+use mcpweft::{
     ErrorData, RequestContext,
     http::{ClusterOptions, HttpServerOptions, StreamableHttpServer},
     model::*,
 };
 use serde_json::{Value, json};
 
-const SERVE_ENV: &str = "MCPKIT_CLUSTER_TEST_SERVE";
+const SERVE_ENV: &str = "MCPWEFT_CLUSTER_TEST_SERVE";
 
 /// What a member prints on stdout once it listens.
 const READY: &str = "cluster-member-listening";
@@ -54,12 +54,12 @@ fn cluster_server_process() {
     let [port, balancer, url, prefix] = parts[..] else { panic!("bad {SERVE_ENV}: {spec}") };
     let port: u16 = port.parse().expect("a port");
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("mcpkit=debug"))
+        .with_env_filter(tracing_subscriber::EnvFilter::new("mcpweft=debug"))
         .with_writer(std::io::stderr)
         .try_init();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async move {
-        let (server, _probes) = test_server_with(Some(mcpkit::server::TaskOptions::new()));
+        let (server, _probes) = test_server_with(Some(mcpweft::server::TaskOptions::new()));
         add_cluster_tools(&server);
         let options = HttpServerOptions::new()
             .with_allowed_hosts([format!("127.0.0.1:{balancer}"), format!("127.0.0.1:{port}")])
@@ -90,7 +90,7 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
 /// * `work {ms}`: waits `ms` milliseconds, then names its process; it may run as a task;
 /// * `confirm`: waits 300 ms (past the tasks extension's immediate window), then asks for a
 ///   confirmation; it may run as a task.
-fn add_cluster_tools(server: &mcpkit::Server) {
+fn add_cluster_tools(server: &mcpweft::Server) {
     server
         .add_tool(
             Tool::without_arguments("confirm", "Works, then asks.").with_task_support(TaskSupport::Optional),
@@ -124,7 +124,7 @@ fn add_cluster_tools(server: &mcpkit::Server) {
             Ok(CallToolResult::text(format!("{} guests on {}", guests["content"]["v"], date["content"]["v"])))
         })
         .unwrap();
-    server.add_resource(Resource::new("test://doc", "doc"), |req: mcpkit::server::ResourceRequest, _| async move {
+    server.add_resource(Resource::new("test://doc", "doc"), |req: mcpweft::server::ResourceRequest, _| async move {
         Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "doc")], meta: None })
     });
     let announcer = server.clone();
@@ -261,7 +261,7 @@ impl Cluster {
     /// started) when a port turned out to be taken.
     fn try_start() -> Result<Cluster, String> {
         let n = CLUSTERS.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("mcpkit-cluster-{}-{n}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("mcpweft-cluster-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let mut ports = free_ports(4);

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use std::{sync::Arc, time::Duration};
 
-use mcpkit::{
+use mcpweft::{
     ClientOptions, Error, RequestOptions, Server,
     http::{HttpServerOptions, InMemoryEventStore},
     model::*,
@@ -18,14 +18,14 @@ use mcpkit::{
 };
 use serde_json::json;
 
-async fn nothing(_args: JsonObject, _ctx: mcpkit::RequestContext) -> Result<CallToolResult, mcpkit::ErrorData> {
+async fn nothing(_args: JsonObject, _ctx: mcpweft::RequestContext) -> Result<CallToolResult, mcpweft::ErrorData> {
     Ok(CallToolResult::text(""))
 }
 
 async fn no_contents(
     req: ResourceRequest,
-    _ctx: mcpkit::RequestContext,
-) -> Result<ReadResourceResult, mcpkit::ErrorData> {
+    _ctx: mcpweft::RequestContext,
+) -> Result<ReadResourceResult, mcpweft::ErrorData> {
     Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "")], meta: None })
 }
 
@@ -168,10 +168,10 @@ fn option_builders_set_every_field() {
         .with_reset_timeout_on_progress(true)
         .with_max_total_timeout(second * 3)
         .with_cancel(tokio_util::sync::CancellationToken::new())
-        .with_related_request(mcpkit::RequestId::Number(4));
+        .with_related_request(mcpweft::RequestId::Number(4));
     assert_eq!((request.timeout, request.max_total_timeout), (Some(second), Some(second * 3)));
     assert!(request.on_progress.is_some() && request.reset_timeout_on_progress && request.cancel.is_some());
-    assert_eq!(request.related_request, Some(mcpkit::RequestId::Number(4)));
+    assert_eq!(request.related_request, Some(mcpweft::RequestId::Number(4)));
 
     let shutdown = ChildShutdown::new().with_after_close(second).with_after_terminate(second * 2);
     assert_eq!((shutdown.after_close, shutdown.after_terminate), (second, second * 2));

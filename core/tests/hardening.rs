@@ -14,7 +14,7 @@ use std::{
 
 use async_trait::async_trait;
 use common::*;
-use mcpkit::{
+use mcpweft::{
     ClientHandler, Error, ErrorData, RequestContext, Server, model::*, server::Json, transport::StreamTransport,
 };
 use schemars::JsonSchema;
@@ -30,7 +30,7 @@ use tokio::{
 fn template_server(max_uri_length: Option<usize>) -> Server {
     let mut builder = Server::builder(Implementation::new("files", "1")).resource_template(
         ResourceTemplate::new("files://{+a}{+b}{+c}.txt", "files"),
-        |request: mcpkit::server::ResourceRequest, _ctx: RequestContext| async move {
+        |request: mcpweft::server::ResourceRequest, _ctx: RequestContext| async move {
             let text = request.variables.len().to_string();
             Ok(ReadResourceResult { contents: vec![ResourceContents::text(request.uri, text)], meta: None })
         },
@@ -77,7 +77,7 @@ async fn uris_over_the_limit_are_refused_with_the_limit_named() {
     let short = format!("files://{}.txt", "x".repeat(10));
     let response = raw.request(json!(4), "resources/read", json!({ "uri": short })).await;
     assert!(response.get("result").is_some(), "{response}");
-    assert_eq!(mcpkit::server::ServerOptions::default().max_uri_length, mcpkit::server::DEFAULT_MAX_URI_LENGTH);
+    assert_eq!(mcpweft::server::ServerOptions::default().max_uri_length, mcpweft::server::DEFAULT_MAX_URI_LENGTH);
 }
 
 /// A server with a `wait` tool that holds every call until released, counting calls started.
@@ -86,7 +86,7 @@ async fn subscriptions_beyond_the_limit_are_refused_with_the_limit_named() {
     let server = Server::builder(Implementation::new("files", "1"))
         .resource_template(
             ResourceTemplate::new("files://{name}", "files"),
-            |request: mcpkit::server::ResourceRequest, _ctx: RequestContext| async move {
+            |request: mcpweft::server::ResourceRequest, _ctx: RequestContext| async move {
                 Ok(ReadResourceResult { contents: vec![ResourceContents::text(request.uri, "x")], meta: None })
             },
         )
@@ -108,7 +108,7 @@ async fn subscriptions_beyond_the_limit_are_refused_with_the_limit_named() {
     assert_eq!(freed["result"], json!({}), "{freed}");
     let accepted = raw.request(json!(13), "resources/subscribe", json!({ "uri": "files://3" })).await;
     assert_eq!(accepted["result"], json!({}), "{accepted}");
-    assert_eq!(mcpkit::server::ServerOptions::default().max_subscriptions, mcpkit::server::DEFAULT_MAX_SUBSCRIPTIONS);
+    assert_eq!(mcpweft::server::ServerOptions::default().max_subscriptions, mcpweft::server::DEFAULT_MAX_SUBSCRIPTIONS);
 }
 
 fn waiting_server(max_in_flight: usize, started: Arc<AtomicUsize>, release: Arc<Notify>) -> Server {
@@ -139,7 +139,7 @@ async fn requests_beyond_the_in_flight_limit_are_refused_with_a_clear_error() {
     for id in [5, 6] {
         let response = raw.recv().await;
         assert_eq!(response["id"], id);
-        let message = assert_error(&response, mcpkit::jsonrpc::TOO_MANY_REQUESTS);
+        let message = assert_error(&response, mcpweft::jsonrpc::TOO_MANY_REQUESTS);
         assert!(message.contains("at most 4"), "{message}");
         assert_eq!(response["error"]["data"]["limit"], 4);
     }
@@ -175,7 +175,7 @@ async fn the_default_in_flight_limit_lets_many_pipelined_calls_run() {
         .unwrap();
     let (mut raw, _session, _task) = raw_server(&server, None);
     raw.initialize().await;
-    let limit = mcpkit::session::DEFAULT_MAX_IN_FLIGHT;
+    let limit = mcpweft::session::DEFAULT_MAX_IN_FLIGHT;
     let mut batch = String::new();
     for id in 0..=limit {
         batch.push_str(
@@ -186,7 +186,7 @@ async fn the_default_in_flight_limit_lets_many_pipelined_calls_run() {
     raw.send_bytes(batch.as_bytes()).await;
     let refused = raw.recv().await;
     assert_eq!(refused["id"], limit);
-    assert_error(&refused, mcpkit::jsonrpc::TOO_MANY_REQUESTS);
+    assert_error(&refused, mcpweft::jsonrpc::TOO_MANY_REQUESTS);
     eventually("every admitted call runs", || started.load(Ordering::SeqCst) == limit).await;
     release.notify_waiters();
     for _ in 0..limit {
@@ -221,7 +221,7 @@ async fn nan_and_infinities_from_a_handler_are_errors_not_null() {
     let Err(Error::Rpc(error)) = outcome else { panic!("expected an error, got {outcome:?}") };
     assert_eq!(error.code, -32603);
     assert!(error.message.contains("not a JSON number"), "{}", error.message);
-    let options = mcpkit::RequestOptions::new().with_progress(|_| {});
+    let options = mcpweft::RequestOptions::new().with_progress(|_| {});
     let params = CallToolRequestParams::new("progress", JsonObject::new());
     let result = within(client.call_tool_with(params, options)).await.unwrap();
     assert_eq!(first_text(&result), "true");

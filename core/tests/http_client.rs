@@ -19,7 +19,7 @@ use axum::{
     response::Response,
 };
 use futures::{StreamExt, future::BoxFuture};
-use mcpkit::{
+use mcpweft::{
     Client, ClientOptions, Error, RequestOptions,
     transport::http::{HttpClientOptions, StreamableHttpClientTransport},
 };
@@ -469,7 +469,7 @@ async fn http_error_on_a_request_reaches_the_caller() {
     let client = connect(transport(&base)).await;
     let error = tokio::time::timeout(STEP, client.list_tools(None)).await.unwrap().unwrap_err();
     let Error::Rpc(error) = error else { panic!("expected a JSON-RPC error, got {error:?}") };
-    assert_eq!(error.code, mcpkit::jsonrpc::INTERNAL_ERROR);
+    assert_eq!(error.code, mcpweft::jsonrpc::INTERNAL_ERROR);
     assert!(error.message.contains("500") && error.message.contains("database unavailable"), "{}", error.message);
     assert_eq!(error.data, Some(json!({ "httpStatus": 500 })));
     // The session survives the failed request.
@@ -580,7 +580,7 @@ async fn localhost_also_reaches_a_server_on_ipv6_loopback() {
 
 #[tokio::test]
 async fn a_server_that_floods_a_client_which_does_not_read_is_held_back_by_tcp() {
-    use mcpkit::{
+    use mcpweft::{
         jsonrpc::{JsonRpcMessage, RequestId},
         transport::{Outbound, Transport},
     };

@@ -8,7 +8,7 @@ mod http_common;
 use std::{net::SocketAddr, time::Duration};
 
 use http_common::*;
-use mcpkit::{
+use mcpweft::{
     RequestContext, Server,
     http::{HttpServerOptions, StreamableHttpServer},
     model::*,
@@ -433,7 +433,7 @@ fn flood_server() -> Server {
                 let chunk = "f".repeat(64 * 1024);
                 for i in 0..count {
                     ctx.log(LoggingLevel::Info, None, json!({ "i": i, "pad": chunk }))
-                        .map_err(|e| mcpkit::ErrorData::internal_error(e.to_string()))?;
+                        .map_err(|e| mcpweft::ErrorData::internal_error(e.to_string()))?;
                     tokio::task::yield_now().await;
                 }
                 Ok(CallToolResult::text(format!("flooded {count}")))

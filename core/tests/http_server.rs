@@ -7,7 +7,7 @@ mod http_common;
 use std::{collections::HashSet, net::SocketAddr, sync::Arc, time::Duration};
 
 use http_common::*;
-use mcpkit::{
+use mcpweft::{
     RequestContext,
     http::{HttpServerOptions, StreamableHttpServer},
     model::*,

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use mcpkit::{Client, ClientOptions, Error, Server, model::*, transport::StreamTransport};
+use mcpweft::{Client, ClientOptions, Error, Server, model::*, transport::StreamTransport};
 use serde_json::json;
 
 fn full_server() -> Server {
@@ -14,7 +14,7 @@ fn full_server() -> Server {
     .tool(Tool::without_arguments("noop", "Does nothing."), |_args: JsonObject, _ctx| async move {
         Ok(CallToolResult::text("ok"))
     })
-    .resource(Resource::new("mem://a", "a"), |req: mcpkit::server::ResourceRequest, _ctx| async move {
+    .resource(Resource::new("mem://a", "a"), |req: mcpweft::server::ResourceRequest, _ctx| async move {
         Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "a")], meta: None })
     })
     .prompt(Prompt::new("p"), |_args, _ctx| async move {
@@ -77,7 +77,7 @@ async fn supported_versions_are_echoed() {
     let server = echo_server();
     for version in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
         let options = ClientOptions::new("c", "1").with_protocol_version(version);
-        let (client, session, _) = connect_with(&server, options, mcpkit::client::NoHandler).await;
+        let (client, session, _) = connect_with(&server, options, mcpweft::client::NoHandler).await;
         assert_eq!(client.protocol_version(), version);
         assert_eq!(session.protocol_version().as_deref(), Some(version));
         client.close().await;
@@ -98,7 +98,7 @@ async fn unknown_version_gets_the_latest() {
     assert_eq!(response["result"]["protocolVersion"], "2025-11-25");
 
     let options = ClientOptions::new("c", "1").with_protocol_version("1999-01-01");
-    let (client, _, _) = connect_with(&server, options, mcpkit::client::NoHandler).await;
+    let (client, _, _) = connect_with(&server, options, mcpweft::client::NoHandler).await;
     assert_eq!(client.protocol_version(), LATEST_PROTOCOL_VERSION);
 }
 
@@ -203,9 +203,9 @@ async fn undeclared_capabilities_are_refused_on_both_sides() {
 
 #[tokio::test]
 async fn subscriptions_can_be_turned_off() {
-    let options = mcpkit::server::ServerOptions::new().with_resource_subscriptions(false);
+    let options = mcpweft::server::ServerOptions::new().with_resource_subscriptions(false);
     let server = Server::new(Implementation::new("nosub", "1"), options);
-    server.add_resource(Resource::new("mem://a", "a"), |req: mcpkit::server::ResourceRequest, _ctx| async move {
+    server.add_resource(Resource::new("mem://a", "a"), |req: mcpweft::server::ResourceRequest, _ctx| async move {
         Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "a")], meta: None })
     });
     let (client, _events, _session) = connect(&server).await;

@@ -5,7 +5,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
-use mcpkit::{Server, model::*, server::ResourceRequest};
+use mcpweft::{Server, model::*, server::ResourceRequest};
 use serde_json::json;
 
 fn library() -> Server {
@@ -37,7 +37,7 @@ fn library() -> Server {
             let shelf = &req.variables["shelf"];
             let id = &req.variables["id"];
             if id == "missing" {
-                return Err(mcpkit::ErrorData::resource_not_found(&req.uri));
+                return Err(mcpweft::ErrorData::resource_not_found(&req.uri));
             }
             let text = json!({ "shelf": shelf, "id": id }).to_string();
             Ok(ReadResourceResult {
@@ -142,7 +142,7 @@ async fn unknown_uris_are_resource_not_found() {
     for uri in ["file:///nope", "books://only-one-segment", "books://fiction/missing", "books://fiction/", "books:///"]
     {
         match within(client.read_resource(uri)).await {
-            Err(mcpkit::Error::Rpc(e)) => {
+            Err(mcpweft::Error::Rpc(e)) => {
                 assert_eq!(e.code, -32002, "{uri}");
                 assert_eq!(e.data, Some(json!({ "uri": uri })), "{uri}");
             }
@@ -246,7 +246,7 @@ async fn prompt_errors_are_invalid_params() {
     let server = library();
     let (client, _events, _session) = connect(&server).await;
     match within(client.get_prompt("review", [("style", "brief")])).await {
-        Err(mcpkit::Error::Rpc(e)) => {
+        Err(mcpweft::Error::Rpc(e)) => {
             assert_eq!(e.code, -32602);
             assert!(e.message.contains("code"), "the message names the missing argument: {}", e.message);
         }

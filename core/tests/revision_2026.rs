@@ -6,7 +6,7 @@ mod common;
 mod http_common;
 
 use http_common::*;
-use mcpkit::{RequestContext, Server, http::HttpServerOptions, model::*};
+use mcpweft::{RequestContext, Server, http::HttpServerOptions, model::*};
 use serde_json::{Value, json};
 
 const NEXT: &str = "2026-07-28";
@@ -132,7 +132,7 @@ async fn a_stdio_session_answers_a_2026_request_before_any_initialize() {
     let server = Server::builder(Implementation::new("files", "1"))
         .resource_template(
             ResourceTemplate::new("files://{name}", "files"),
-            |request: mcpkit::server::ResourceRequest, _ctx: RequestContext| async move {
+            |request: mcpweft::server::ResourceRequest, _ctx: RequestContext| async move {
                 Ok(ReadResourceResult { contents: vec![ResourceContents::text(request.uri, "x")], meta: None })
             },
         )
@@ -156,7 +156,7 @@ fn booking_server() -> Server {
                 let schema = json!({ "type": "object", "properties": { "v": { "type": "string" } } });
                 let form =
                     |message: &str| json!({ "mode": "form", "message": message, "requestedSchema": schema.clone() });
-                let failed = |e: mcpkit::Error| mcpkit::ErrorData::internal_error(e.to_string());
+                let failed = |e: mcpweft::Error| mcpweft::ErrorData::internal_error(e.to_string());
                 let guests = ctx.ask("guests", "elicitation/create", form("guests")).await.map_err(failed)?;
                 ctx.set_state(json!({ "guests": guests["content"]["v"] }));
                 let date = ctx.ask("date", "elicitation/create", form("date")).await.map_err(failed)?;
@@ -220,9 +220,9 @@ async fn a_handler_that_asks_twice_takes_two_input_rounds_and_refuses_altered_st
 }
 
 /// Serves `server` over Streamable HTTP on loopback.
-async fn bind_server(server: &Server) -> (mcpkit::http::BoundHttpServer, Mcp) {
+async fn bind_server(server: &Server) -> (mcpweft::http::BoundHttpServer, Mcp) {
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let bound = within(mcpkit::http::StreamableHttpServer::bind(server.clone(), addr, HttpServerOptions::default()))
+    let bound = within(mcpweft::http::StreamableHttpServer::bind(server.clone(), addr, HttpServerOptions::default()))
         .await
         .expect("bind 127.0.0.1:0");
     let mcp = Mcp::new(bound.url());
@@ -240,7 +240,7 @@ async fn a_listen_stream_is_acknowledged_then_gets_only_what_it_asked_for() {
         })
         .resource(
             Resource::new("file:///watched", "watched"),
-            |r: mcpkit::server::ResourceRequest, _c: RequestContext| async move {
+            |r: mcpweft::server::ResourceRequest, _c: RequestContext| async move {
                 Ok(ReadResourceResult { contents: vec![ResourceContents::text(r.uri, "x")], meta: None })
             },
         )
@@ -277,11 +277,11 @@ fn task_server() -> Server {
         let answer = ctx
             .ask("confirm", "elicitation/create", form)
             .await
-            .map_err(|e| mcpkit::ErrorData::internal_error(e.to_string()))?;
+            .map_err(|e| mcpweft::ErrorData::internal_error(e.to_string()))?;
         Ok(CallToolResult::text(format!("answered {}", answer["action"])))
     };
     Server::builder(Implementation::new("tasks", "1"))
-        .tasks(mcpkit::server::TaskOptions::new())
+        .tasks(mcpweft::server::TaskOptions::new())
         .tool(Tool::without_arguments("confirm", "Works, then asks.").with_task_support(TaskSupport::Optional), wait)
         .tool(Tool::without_arguments("batch", "Must run as a task.").with_task_support(TaskSupport::Required), wait)
         .build()
@@ -377,5 +377,5 @@ async fn custom_headers_of_tool_parameters_must_match_the_arguments() {
     let bad = Tool::new("bad", "Annotates an array item.", stray.as_object().cloned().unwrap());
     let registered =
         server.add_tool(bad, |_a: JsonObject, _c: RequestContext| async move { Ok(CallToolResult::text("")) });
-    assert!(matches!(registered, Err(mcpkit::Error::Config(_))), "{registered:?}");
+    assert!(matches!(registered, Err(mcpweft::Error::Config(_))), "{registered:?}");
 }

@@ -12,7 +12,7 @@ use std::{
 };
 
 use common::*;
-use mcpkit::{Client, ClientOptions, Error, RequestContext, Server, model::*, transport::StreamTransport};
+use mcpweft::{Client, ClientOptions, Error, RequestContext, Server, model::*, transport::StreamTransport};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 

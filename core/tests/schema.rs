@@ -1,10 +1,10 @@
-//! Validates every wire type of `mcpkit::model` against the MCP 2025-11-25 JSON Schema
+//! Validates every wire type of `mcpweft::model` against the MCP 2025-11-25 JSON Schema
 //! (a copy lives in `tests/data/schema.json`) and checks serde round-trips.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use mcpkit::jsonrpc::RequestId;
-use mcpkit::model::*;
+use mcpweft::jsonrpc::RequestId;
+use mcpweft::model::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -1095,7 +1095,7 @@ fn wire_quirks() {
 
 #[test]
 fn jsonrpc_envelopes_validate_against_the_schema() {
-    use mcpkit::jsonrpc::{ErrorData, JsonRpcMessage};
+    use mcpweft::jsonrpc::{ErrorData, JsonRpcMessage};
     let mut c = Checker::new();
     let call = CallToolRequestParams::new("add", obj(json!({ "a": 1, "b": 2 })));
     let cases = [

@@ -3,7 +3,7 @@
 
 mod common;
 
-use mcpkit::{
+use mcpweft::{
     Client, ClientOptions, Server,
     model::{ClientCapabilities, Implementation, JsonObject, STATELESS_PROTOCOL_VERSION},
     server::Skill,
@@ -70,7 +70,7 @@ async fn skills_get_returns_one_entry_and_refuses_an_unknown_uri() {
     assert_eq!(got["skill"]["frontmatter"]["name"], "pdf-processing");
     let unknown = serde_json::json!({ "uri": "skill://nothing/SKILL.md" });
     match client.request("skills/get", Some(unknown), Default::default()).await {
-        Err(mcpkit::Error::Rpc(e)) => assert_eq!(e.code, -32602),
+        Err(mcpweft::Error::Rpc(e)) => assert_eq!(e.code, -32602),
         other => panic!("{other:?}"),
     }
 }
@@ -101,7 +101,7 @@ async fn a_skill_directory_lists_its_direct_children() {
     let nested = common::within(read("skill://pdf-processing/references/")).await.unwrap();
     assert_eq!(nested["resources"][0]["uri"], "skill://pdf-processing/references/FORMS.md");
     match read("skill://pdf-processing/SKILL.md").await {
-        Err(mcpkit::Error::Rpc(e)) => assert_eq!(e.code, -32602, "a file is no directory"),
+        Err(mcpweft::Error::Rpc(e)) => assert_eq!(e.code, -32602, "a file is no directory"),
         other => panic!("{other:?}"),
     }
 }

@@ -5,7 +5,7 @@ mod common;
 use std::{path::PathBuf, process::Stdio, sync::Arc, time::Duration};
 
 use common::*;
-use mcpkit::{
+use mcpweft::{
     Client, ClientOptions, RequestOptions,
     jsonrpc::JsonRpcMessage,
     model::*,
@@ -34,7 +34,7 @@ async fn calculator_server() -> PathBuf {
         let status = within_for(
             Duration::from_secs(600),
             Command::new(env!("CARGO"))
-                .args(["build", "-p", "mcpkit", "--example", "calculator_server"])
+                .args(["build", "-p", "mcpweft", "--example", "calculator_server"])
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
                 .status(),
         )
@@ -99,7 +99,7 @@ async fn calls_tools_over_stdio_and_closing_ends_the_child() {
     within(client.close()).await;
     // Closing stdin makes the server exit by itself, well within the shutdown's first wait.
     eventually("the child exits", || !process_alive(pid)).await;
-    assert!(matches!(within(client.ping()).await, Err(mcpkit::Error::TransportClosed)));
+    assert!(matches!(within(client.ping()).await, Err(mcpweft::Error::TransportClosed)));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

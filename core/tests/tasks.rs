@@ -12,7 +12,7 @@ use std::{
 };
 
 use common::*;
-use mcpkit::{Error, ErrorData, Server, model::*, server::TaskOptions};
+use mcpweft::{Error, ErrorData, Server, model::*, server::TaskOptions};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
@@ -40,7 +40,7 @@ fn build(tasks: Option<TaskOptions>) -> (Server, Fixture) {
         builder = builder.tasks(options);
     }
     let server = builder
-        .tool(task_tool("gated", Some(TaskSupport::Optional)), move |args: JsonObject, ctx: mcpkit::RequestContext| {
+        .tool(task_tool("gated", Some(TaskSupport::Optional)), move |args: JsonObject, ctx: mcpweft::RequestContext| {
             let gate = gate.clone();
             async move {
                 gate.acquire().await.expect("the gate stays open").forget();

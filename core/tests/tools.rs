@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use mcpkit::{Client, ClientOptions, Error, Server, model::*, server::Json, transport::StreamTransport};
+use mcpweft::{Client, ClientOptions, Error, Server, model::*, server::Json, transport::StreamTransport};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

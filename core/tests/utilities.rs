@@ -11,7 +11,7 @@ use std::{
 };
 
 use common::*;
-use mcpkit::{Error, RequestContext, RequestOptions, Server, model::*};
+use mcpweft::{Error, RequestContext, RequestOptions, Server, model::*};
 use serde_json::json;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -162,7 +162,7 @@ async fn progress_reaches_the_callback_in_order() {
 
     // The token the client put in _meta is the one every notification carried.
     let token = wire.to_server.lock().unwrap().iter().find_map(|m| match m {
-        mcpkit::jsonrpc::JsonRpcMessage::Request(r) if r.method == "tools/call" => {
+        mcpweft::jsonrpc::JsonRpcMessage::Request(r) if r.method == "tools/call" => {
             Some(r.params.as_ref().unwrap()["_meta"]["progressToken"].clone())
         }
         _ => None,
@@ -174,7 +174,7 @@ async fn progress_reaches_the_callback_in_order() {
         .unwrap()
         .iter()
         .filter_map(|m| match m {
-            mcpkit::jsonrpc::JsonRpcMessage::Notification(n) if n.method == "notifications/progress" => {
+            mcpweft::jsonrpc::JsonRpcMessage::Notification(n) if n.method == "notifications/progress" => {
                 Some(n.params.as_ref().unwrap()["progressToken"].clone())
             }
             _ => None,
@@ -484,8 +484,8 @@ async fn progress_can_keep_a_request_alive_up_to_a_hard_limit() {
 async fn initialize_is_never_cancelled() {
     // A server that never answers initialize: the client times out, but MUST NOT cancel it.
     let (mut fake, r, w) = raw_pipe();
-    let options = mcpkit::ClientOptions::new("c", "1").with_request_timeout(Duration::from_millis(100));
-    let outcome = within(mcpkit::Client::connect(mcpkit::transport::StreamTransport::new(r, w), options)).await;
+    let options = mcpweft::ClientOptions::new("c", "1").with_request_timeout(Duration::from_millis(100));
+    let outcome = within(mcpweft::Client::connect(mcpweft::transport::StreamTransport::new(r, w), options)).await;
     assert!(matches!(outcome, Err(Error::Timeout(_))), "got {outcome:?}");
     assert_eq!(fake.recv().await["method"], "initialize");
     // The client gives up by closing the connection, with nothing else sent.

@@ -15,7 +15,7 @@ use axum::{
     http::{Method, Request, Response},
 };
 use libfuzzer_sys::fuzz_target;
-use mcpkit::{
+use mcpweft::{
     RequestContext, Server,
     http::{HttpServerOptions, StreamableHttpServer},
     model::{CallToolResult, Implementation, JsonObject, LoggingLevel, Tool},

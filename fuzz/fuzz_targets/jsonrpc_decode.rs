@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpkit::jsonrpc::JsonRpcMessage;
+use mcpweft::jsonrpc::JsonRpcMessage;
 
 fuzz_target!(|data: &[u8]| {
     match JsonRpcMessage::decode(data) {

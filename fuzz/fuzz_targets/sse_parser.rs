@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpkit::fuzzing::parse_sse;
+use mcpweft::fuzzing::parse_sse;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&seed, stream)) = data.split_first() else { return };

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use libfuzzer_sys::fuzz_target;
-use mcpkit::server::UriTemplate;
+use mcpweft::server::UriTemplate;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

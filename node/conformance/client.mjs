@@ -1,4 +1,4 @@
-// The conformance fixture client, written with mcpkit's Node API.
+// The conformance fixture client, written with mcpweft's Node API.
 //
 // `client.mjs URL` runs the client scenario named in MCP_CONFORMANCE_SCENARIO against the
 // suite's mock server at URL over Streamable HTTP, like the Rust fixture client
@@ -11,7 +11,7 @@
 // when the context names one, and otherwise a user who approves at once.
 
 import { request } from 'node:http';
-import { Client, McpkitError } from '../index.mjs';
+import { Client, McpweftError } from '../index.mjs';
 
 const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
 
@@ -92,7 +92,7 @@ function login(scenario, context) {
     return { clientCredentials: { clientId, clientSecret, privateKeyPem, algorithm } };
   }
   return {
-    clientName: 'mcpkit-conformance-client',
+    clientName: 'mcpweft-conformance-client',
     redirectUri: 'http://localhost:3000/callback',
     clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
     clientId: context.client_id,
@@ -115,7 +115,7 @@ async function run(scenario, url) {
     throw new ScenarioFailed(`unsupported scenario \`${scenario}\` (supported: ${SCENARIOS.join(', ')}, auth/...)`);
   }
   const transport = auth ? { auth: login(scenario, JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}')) } : {};
-  const options = { name: 'mcpkit-conformance-client', elicitation: acceptDefaults, authorizer: approve };
+  const options = { name: 'mcpweft-conformance-client', elicitation: acceptDefaults, authorizer: approve };
   const client = await Client.connectHttp(url, transport, options);
   try {
     return await (auth ? loggedIn(client) : steps(scenario, client));
@@ -144,7 +144,7 @@ try {
   console.log(`client.mjs: ${scenario}: ${summary}`);
   clearTimeout(timer);
 } catch (failure) {
-  const known = failure instanceof ScenarioFailed || failure instanceof McpkitError;
+  const known = failure instanceof ScenarioFailed || failure instanceof McpweftError;
   console.error(`client.mjs: ${scenario}: ${known ? `${failure.name}: ${failure.message}` : failure.stack}`);
   process.exit(1);
 }

@@ -1,4 +1,4 @@
-// The conformance fixture server, written with mcpkit's Node API.
+// The conformance fixture server, written with mcpweft's Node API.
 //
 // Exposes exactly what the official MCP conformance suite's server scenarios call, with the
 // names and payloads of the Rust reference fixture (tests/conformance/rust/src/fixture.rs).
@@ -113,8 +113,8 @@ async function elicit(ctx, message, requestedSchema, prefix) {
 /** Builds the complete conformance fixture server. */
 export function fixture() {
   const server = new Server(
-    { name: 'mcpkit-conformance-server', version },
-    { instructions: 'The mcpkit fixture for the official MCP conformance suite.', tasks: true },
+    { name: 'mcpweft-conformance-server', version },
+    { instructions: 'The mcpweft fixture for the official MCP conformance suite.', tasks: true },
   );
   register(server);
   const tool = (name, config, handler) => server.registerTool(name, config, handler);

@@ -3,7 +3,7 @@
 // Mirrors core/examples/calculator_server.rs. Run it over stdio under any MCP client, or serve
 // Streamable HTTP with `node calculator.mjs --http 8080` (at http://127.0.0.1:8080/mcp).
 import { z } from 'zod';
-import { ErrorCode, McpError, ResourceTemplate, Server } from 'mcpkit';
+import { ErrorCode, McpError, ResourceTemplate, Server } from 'mcpweft';
 
 const CONSTANTS = { pi: Math.PI, e: Math.E };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

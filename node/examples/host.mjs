@@ -3,12 +3,12 @@
 //
 //   node host.mjs 'COMMAND ARGS...' ['COMMAND ARGS...' ...]
 //
-// Without arguments it runs the Rust calculator (cargo build -p mcpkit --examples) and the
+// Without arguments it runs the Rust calculator (cargo build -p mcpweft --examples) and the
 // Python one (python/scripts/build.sh), each over stdio. Commands are split on spaces.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from 'mcpkit';
+import { Client } from 'mcpweft';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const target = resolve(repo, process.env.CARGO_TARGET_DIR ?? 'target');
@@ -26,7 +26,7 @@ if (commands === defaults) {
 const clients = await Promise.all(
   commands.map((command) => {
     const [program, ...args] = command.split(' ');
-    return Client.connectStdio({ command: program, args }, { name: 'mcpkit-host', version: '0.1.0' });
+    return Client.connectStdio({ command: program, args }, { name: 'mcpweft-host', version: '0.1.0' });
   }),
 );
 try {

@@ -7,8 +7,8 @@ const native = require('./native.cjs');
 /** The JSON-RPC error codes MCP uses, from the bridge's table. */
 const ErrorCode = Object.freeze(JSON.parse(native.errorCodes()));
 
-/** Every error mcpkit raises; `kind` is the bridge's stable kind name. */
-class McpkitError extends Error {
+/** Every error mcpweft raises; `kind` is the bridge's stable kind name. */
+class McpweftError extends Error {
   constructor(message, { kind = 'internal', code, data, cause } = {}) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = new.target.name;
@@ -19,7 +19,7 @@ class McpkitError extends Error {
 }
 
 /** A JSON-RPC error: one the peer answered with, or one a handler throws to answer with it. */
-class McpError extends McpkitError {
+class McpError extends McpweftError {
   constructor(code, message, data) {
     super(message, { kind: 'rpc', code, data });
   }
@@ -39,10 +39,10 @@ const KINDS = {
   internal: 'InternalError',
 };
 
-const classes = { McpkitError, McpError };
+const classes = { McpweftError, McpError };
 for (const [kind, name] of Object.entries(KINDS)) {
   classes[name] = {
-    [name]: class extends McpkitError {
+    [name]: class extends McpweftError {
       constructor(message, options = {}) {
         super(message, { ...options, kind });
       }
@@ -66,7 +66,7 @@ function fromNative(json) {
     if (cause !== undefined) error.cause = cause;
     return error;
   }
-  const Class = classes[KINDS[flat.kind]] ?? McpkitError;
+  const Class = classes[KINDS[flat.kind]] ?? McpweftError;
   return new Class(flat.message, { kind: flat.kind, cause });
 }
 

@@ -3,12 +3,12 @@
 
 const { join } = require('node:path');
 
-const file = join(__dirname, '..', 'mcpkit.node');
+const file = join(__dirname, '..', 'mcpweft.node');
 try {
   module.exports = require(file);
 } catch (error) {
   throw new Error(
-    `mcpkit: the native addon ${file} could not be loaded; build it with \`npm run build\` in the package folder (a Rust toolchain is needed)`,
+    `mcpweft: the native addon ${file} could not be loaded; build it with \`npm run build\` in the package folder (a Rust toolchain is needed)`,
     { cause: error },
   );
 }

@@ -9,7 +9,7 @@ function loadZod() {
     try {
       zod = require('zod');
     } catch (error) {
-      throw new Error('mcpkit: zod schemas need the zod package (npm install zod)', { cause: error });
+      throw new Error('mcpweft: zod schemas need the zod package (npm install zod)', { cause: error });
     }
   }
   return zod;
@@ -30,7 +30,7 @@ function zodSchema(schema) {
   if (isZod(schema)) return schema;
   if (isRawShape(schema)) return loadZod().object(schema);
   if (schema !== null && typeof schema === 'object' && '_def' in schema) {
-    throw new TypeError('mcpkit: zod 3 schemas are not supported; use zod 4 or a JSON Schema object');
+    throw new TypeError('mcpweft: zod 3 schemas are not supported; use zod 4 or a JSON Schema object');
   }
   return undefined;
 }

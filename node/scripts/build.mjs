@@ -3,10 +3,10 @@
 //
 //   node scripts/build.mjs [--debug]
 //
-// Cargo builds the crate (release unless --debug, or MCPKIT_BUILD_PROFILE=debug in the
+// Cargo builds the crate (release unless --debug, or MCPWEFT_BUILD_PROFILE=debug in the
 // environment, which reaches the script through `npm install` too) into CARGO_TARGET_DIR, or the workspace's
 // target folder, so that the build shares its artifacts with every other cargo command of the
-// workspace; the library is copied to mcpkit.node, and @napi-rs/cli writes native.d.ts from
+// workspace; the library is copied to mcpweft.node, and @napi-rs/cli writes native.d.ts from
 // the type definitions that napi-derive emitted during the build. In a packed tarball the
 // crate and its path dependencies come along under rust/ (see scripts/pack.mjs); there the
 // target folder is removed after the build unless CARGO_TARGET_DIR is set.
@@ -30,7 +30,7 @@ async function napiCli() {
   }
   const args = ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
   const npm = spawnSync('npm', args, { cwd: pkg, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
-  if (npm.status !== 0) throw new Error(`mcpkit: npm ${args.join(' ')} failed in ${pkg}`);
+  if (npm.status !== 0) throw new Error(`mcpweft: npm ${args.join(' ')} failed in ${pkg}`);
   return import('@napi-rs/cli');
 }
 
@@ -38,7 +38,7 @@ const { generateTypeDef } = await napiCli();
 const packed = join(pkg, 'rust');
 const workspace = existsSync(join(packed, 'Cargo.toml')) ? packed : resolve(pkg, '..');
 const manifest = join(workspace, 'bindings', 'node', 'Cargo.toml');
-const debug = process.argv.includes('--debug') || process.env.MCPKIT_BUILD_PROFILE === 'debug';
+const debug = process.argv.includes('--debug') || process.env.MCPWEFT_BUILD_PROFILE === 'debug';
 const profile = debug ? 'debug' : 'release';
 const ownTarget = process.env.CARGO_TARGET_DIR === undefined || process.env.CARGO_TARGET_DIR === '';
 const target = ownTarget ? join(workspace, 'target') : resolve(workspace, process.env.CARGO_TARGET_DIR);
@@ -46,19 +46,19 @@ const typeDefs = join(target, 'napi-type-defs', profile);
 
 mkdirSync(typeDefs, { recursive: true });
 const env = { ...process.env, CARGO_TARGET_DIR: target, NAPI_TYPE_DEF_TMP_FOLDER: typeDefs };
-if (!existsSync(join(typeDefs, 'mcpkit-node'))) env.NAPI_FORCE_BUILD_MCPKIT_NODE = String(Date.now());
-const args = ['build', '--manifest-path', manifest, '-p', 'mcpkit-node', ...(profile === 'release' ? ['--release'] : [])];
+if (!existsSync(join(typeDefs, 'mcpweft-node'))) env.NAPI_FORCE_BUILD_MCPWEFT_NODE = String(Date.now());
+const args = ['build', '--manifest-path', manifest, '-p', 'mcpweft-node', ...(profile === 'release' ? ['--release'] : [])];
 const cargo = spawnSync(process.env.CARGO ?? 'cargo', args, { stdio: ['ignore', 'inherit', 'inherit'], env });
 if (cargo.error !== undefined || cargo.status !== 0) {
-  console.error(`mcpkit: cargo ${args.join(' ')} failed${cargo.error ? `: ${cargo.error.message}` : ''}`);
+  console.error(`mcpweft: cargo ${args.join(' ')} failed${cargo.error ? `: ${cargo.error.message}` : ''}`);
   process.exit(1);
 }
 
-const library = { darwin: 'libmcpkit_node.dylib', win32: 'mcpkit_node.dll' }[process.platform] ?? 'libmcpkit_node.so';
-const staged = join(pkg, 'mcpkit.node.tmp');
+const library = { darwin: 'libmcpweft_node.dylib', win32: 'mcpweft_node.dll' }[process.platform] ?? 'libmcpweft_node.so';
+const staged = join(pkg, 'mcpweft.node.tmp');
 copyFileSync(join(target, profile, library), staged);
 // A rename replaces the file even while a running process has the old one loaded.
-renameSync(staged, join(pkg, 'mcpkit.node'));
+renameSync(staged, join(pkg, 'mcpweft.node'));
 
 const { dts } = await generateTypeDef({ typeDefDir: typeDefs, cwd: pkg });
 writeFileSync(join(pkg, 'native.d.ts'), dts);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import * as esm from '../index.mjs';
-import { Client, ErrorCode, IoError, InvalidInputError, McpError, McpkitError, Server, TimeoutError } from '../index.mjs';
+import { Client, ErrorCode, IoError, InvalidInputError, McpError, McpweftError, Server, TimeoutError } from '../index.mjs';
 import { connect, next } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
@@ -25,7 +25,7 @@ test('pages can be iterated and listed whole', async () => {
 test('errors come as classes with kinds, codes and causes', async () => {
   const spawnFailure = await Client.connectStdio({ command: '/nonexistent/mcp-server' }).catch((e) => e);
   assert.ok(spawnFailure instanceof IoError);
-  assert.ok(spawnFailure instanceof McpkitError);
+  assert.ok(spawnFailure instanceof McpweftError);
   assert.equal(spawnFailure.kind, 'io');
   let cause = spawnFailure.cause;
   const causes = [];
@@ -50,7 +50,7 @@ test('errors come as classes with kinds, codes and causes', async () => {
 });
 
 test('the error codes are the bridge table', async () => {
-  const native = require('../mcpkit.node');
+  const native = require('../mcpweft.node');
   assert.deepEqual(ErrorCode, JSON.parse(native.errorCodes()));
   assert.equal(ErrorCode.UrlElicitationRequired, -32042);
 });

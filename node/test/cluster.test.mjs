@@ -65,7 +65,7 @@ const installed = spawnSync('sh', [setup], { encoding: 'utf8', timeout: 600000 }
 const skip = installed.status === 0 ? false : `tests/cluster/setup.sh failed: ${(installed.stderr ?? '').trim()}`;
 
 test('one session is served by two processes sharing it through Redis', { skip, timeout: 60000 }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpkit-cluster-'));
+  const dir = mkdtempSync(join(tmpdir(), 'mcpweft-cluster-'));
   const children = [];
   t.after(() => {
     for (const child of children) child.kill();

@@ -1,5 +1,5 @@
 // The examples run as tests: the host aggregates two calculators (the Node one twice, and the
-// Rust one in place of the second when `cargo build -p mcpkit --examples` has built it).
+// Rust one in place of the second when `cargo build -p mcpweft --examples` has built it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

@@ -34,7 +34,7 @@ async function sdkClientChecks(sdk) {
   assert.deepEqual(progress, [1]);
 }
 
-test('the TypeScript SDK client talks to an mcpkit server over stdio', async () => {
+test('the TypeScript SDK client talks to an mcpweft server over stdio', async () => {
   const sdk = new SdkClient({ name: 'sdk-client', version: '1.0.0' });
   await sdk.connect(new StdioClientTransport({ command: process.execPath, args: [fixture('calculator.mjs')], stderr: 'inherit' }));
   assert.equal(sdk.getServerVersion().name, 'fixture-calculator');
@@ -61,7 +61,7 @@ function calculator(cancelled) {
   return server;
 }
 
-test('the TypeScript SDK client talks to an mcpkit server over Streamable HTTP, both ways of serving', async () => {
+test('the TypeScript SDK client talks to an mcpweft server over Streamable HTTP, both ways of serving', async () => {
   let cancellations = 0;
   const server = calculator(() => cancellations++);
   const http = await server.serveHttp({ port: 0 });
@@ -86,8 +86,8 @@ test('the TypeScript SDK client talks to an mcpkit server over Streamable HTTP, 
   await new Promise((resolve) => host.close(resolve));
 });
 
-/** Checks an mcpkit client against the TypeScript SDK server of fixtures/ts_server.mjs. */
-async function mcpkitClientChecks(client, cancellations) {
+/** Checks an mcpweft client against the TypeScript SDK server of fixtures/ts_server.mjs. */
+async function mcpweftClientChecks(client, cancellations) {
   assert.equal(client.serverInfo.name, 'ts-sdk-server');
   const tools = await client.listAll('tools');
   assert.deepEqual(tools.map((t) => t.name).sort(), ['add', 'ask', 'wait']);
@@ -110,20 +110,20 @@ async function mcpkitClientChecks(client, cancellations) {
 
 const sampling = () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'test' });
 
-test('an mcpkit client talks to a TypeScript SDK server over stdio', async () => {
+test('an mcpweft client talks to a TypeScript SDK server over stdio', async () => {
   const client = await Client.connectStdio(
     { command: process.execPath, args: [fixture('ts_server.mjs'), '--stdio'] },
-    { name: 'mcpkit-host', version: '1.0.0', sampling },
+    { name: 'mcpweft-host', version: '1.0.0', sampling },
   );
-  await mcpkitClientChecks(client);
+  await mcpweftClientChecks(client);
   await client.close();
 });
 
-test('an mcpkit client talks to a TypeScript SDK server over Streamable HTTP', async () => {
+test('an mcpweft client talks to a TypeScript SDK server over Streamable HTTP', async () => {
   let cancelled = 0;
   const sdk = await tsHttpServer(() => cancelled++);
-  const client = await Client.connectHttp(sdk.url, {}, { name: 'mcpkit-host', version: '1.0.0', sampling });
-  await mcpkitClientChecks(client, () => cancelled);
+  const client = await Client.connectHttp(sdk.url, {}, { name: 'mcpweft-host', version: '1.0.0', sampling });
+  await mcpweftClientChecks(client, () => cancelled);
   await client.close();
   await sdk.close();
 });

@@ -29,7 +29,7 @@ function sources(root, dir, suffix) {
 }
 
 test('npm pack makes a tarball an install can build the addon from', async (t) => {
-  const scratch = mkdtempSync(join(tmpdir(), 'mcpkit-pack-'));
+  const scratch = mkdtempSync(join(tmpdir(), 'mcpweft-pack-'));
   t.after(() => rmSync(scratch, { recursive: true, force: true }));
   const args = ['pack', pkg, '--pack-destination', scratch, '--json', '--loglevel=error'];
   const [packed] = JSON.parse(run('npm', args, { cwd: scratch }));
@@ -45,7 +45,7 @@ test('npm pack makes a tarball an install can build the addon from', async (t) =
   const needed = ['package.json', 'native.d.ts', 'npm-shrinkwrap.json', 'scripts/build.mjs', 'README.md'];
   needed.push('rust/Cargo.toml', 'rust/Cargo.lock', 'rust/bindings/node/build.rs', ...javascript, ...rust);
   assert.deepEqual(needed.filter((path) => !files.has(path)), [], 'files missing from the tarball');
-  const stray = [...files].filter((path) => /^(mcpkit\.node|node_modules\/|test\/|rust\/target\/)/.test(path));
+  const stray = [...files].filter((path) => /^(mcpweft\.node|node_modules\/|test\/|rust\/target\/)/.test(path));
   assert.deepEqual(stray, [], 'files that must stay out of the tarball');
   assert.equal(manifest.scripts.install, 'node scripts/build.mjs');
   // The install script needs @napi-rs/cli, which the shipped lockfile pins.
@@ -58,5 +58,5 @@ test('npm pack makes a tarball an install can build the addon from', async (t) =
   const workspace = join(scratch, 'package', 'rust', 'Cargo.toml');
   const metadata = JSON.parse(run('cargo', ['metadata', '--format-version', '1', '--offline', '--manifest-path', workspace]));
   const members = metadata.packages.filter((p) => metadata.workspace_members.includes(p.id)).map((p) => p.name);
-  assert.deepEqual(members.sort(), ['mcpkit', 'mcpkit-bridge', 'mcpkit-node']);
+  assert.deepEqual(members.sort(), ['mcpweft', 'mcpweft-bridge', 'mcpweft-node']);
 });

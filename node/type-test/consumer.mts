@@ -6,7 +6,7 @@ import {
   Client,
   ErrorCode,
   McpError,
-  McpkitError,
+  McpweftError,
   ResourceTemplate,
   Server,
   type AuthInfo,
@@ -19,8 +19,8 @@ import {
   type StoredTokens,
   type TokenStore,
   type Tool,
-} from 'mcpkit';
-import mcpkit from 'mcpkit';
+} from 'mcpweft';
+import mcpweft from 'mcpweft';
 import { createServer } from 'node:http';
 
 const server = new Server({ name: 'typed', version: '1.0.0' }, { instructions: 'Be nice.', pageSize: 10 });
@@ -123,7 +123,7 @@ try {
   await client.ping();
 } catch (error) {
   if (error instanceof McpError) console.error(error.code, error.data);
-  else if (error instanceof CancelledError || error instanceof McpkitError) console.error(error.kind);
+  else if (error instanceof CancelledError || error instanceof McpweftError) console.error(error.kind);
 }
 await client.close();
 const guarded = await server.serveHttp({
@@ -154,4 +154,4 @@ await next.close();
 await http.close();
 await http.closed;
 await server.close();
-console.error(tools.length, page.tools.length, result.isError, mcpkit.version, server.capabilities);
+console.error(tools.length, page.tools.length, result.isError, mcpweft.version, server.capabilities);

@@ -1,4 +1,4 @@
-"""The conformance fixture client, written with mcpkit's Python API.
+"""The conformance fixture client, written with mcpweft's Python API.
 
 ``client.py URL`` runs the client scenario named in ``MCP_CONFORMANCE_SCENARIO`` against the
 suite's mock server at ``URL`` over Streamable HTTP, like the Rust fixture client
@@ -26,9 +26,9 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcpkit import Client, ClientAuth, ClientCredentials, IdentityAssertion, McpError, WorkloadIdentity
-from mcpkit.client import SKILLS_EXTENSION
-from mcpkit.types import CallToolResult, ElicitResult, JsonObject
+from mcpweft import Client, ClientAuth, ClientCredentials, IdentityAssertion, McpError, WorkloadIdentity
+from mcpweft.client import SKILLS_EXTENSION
+from mcpweft.types import CallToolResult, ElicitResult, JsonObject
 
 SCENARIO_VARIABLE = "MCP_CONFORMANCE_SCENARIO"
 CONTEXT_VARIABLE = "MCP_CONFORMANCE_CONTEXT"
@@ -230,7 +230,7 @@ def login(scenario: str, context: JsonObject) -> ClientAuth:
         )
         return ClientAuth(client_credentials=credentials)
     return ClientAuth(
-        client_name="mcpkit-conformance-client",
+        client_name="mcpweft-conformance-client",
         redirect_uri="http://localhost:3000/callback",
         client_metadata_url=CLIENT_METADATA_URL,
         client_id=context.get("client_id"),
@@ -252,7 +252,7 @@ async def logged_in(client: Client) -> str:
 async def run(scenario: str, url: str) -> str:
     """Connects, does the scenario's job and closes the connection; returns a summary."""
     options: dict[str, Any] = {
-        "name": "mcpkit-conformance-client",
+        "name": "mcpweft-conformance-client",
         "protocol_version": PROTOCOL_VERSION,
         "extensions": {SKILLS_EXTENSION: {}},
     }

@@ -9,8 +9,8 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any
 
-from mcpkit import Context, McpError, Server
-from mcpkit.types import CallToolResult, JsonObject
+from mcpweft import Context, McpError, Server
+from mcpweft.types import CallToolResult, JsonObject
 
 # Longer than the server's immediate window (100 ms): a call that waits this long before asking
 # for input or answering becomes a task.

@@ -1,4 +1,4 @@
-"""The conformance fixture server, written with mcpkit's Python API.
+"""The conformance fixture server, written with mcpweft's Python API.
 
 Exposes exactly what the official MCP conformance suite's server scenarios call, with the
 names and payloads of the Rust reference fixture (``tests/conformance/rust/src/fixture.rs``).
@@ -17,8 +17,8 @@ from typing import Any, Optional
 
 import revision_2026
 
-from mcpkit import Context, McpError, Server, __version__
-from mcpkit.types import CallToolResult, ContentBlock, JsonObject, PromptMessage
+from mcpweft import Context, McpError, Server, __version__
+from mcpweft.types import CallToolResult, ContentBlock, JsonObject, PromptMessage
 
 # A 1x1 PNG image, base64-encoded.
 PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
@@ -150,9 +150,9 @@ async def elicit(ctx: Context, message: str, schema: JsonObject, prefix: str) ->
 def fixture() -> Server:
     """Builds the complete conformance fixture server."""
     server = Server(
-        "mcpkit-conformance-server",
+        "mcpweft-conformance-server",
         version=__version__,
-        instructions="The mcpkit fixture for the official MCP conformance suite.",
+        instructions="The mcpweft fixture for the official MCP conformance suite.",
         tasks=True,
     )
     revision_2026.register(server)

@@ -12,7 +12,7 @@ import math
 import sys
 from typing import TypedDict
 
-from mcpkit import Context, ResourceNotFound, Server
+from mcpweft import Context, ResourceNotFound, Server
 
 CONSTANTS = {"pi": math.pi, "e": math.e}
 

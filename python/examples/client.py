@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from mcpkit import Client
-from mcpkit.types import LogMessage
+from mcpweft import Client
+from mcpweft.types import LogMessage
 
 
 def say(line: str) -> None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the mcpkit Python package into a venv: the shared build step of test.sh and of the
+# Builds the mcpweft Python package into a venv: the shared build step of test.sh and of the
 # conformance fixtures (tests/conformance/server-python, client-python).
 #
 # Idempotent: creates the checkout's .venv (or $VENV) when missing, installs the pinned dev

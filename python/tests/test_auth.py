@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from mcpkit import (
+from mcpweft import (
     AuthInfo,
     Client,
     ClientAuth,

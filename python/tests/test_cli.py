@@ -1,4 +1,4 @@
-"""The ``mcpkit`` command, and stdout kept for the protocol while serving stdio."""
+"""The ``mcpweft`` command, and stdout kept for the protocol while serving stdio."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from mcpkit import Client
-from mcpkit.cli import load_server
+from mcpweft import Client
+from mcpweft.cli import load_server
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CALCULATOR = str(EXAMPLES / "calculator.py")
 
 CHATTY = textwrap.dedent(
     '''
-    from mcpkit import Server
+    from mcpweft import Server
 
     chatty = Server("chatty")
 
@@ -34,14 +34,14 @@ CHATTY = textwrap.dedent(
 )
 
 
-def mcpkit(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def mcpweft(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcpkit", *args], capture_output=True, text=True, timeout=timeout, check=False
+        [sys.executable, "-m", "mcpweft", *args], capture_output=True, text=True, timeout=timeout, check=False
     )
 
 
 def test_inspect_lists_what_a_server_file_offers() -> None:
-    done = mcpkit("inspect", CALCULATOR)
+    done = mcpweft("inspect", CALCULATOR)
     assert done.returncode == 0, done.stderr
     listing = json.loads(done.stdout)
     assert listing["serverInfo"]["name"] == "calculator"
@@ -52,31 +52,31 @@ def test_inspect_lists_what_a_server_file_offers() -> None:
 
 
 def test_call_reaches_a_file_a_command_and_prints_the_result() -> None:
-    done = mcpkit("call", f"{CALCULATOR}:server", "add", '{"a": 2, "b": 3}')
+    done = mcpweft("call", f"{CALCULATOR}:server", "add", '{"a": 2, "b": 3}')
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["structuredContent"] == {"sum": 5}
-    over_stdio = mcpkit("call", f"{sys.executable} {CALCULATOR}", "divide", '{"a": 1, "b": 0}')
+    over_stdio = mcpweft("call", f"{sys.executable} {CALCULATOR}", "divide", '{"a": 1, "b": 0}')
     assert over_stdio.returncode == 1, "an isError result makes the exit status 1"
     assert json.loads(over_stdio.stdout)["isError"] is True
 
 
 def test_bad_input_is_named() -> None:
-    missing = mcpkit("inspect", "no/such/file.py")
+    missing = mcpweft("inspect", "no/such/file.py")
     assert missing.returncode != 0 and "no such file: no/such/file.py" in missing.stderr
-    wrong = mcpkit("inspect", f"{CALCULATOR}:nothing")
+    wrong = mcpweft("inspect", f"{CALCULATOR}:nothing")
     assert "has no Server named 'nothing'" in wrong.stderr
-    arguments = mcpkit("call", CALCULATOR, "add", "[1, 2]")
+    arguments = mcpweft("call", CALCULATOR, "add", "[1, 2]")
     assert "must be a JSON object" in arguments.stderr
-    unknown = mcpkit("call", f"{sys.executable} -c pass", "add")
+    unknown = mcpweft("call", f"{sys.executable} -c pass", "add")
     assert unknown.returncode != 0
 
 
 def test_load_server_prefers_the_usual_names(tmp_path: Path) -> None:
     path = tmp_path / "two.py"
-    path.write_text("from mcpkit import Server\nother = Server('other')\nmcp = Server('main')\n")
+    path.write_text("from mcpweft import Server\nother = Server('other')\nmcp = Server('main')\n")
     assert load_server(str(path)).name == "main"
     assert load_server(f"{path}:other").name == "other"
-    path.write_text("from mcpkit import Server\na = Server('a')\nb = Server('b')\n")
+    path.write_text("from mcpweft import Server\na = Server('a')\nb = Server('b')\n")
     with pytest.raises(SystemExit, match="several servers"):
         load_server(str(path))
 
@@ -101,7 +101,7 @@ def test_run_serves_over_stdio_from_the_command_line(tmp_path: Path) -> None:
     params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
     request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
     done = subprocess.run(
-        [sys.executable, "-m", "mcpkit", "run", str(path)],
+        [sys.executable, "-m", "mcpweft", "run", str(path)],
         input=request + "\n",
         capture_output=True,
         text=True,

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from mcpkit import Client, Server
-from mcpkit.errors import McpError
+from mcpweft import Client, Server
+from mcpweft.errors import McpError
 
 
 async def test_subscriptions_and_updates() -> None:
@@ -76,7 +76,7 @@ async def test_using_a_closed_client_fails() -> None:
 
 
 async def test_sampling_handler_errors_reach_the_server() -> None:
-    from mcpkit import Context
+    from mcpweft import Context
 
     server = Server("asks")
 

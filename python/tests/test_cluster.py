@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 import pytest
 
-from mcpkit import Server
+from mcpweft import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 SETUP = ROOT / "tests" / "cluster" / "setup.sh"
@@ -31,7 +31,7 @@ VERSION = "2025-11-25"
 #: One process of the cluster: its tool answers with the id of the process that ran it.
 SERVER = """
 import asyncio, os, sys
-from mcpkit import Server
+from mcpweft import Server
 
 server = Server("cluster-member")
 

@@ -8,8 +8,8 @@ from typing import Any, Optional
 
 import pytest
 
-from mcpkit import Client, Context, RequestTimeout, Server
-from mcpkit.types import LogMessage
+from mcpweft import Client, Context, RequestTimeout, Server
+from mcpweft.types import LogMessage
 
 
 async def eventually(condition: Any, timeout: float = 10.0) -> None:
@@ -46,7 +46,7 @@ async def test_progress_and_logging() -> None:
     async with Client.memory(server, logging_handler=logs.append) as client:
         result = await client.call_tool("work", {"steps": 3})
         request_id, client_name = result["content"][0]["text"].split(":")
-        assert client_name == "mcpkit-python"
+        assert client_name == "mcpweft-python"
         # Notifications reach their handler in order, but may come after the call's result.
         await eventually(lambda: len(logs) >= 1)
         assert [m["data"] for m in logs] == ["done"]  # Debug is below the default level.

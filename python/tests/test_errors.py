@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-import mcpkit
-from mcpkit import _native, errors
+import mcpweft
+from mcpweft import _native, errors
 
 
 @pytest.mark.parametrize(
@@ -46,7 +46,7 @@ def test_local_errors_are_mcp_errors() -> None:
 
 def test_public_names_are_exported() -> None:
     for name in errors.__all__:
-        assert getattr(mcpkit, name) is getattr(errors, name)
+        assert getattr(mcpweft, name) is getattr(errors, name)
 
 
 def test_codes_match_the_native_table() -> None:
@@ -54,7 +54,7 @@ def test_codes_match_the_native_table() -> None:
     assert errors.BY_NAME.keys() == _native.ERROR_CODES.keys()
     for name, code in _native.ERROR_CODES.items():
         assert errors.BY_NAME[name].CODE == code
-        assert getattr(mcpkit, name) is errors.BY_NAME[name]
+        assert getattr(mcpweft, name) is errors.BY_NAME[name]
         constant = re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
         assert getattr(errors, constant) == code, constant
     assert errors.McpError.from_wire(-32042, "go", {"elicitations": []}).__class__ is errors.UrlElicitationRequired

@@ -20,7 +20,7 @@ import pydantic
 import pytest
 from pydantic import Field
 
-from mcpkit import Audio, Client, Context, File, Image, Server
+from mcpweft import Audio, Client, Context, File, Image, Server
 
 
 def test_decorators_work_with_and_without_parentheses() -> None:

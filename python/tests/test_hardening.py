@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit import Client, Context, Server
+from mcpweft import Client, Context, Server
 
 
 def nested(depth: int) -> Any:

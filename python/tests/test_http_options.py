@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from mcpkit import Client, Context, McpError, Server
+from mcpweft import Client, Context, McpError, Server
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpkit import Client, Server, TransportClosed
+from mcpweft import Client, Server, TransportClosed
 
 
 async def test_a_program_that_cannot_start_is_named() -> None:
@@ -55,7 +55,7 @@ async def test_binding_beyond_loopback_says_what_to_set(free_port: int) -> None:
 SERVE = textwrap.dedent(
     """
     import asyncio, sys
-    from mcpkit import Server
+    from mcpweft import Server
 
     async def main():
         http = await Server("guarded").serve_http(port=int(sys.argv[1]))

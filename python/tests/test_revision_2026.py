@@ -14,7 +14,7 @@ import pytest
 
 SERVER = textwrap.dedent(
     """
-    from mcpkit import Context, Server
+    from mcpweft import Context, Server
 
     server = Server("asker")
 
@@ -65,7 +65,7 @@ def test_a_python_handler_asks_a_2026_client_through_input_rounds(tmp_path: Path
 
 KEYED_SERVER = textwrap.dedent(
     """
-    from mcpkit import Context, Server
+    from mcpweft import Context, Server
 
     server = Server("counter")
 
@@ -108,7 +108,7 @@ SKILL_MD = "---\nname: pdf-processing\ndescription: Extract PDF text\n---\n\nRea
 
 
 async def test_a_skill_is_listed_with_its_files_served_as_resources() -> None:
-    from mcpkit import Client, Server
+    from mcpweft import Client, Server
 
     server = Server("skills")
     server.add_skill(SKILL_MD, files={"references/FORMS.md": "Forms have fields.\n"})

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal, Optional, TypedDict, Union
 import pydantic
 import pytest
 
-from mcpkit import Context, Image, Server
-from mcpkit._schema import Signature, coerce, parse_docstring
+from mcpweft import Context, Image, Server
+from mcpweft._schema import Signature, coerce, parse_docstring
 
 
 class Color(enum.Enum):

@@ -1,4 +1,4 @@
-"""A mcpkit server and client in one process, over the in-memory transport."""
+"""A mcpweft server and client in one process, over the in-memory transport."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any, TypedDict
 import pydantic
 import pytest
 
-from mcpkit import Audio, Client, Image, InvalidParams, McpError, ResourceNotFound, Server
-from mcpkit.errors import CapabilityMissing
-from mcpkit.types import CallToolResult
+from mcpweft import Audio, Client, Image, InvalidParams, McpError, ResourceNotFound, Server
+from mcpweft.errors import CapabilityMissing
+from mcpweft.types import CallToolResult
 
 
 class Sum(TypedDict):

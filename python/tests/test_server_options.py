@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mcpkit import Client, Context, InvalidParams, McpError, RequestTimeout, Server
-from mcpkit.types import Icon, LogMessage
+from mcpweft import Client, Context, InvalidParams, McpError, RequestTimeout, Server
+from mcpweft.types import Icon, LogMessage
 
 ICON: Icon = {"src": "https://example.com/icon.png", "mimeType": "image/png", "sizes": ["48x48"]}
 

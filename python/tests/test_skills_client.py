@@ -7,11 +7,11 @@ import hashlib
 
 import pytest
 
-from mcpkit import CapabilityMissing, Client, Context, IdentityAssertion, Server, WorkloadIdentity
-from mcpkit.auth import ClientAuth
-from mcpkit.client import SKILLS_EXTENSION
-from mcpkit.errors import ProtocolError
-from mcpkit.types import JsonObject
+from mcpweft import CapabilityMissing, Client, Context, IdentityAssertion, Server, WorkloadIdentity
+from mcpweft.auth import ClientAuth
+from mcpweft.client import SKILLS_EXTENSION
+from mcpweft.errors import ProtocolError
+from mcpweft.types import JsonObject
 
 SKILL_URI = "skill://pdf/SKILL.md"
 NOTES_URI = "skill://pdf/notes.txt"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-import mcpkit
-from mcpkit import Client, Context, InvalidParams, McpError, RequestTimeout, Server
+import mcpweft
+from mcpweft import Client, Context, InvalidParams, McpError, RequestTimeout, Server
 
 
 async def eventually(condition: Any, timeout: float = 10.0) -> None:
@@ -142,10 +142,10 @@ async def test_url_elicitation_required_error() -> None:
 
     @server.tool()
     def gated() -> str:
-        raise mcpkit.UrlElicitationRequired("payment first", needed)
+        raise mcpweft.UrlElicitationRequired("payment first", needed)
 
     async with Client.memory(server) as client:
-        with pytest.raises(mcpkit.UrlElicitationRequired) as caught:
+        with pytest.raises(mcpweft.UrlElicitationRequired) as caught:
             await client.call_tool("gated")
     assert (caught.value.code, caught.value.data) == (-32042, needed)
 
@@ -241,16 +241,16 @@ async def test_handler_errors_keep_their_code() -> None:
         with pytest.raises(InvalidParams) as caught:
             await client.get_prompt("strict", {"x": "1"})
         assert caught.value.data == {"x": "1"}
-        with pytest.raises(mcpkit.InternalError, match="inner call timed out"):
+        with pytest.raises(mcpweft.InternalError, match="inner call timed out"):
             await client.get_prompt("local")
 
 
 def test_sync_handler_limit() -> None:
-    before = mcpkit.sync_handler_limit()
+    before = mcpweft.sync_handler_limit()
     try:
-        mcpkit.set_sync_handler_limit(8)
-        assert mcpkit.sync_handler_limit() == 8
-        mcpkit.set_sync_handler_limit(0)
-        assert mcpkit.sync_handler_limit() == 1
+        mcpweft.set_sync_handler_limit(8)
+        assert mcpweft.sync_handler_limit() == 8
+        mcpweft.set_sync_handler_limit(0)
+        assert mcpweft.sync_handler_limit() == 1
     finally:
-        mcpkit.set_sync_handler_limit(before)
+        mcpweft.set_sync_handler_limit(before)

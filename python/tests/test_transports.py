@@ -10,8 +10,8 @@ from typing import Optional
 
 import pytest
 
-from mcpkit import Client, Context, InvalidParams, ResourceNotFound, Server, TransportClosed
-from mcpkit.types import LogMessage
+from mcpweft import Client, Context, InvalidParams, ResourceNotFound, Server, TransportClosed
+from mcpweft.types import LogMessage
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -140,7 +140,7 @@ async def test_errors_over_http() -> None:
 PLAIN_SERVER = """
 import sys
 
-from mcpkit import Server
+from mcpweft import Server
 
 server = Server("plain")
 

@@ -5,8 +5,8 @@
 #
 #   up.sh BALANCER_PORT N COMMAND [ARG...]
 #
-# Each member runs `COMMAND ARG... PORT` with MCPKIT_REDIS_URL (the Redis of this cluster) and
-# MCPKIT_ALLOWED_HOSTS (the balancer's host names) in its environment. Files (configuration,
+# Each member runs `COMMAND ARG... PORT` with MCPWEFT_REDIS_URL (the Redis of this cluster) and
+# MCPWEFT_ALLOWED_HOSTS (the balancer's host names) in its environment. Files (configuration,
 # logs, Redis's append-only file) go to a temporary folder, removed on exit unless
 # CLUSTER_KEEP=1. Prints `cluster: ready` on stderr once every member and the balancer listen.
 set -euo pipefail
@@ -20,7 +20,7 @@ members="$2"
 shift 2
 "$here/setup.sh"
 
-dir="$(mktemp -d "${TMPDIR:-/tmp}/mcpkit-cluster.XXXXXX")"
+dir="$(mktemp -d "${TMPDIR:-/tmp}/mcpweft-cluster.XXXXXX")"
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -56,8 +56,8 @@ pids+=($!)
 for _ in $(seq 600); do [[ -S "$dir/redis.sock" ]] && break; sleep 0.1; done
 [[ -S "$dir/redis.sock" ]] || { echo "cluster: redis-server did not start; logs in $dir" >&2; CLUSTER_KEEP=1; exit 1; }
 
-export MCPKIT_REDIS_URL="redis+unix://$dir/redis.sock"
-export MCPKIT_ALLOWED_HOSTS="127.0.0.1:$balancer_port,localhost:$balancer_port"
+export MCPWEFT_REDIS_URL="redis+unix://$dir/redis.sock"
+export MCPWEFT_ALLOWED_HOSTS="127.0.0.1:$balancer_port,localhost:$balancer_port"
 config="global
   maxconn 4096
 
@@ -88,7 +88,7 @@ printf '%s\n' "$config" >"$dir/haproxy.cfg"
 haproxy -db -f "$dir/haproxy.cfg" >"$dir/haproxy.log" 2>&1 &
 pids+=($!)
 wait_port "$balancer_port" haproxy
-echo "cluster: ready: http://127.0.0.1:$balancer_port/mcp -> ${ports[*]} (Redis $MCPKIT_REDIS_URL, files $dir)" >&2
+echo "cluster: ready: http://127.0.0.1:$balancer_port/mcp -> ${ports[*]} (Redis $MCPWEFT_REDIS_URL, files $dir)" >&2
 # Ends (and takes the others down) as soon as any process of the cluster does.
 wait -n "${pids[@]}"
 echo "cluster: a process ended; stopping (logs in $dir)" >&2

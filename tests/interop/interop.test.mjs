@@ -1,4 +1,4 @@
-// Interoperability tests between mcpkit (Rust) and the official MCP
+// Interoperability tests between mcpweft (Rust) and the official MCP
 // TypeScript SDK. Run from this directory with:  npm ci && node --test
 //
 //   (a) ts_client.mjs (TS SDK client)  ->  Rust calculator_server
@@ -7,7 +7,7 @@
 //       agrees with the contract on its own, so a failure of (a) or (b) points
 //       at the Rust side)
 //
-// The Rust binaries come from `cargo build -p mcpkit --examples` and are
+// The Rust binaries come from `cargo build -p mcpweft --examples` and are
 // looked up in $CARGO_TARGET_DIR (relative paths are taken from the
 // repository root) or else <repo>/target.
 
@@ -118,7 +118,7 @@ function requireBinary(path) {
   assert.ok(
     existsSync(path),
     `Rust example binary not found: ${path}\n` +
-      `Build it first with:  cargo build -p mcpkit --examples\n` +
+      `Build it first with:  cargo build -p mcpweft --examples\n` +
       `(binaries are looked up in $CARGO_TARGET_DIR/debug/examples, else <repo>/target/debug/examples)`,
   );
 }
@@ -166,7 +166,7 @@ test('(b) Rust calculator_client against the TS SDK server', { timeout: TEST_TIM
   );
 });
 
-// Revision 2026-07-28: the mcpkit client prefers it (MCP_PROTOCOL_VERSION), asks server/discover
+// Revision 2026-07-28: the mcpweft client prefers it (MCP_PROTOCOL_VERSION), asks server/discover
 // first, and falls back to initialize with a server that does not know the revision.
 const NEXT = { MCP_PROTOCOL_VERSION: '2026-07-28' };
 

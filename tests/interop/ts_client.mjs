@@ -4,7 +4,7 @@
 //   node ts_client.mjs SERVER_CMD [ARGS...]
 //
 // Spawns SERVER_CMD over stdio and checks, with real assertions, that it
-// implements the "calculator" contract shared with mcpkit's calculator_server
+// implements the "calculator" contract shared with mcpweft's calculator_server
 // example. Exits 0 when every check passes; otherwise prints which check
 // failed (with what was sent and what came back) and exits 1.
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Reference "calculator" MCP server written with the official TypeScript SDK.
 //
-// It mirrors the contract of mcpkit's `calculator_server` example exactly
+// It mirrors the contract of mcpweft's `calculator_server` example exactly
 // (same tools, resources, template and prompt, same behaviour) so that the
 // Rust `calculator_client` can be tested against it, and so that ts_client.mjs
 // can be checked against a known-good implementation.

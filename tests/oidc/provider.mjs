@@ -1,4 +1,4 @@
-// A real authorization server for mcpkit's authorization tests: the npm package oidc-provider,
+// A real authorization server for mcpweft's authorization tests: the npm package oidc-provider,
 // on a free loopback port, issuing JWT access tokens for the resource the client names.
 //
 // It prints its issuer URL on the first line of stdout and serves until stdin closes.

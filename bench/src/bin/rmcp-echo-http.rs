@@ -2,7 +2,7 @@
 //! over Streamable HTTP.
 //!
 //! Usage: `rmcp-echo-http PORT`. It serves the `echo` tool of
-//! [`mcpkit_bench::RmcpEcho`] at `http://127.0.0.1:PORT/mcp` through rmcp's
+//! [`mcpweft_bench::RmcpEcho`] at `http://127.0.0.1:PORT/mcp` through rmcp's
 //! tower service mounted in axum, with stateful sessions
 //! (`legacy_session_mode`). In that mode rmcp always answers a request with
 //! an SSE stream: its `json_response` option only applies to stateless
@@ -26,7 +26,7 @@ use rmcp::transport::streamable_http_server::{
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let port = mcpkit_bench::port_from_args()?;
+    let port = mcpweft_bench::port_from_args()?;
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.sse_retry = None;
     let config = StreamableHttpServerConfig::default()
@@ -34,7 +34,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_json_response(true)
         .with_sse_keep_alive(None)
         .with_sse_retry(None);
-    let service = StreamableHttpService::new(|| Ok(mcpkit_bench::RmcpEcho::new()), Arc::new(sessions), config);
+    let service = StreamableHttpService::new(|| Ok(mcpweft_bench::RmcpEcho::new()), Arc::new(sessions), config);
     let router = axum::Router::new().route_service("/mcp", service);
     let listener =
         tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?.tap_io(|stream| {

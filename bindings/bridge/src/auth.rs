@@ -5,7 +5,7 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use async_trait::async_trait;
-use mcpkit::auth::{
+use mcpweft::auth::{
     AuthInfo, Authorizer, ClientCredentials, JwtVerifier, OAuthClient, OAuthClientOptions, ResourceServerOptions,
     StoredTokens, TokenError, TokenStore, TokenVerifier,
 };
@@ -166,11 +166,11 @@ struct CallbackAuthorizer(Arc<dyn Callback>);
 
 #[async_trait]
 impl Authorizer for CallbackAuthorizer {
-    async fn authorize(&self, authorization_url: String) -> Result<String, mcpkit::Error> {
+    async fn authorize(&self, authorization_url: String) -> Result<String, mcpweft::Error> {
         let answer = self.0.call(json!({ "authorizationUrl": authorization_url }), Context::notification()).await;
-        let answer = answer.map_err(|e| mcpkit::Error::Auth(format!("the authorizer failed: {}", e.message)))?;
+        let answer = answer.map_err(|e| mcpweft::Error::Auth(format!("the authorizer failed: {}", e.message)))?;
         let url = answer.as_str().or_else(|| answer.get("redirectUrl").and_then(Value::as_str));
-        url.map(str::to_owned).ok_or_else(|| mcpkit::Error::Auth("the authorizer returned no redirect URL".to_owned()))
+        url.map(str::to_owned).ok_or_else(|| mcpweft::Error::Auth("the authorizer returned no redirect URL".to_owned()))
     }
 }
 
@@ -246,7 +246,7 @@ pub(crate) fn oauth_client(
         }
         (None, Some(authorizer)) => {
             let redirect = spec.redirect_uri.ok_or_else(|| Error::invalid_input("auth needs a redirectUri"))?;
-            let name = spec.client_name.unwrap_or_else(|| "mcpkit".to_owned());
+            let name = spec.client_name.unwrap_or_else(|| "mcpweft".to_owned());
             OAuthClientOptions::new(name, redirect, Arc::new(CallbackAuthorizer(authorizer)))
         }
         (None, None) => {

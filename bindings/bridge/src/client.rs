@@ -4,7 +4,7 @@
 use std::{collections::HashMap, path::PathBuf, sync::Arc, time::Duration};
 
 use async_trait::async_trait;
-use mcpkit::{
+use mcpweft::{
     ClientHandler, ClientOptions, ErrorData, RequestOptions,
     jsonrpc::Notification,
     model::{
@@ -218,7 +218,7 @@ struct ClientSpec {
 
 impl ClientSpec {
     fn options(self, callbacks: &ClientCallbacks) -> ClientOptions {
-        let name = self.name.unwrap_or_else(|| "mcpkit".to_owned());
+        let name = self.name.unwrap_or_else(|| "mcpweft".to_owned());
         let version = self.version.unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned());
         let mut options = ClientOptions::new(name, version);
         options.info.title = self.title;
@@ -350,7 +350,7 @@ fn list_method(kind: &str) -> Result<&'static str, Error> {
 /// A connected MCP client; cloning is cheap and gives the same connection.
 #[derive(Clone, Debug)]
 pub struct Client {
-    pub(crate) inner: mcpkit::Client,
+    pub(crate) inner: mcpweft::Client,
 }
 
 impl Client {
@@ -456,7 +456,7 @@ impl Client {
             let mut request = RequestOptions::new();
             request.timeout = options.timeout;
             request.on_progress = options.on_progress.map(|callback| {
-                let callback: mcpkit::session::ProgressCallback =
+                let callback: mcpweft::session::ProgressCallback =
                     Arc::new(move |p| callback(serde_json::to_value(p).unwrap_or(Value::Null)));
                 callback
             });
@@ -550,6 +550,6 @@ async fn connect_over(
     callbacks: ClientCallbacks,
 ) -> Result<Client, Error> {
     let options = spec.options(&callbacks);
-    let inner = mcpkit::Client::connect_with_handler(transport, options, callbacks).await?;
+    let inner = mcpweft::Client::connect_with_handler(transport, options, callbacks).await?;
     Ok(Client { inner })
 }

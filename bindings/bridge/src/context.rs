@@ -5,7 +5,7 @@
 //! through [`Context::request`]; the core decides how they reach the client, so a handler is
 //! written once for every protocol revision.
 
-use mcpkit::{
+use mcpweft::{
     RequestContext,
     model::{LoggingLevel, methods},
     server::SessionHandle,

@@ -4,7 +4,7 @@
 //! the class, the JSON-RPC `code`, `message` and `data` fill it in, and `causes` carries the
 //! chain of underlying errors, outermost first.
 
-use mcpkit::{ErrorData, jsonrpc};
+use mcpweft::{ErrorData, jsonrpc};
 use serde_json::Value;
 
 /// What kind of failure an [`Error`] is; the names are stable and shared by every language.
@@ -33,7 +33,7 @@ pub enum ErrorKind {
     Handler,
     /// Too much work is queued already; the call was refused and may be tried again.
     Overloaded,
-    /// A failure inside mcpkit itself, such as a panic.
+    /// A failure inside mcpweft itself, such as a panic.
     Internal,
 }
 
@@ -196,7 +196,7 @@ impl Error {
             .map(|s| (*s).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        Error::internal(format!("mcpkit panicked: {text}"))
+        Error::internal(format!("mcpweft panicked: {text}"))
     }
 
     /// Converts a JSON (de)serialization failure of a value named `what`.
@@ -215,13 +215,13 @@ fn causes_of(error: &dyn std::error::Error) -> Vec<String> {
     causes
 }
 
-impl From<mcpkit::Error> for Error {
-    fn from(e: mcpkit::Error) -> Self {
+impl From<mcpweft::Error> for Error {
+    fn from(e: mcpweft::Error) -> Self {
         let causes = causes_of(&e);
         let kind = match &e {
             // A client transport's own error for a server it could not reach.
-            mcpkit::Error::Rpc(data)
-                if data.code == mcpkit::jsonrpc::CONNECTION_CLOSED
+            mcpweft::Error::Rpc(data)
+                if data.code == mcpweft::jsonrpc::CONNECTION_CLOSED
                     && data.data.as_ref().is_some_and(|d| d["unreachable"] == true) =>
             {
                 return Error {
@@ -232,20 +232,20 @@ impl From<mcpkit::Error> for Error {
                     causes,
                 };
             }
-            mcpkit::Error::Rpc(data) => {
+            mcpweft::Error::Rpc(data) => {
                 return Error { causes, ..Error::rpc(data.code, data.message.clone(), data.data.clone()) };
             }
-            mcpkit::Error::TransportClosed => ErrorKind::TransportClosed,
-            mcpkit::Error::Timeout(_) => ErrorKind::Timeout,
-            mcpkit::Error::Cancelled => ErrorKind::Cancelled,
-            mcpkit::Error::Protocol(_) => ErrorKind::Protocol,
-            mcpkit::Error::CapabilityMissing(_) => ErrorKind::CapabilityMissing,
-            mcpkit::Error::Json(_) => ErrorKind::InvalidInput,
-            mcpkit::Error::Io(_) => ErrorKind::Io,
-            mcpkit::Error::QueueFull => ErrorKind::Overloaded,
-            mcpkit::Error::Config(_) => ErrorKind::Config,
+            mcpweft::Error::TransportClosed => ErrorKind::TransportClosed,
+            mcpweft::Error::Timeout(_) => ErrorKind::Timeout,
+            mcpweft::Error::Cancelled => ErrorKind::Cancelled,
+            mcpweft::Error::Protocol(_) => ErrorKind::Protocol,
+            mcpweft::Error::CapabilityMissing(_) => ErrorKind::CapabilityMissing,
+            mcpweft::Error::Json(_) => ErrorKind::InvalidInput,
+            mcpweft::Error::Io(_) => ErrorKind::Io,
+            mcpweft::Error::QueueFull => ErrorKind::Overloaded,
+            mcpweft::Error::Config(_) => ErrorKind::Config,
             // A login that failed is the server's (or its authorization server's) refusal.
-            mcpkit::Error::Auth(_) => ErrorKind::Protocol,
+            mcpweft::Error::Auth(_) => ErrorKind::Protocol,
             _ => ErrorKind::Internal,
         };
         Error { kind, code: None, message: e.to_string(), data: None, causes }
@@ -289,9 +289,9 @@ mod tests {
 
     #[test]
     fn core_errors_keep_their_kind() {
-        let timeout: Error = mcpkit::Error::Timeout(std::time::Duration::from_secs(1)).into();
+        let timeout: Error = mcpweft::Error::Timeout(std::time::Duration::from_secs(1)).into();
         assert_eq!(timeout.kind, ErrorKind::Timeout);
-        let io: Error = mcpkit::Error::Io(std::io::Error::other("disk")).into();
+        let io: Error = mcpweft::Error::Io(std::io::Error::other("disk")).into();
         assert_eq!(io.kind, ErrorKind::Io);
     }
 }

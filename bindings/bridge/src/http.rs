@@ -8,7 +8,7 @@ use std::{
 
 use axum::body::Body;
 use http_body_util::BodyExt;
-use mcpkit::http::{BoundHttpServer, HttpServerOptions, InMemoryEventStore, StreamableHttpServer};
+use mcpweft::http::{BoundHttpServer, HttpServerOptions, InMemoryEventStore, StreamableHttpServer};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -59,7 +59,7 @@ impl ClusterSpec {
     /// Puts the sessions of `options` in the Redis these settings name.
     #[cfg(feature = "redis")]
     fn apply(&self, options: HttpServerOptions) -> Result<HttpServerOptions, Error> {
-        let mut cluster = mcpkit::http::ClusterOptions::new(self.url.clone());
+        let mut cluster = mcpweft::http::ClusterOptions::new(self.url.clone());
         if let Some(prefix) = &self.prefix {
             cluster = cluster.with_prefix(prefix.clone());
         }
@@ -200,7 +200,7 @@ impl Server {
     /// `maxConnections`, `maxQueuedEvents` (per SSE stream) and `requireNegotiatedVersion`;
     /// the README's table of limits gives the defaults. `cluster` (builds with the feature
     /// `redis`) shares the sessions with other processes through Redis: an object with `url`,
-    /// `prefix` (of keys and channels, `mcpkit`), `maxEventsPerStream` (1024), `livenessTtlMs`
+    /// `prefix` (of keys and channels, `mcpweft`), `maxEventsPerStream` (1024), `livenessTtlMs`
     /// (5000) and `commandTimeoutMs` (2000).
     ///
     /// `auth` protects the server: an object with `resource` (the server's canonical URL),
@@ -231,7 +231,7 @@ impl Server {
             let port = spec.port.unwrap_or(8000);
             let addr = tokio::net::lookup_host((host.as_str(), port))
                 .await
-                .map_err(|e| Error::from(mcpkit::Error::Io(e)))?
+                .map_err(|e| Error::from(mcpweft::Error::Io(e)))?
                 .next()
                 .ok_or_else(|| Error::invalid_input(format!("{host} resolves to no address")))?;
             let bound = StreamableHttpServer::bind(server, addr, spec.options(verifier)?).await?;

@@ -1,4 +1,4 @@
-//! The one language-neutral surface of mcpkit that every language binding wraps.
+//! The one language-neutral surface of mcpweft that every language binding wraps.
 //!
 //! A binding (pyo3, napi, uniffi) turns its own values into JSON and back, implements
 //! [`Callback`] once for its callables, maps [`Error`] once to its own error types, and

@@ -212,7 +212,7 @@ impl Pool {
         } else if state.threads < self.limit {
             let pool = Arc::clone(self);
             let spawned = std::thread::Builder::new()
-                .name("mcpkit-blocking".into())
+                .name("mcpweft-blocking".into())
                 .stack_size(STACK_SIZE)
                 .spawn(move || pool.work());
             match spawned {

@@ -43,7 +43,7 @@
 //! text is the error's message, so the model sees it; any other handler answers with an
 //! internal error (-32603) carrying the message.
 
-use mcpkit::{
+use mcpweft::{
     ErrorData,
     model::{CallToolResult, CompleteResult, GetPromptResult, JsonObject, ReadResourceResult},
 };
@@ -251,7 +251,7 @@ mod tests {
     #[test]
     fn an_invalid_result_shape_is_an_internal_error() {
         let error = tool_result(json!({ "content": [{ "type": "text" }] }), None).unwrap_err();
-        assert_eq!(error.code, mcpkit::jsonrpc::INTERNAL_ERROR);
+        assert_eq!(error.code, mcpweft::jsonrpc::INTERNAL_ERROR);
         assert!(error.message.contains("tool handler returned an invalid result"), "{}", error.message);
     }
 

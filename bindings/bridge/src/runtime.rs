@@ -1,7 +1,7 @@
 //! The runtime every binding shares, and [`Task`], the future type of the bridge.
 //!
 //! The bridge owns one multi-thread Tokio runtime, started on first use with threads named
-//! `mcpkit`. Every asynchronous bridge method returns a [`Task`]: a future that runs on that
+//! `mcpweft`. Every asynchronous bridge method returns a [`Task`]: a future that runs on that
 //! runtime whoever polls it, so asyncio, libuv or Swift's cooperative pool can await it
 //! without a Tokio context. Dropping a task that has started cancels its work.
 
@@ -23,23 +23,23 @@ use crate::{Error, ErrorKind};
 static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
     init_logging();
     tokio::runtime::Builder::new_multi_thread()
-        .thread_name("mcpkit")
+        .thread_name("mcpweft")
         .on_thread_start(crate::pool::thread_started)
         .on_thread_stop(crate::pool::thread_stopping)
         .enable_all()
         .build()
-        .expect("the Tokio runtime of mcpkit could not be built")
+        .expect("the Tokio runtime of mcpweft could not be built")
 });
 
-/// Sends the core's warnings and errors to stderr, or the traces the `MCPKIT_LOG` environment
-/// variable selects with a filter such as `debug`, `mcpkit=trace` or `off`.
+/// Sends the core's warnings and errors to stderr, or the traces the `MCPWEFT_LOG` environment
+/// variable selects with a filter such as `debug`, `mcpweft=trace` or `off`.
 ///
 /// It runs once, when the runtime starts; calling it again does nothing. stdout is never
 /// written, since it belongs to the stdio transport.
 pub fn init_logging() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let filter = std::env::var("MCPKIT_LOG").unwrap_or_else(|_| "warn".to_owned());
+        let filter = std::env::var("MCPWEFT_LOG").unwrap_or_else(|_| "warn".to_owned());
         let _ = tracing_subscriber::fmt()
             .with_writer(std::io::stderr)
             .with_env_filter(tracing_subscriber::EnvFilter::new(filter))

@@ -10,7 +10,7 @@ use std::{
 
 use async_trait::async_trait;
 use futures::FutureExt;
-use mcpkit::{
+use mcpweft::{
     ErrorData, RequestContext,
     model::{
         CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Icon, Implementation, JsonObject,
@@ -231,7 +231,7 @@ impl CompletionHandler for Adapter {
 /// An MCP server whose handlers are [`Callback`]s; cloning is cheap and gives the same server.
 #[derive(Clone, Debug)]
 pub struct Server {
-    pub(crate) inner: mcpkit::Server,
+    pub(crate) inner: mcpweft::Server,
     roots_changed: Arc<OnceLock<Arc<dyn Callback>>>,
 }
 
@@ -251,11 +251,11 @@ impl Server {
         let roots_changed = Arc::new(OnceLock::new());
         let info = spec.info();
         let options = spec.options(roots_changed.clone())?;
-        Ok(Server { inner: mcpkit::Server::new(info, options), roots_changed })
+        Ok(Server { inner: mcpweft::Server::new(info, options), roots_changed })
     }
 
     /// Returns the core server, for a Rust program that wants both APIs.
-    pub fn core(&self) -> &mcpkit::Server {
+    pub fn core(&self) -> &mcpweft::Server {
         &self.inner
     }
 
@@ -375,13 +375,13 @@ impl Server {
     /// ends when the client leaves.
     pub fn serve_stdio(&self) -> Task<()> {
         let server = self.inner.clone();
-        crate::runtime::spawn_dedicated("mcpkit-stdio", move || async move { Ok(server.serve_stdio().await?) })
+        crate::runtime::spawn_dedicated("mcpweft-stdio", move || async move { Ok(server.serve_stdio().await?) })
     }
 }
 
-fn config_error(e: mcpkit::Error) -> Error {
+fn config_error(e: mcpweft::Error) -> Error {
     let message = match e {
-        mcpkit::Error::Protocol(text) => text,
+        mcpweft::Error::Protocol(text) => text,
         other => other.to_string(),
     };
     Error::config(message)

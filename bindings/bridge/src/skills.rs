@@ -2,7 +2,7 @@
 //! skills, load one, and read its supporting files, each file verified by the core against
 //! the skill's entry (size, digest, frontmatter) before it is returned.
 
-use mcpkit::skills::SkillEntry;
+use mcpweft::skills::SkillEntry;
 use serde_json::{Value, json};
 
 use crate::{Client, Task, server::parse};

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use futures::executor::block_on;
-use mcpkit_bridge::{CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, Server};
+use mcpweft_bridge::{CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, Server};
 use serde_json::{Value, json};
 
 fn callback<F, Fut>(f: F) -> Arc<dyn Callback>

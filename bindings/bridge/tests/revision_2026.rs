@@ -8,7 +8,7 @@ use std::sync::{
 };
 
 use futures::executor::block_on;
-use mcpkit_bridge::{CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, Server};
+use mcpweft_bridge::{CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, Server};
 use serde_json::{Value, json};
 
 const NEXT: &str = "2026-07-28";

@@ -10,7 +10,7 @@ use std::{
 };
 
 use futures::executor::block_on;
-use mcpkit_bridge::{
+use mcpweft_bridge::{
     CallOptions, Callback, CancelHandle, Client, ClientCallbacks, Context, Error, ErrorKind, HttpRequest, Server, Task,
 };
 use serde_json::{Value, json};
@@ -498,10 +498,10 @@ fn bad_input_is_a_clear_error() {
 #[test]
 fn stdio_clients_get_args_env_and_cwd() {
     let dir = std::env::temp_dir();
-    let script = "read line; printf '%s|%s|%s\\n' \"$1\" \"$MCPKIT_TEST_VALUE\" \"$(pwd)\" >&2; exit 0";
+    let script = "read line; printf '%s|%s|%s\\n' \"$1\" \"$MCPWEFT_TEST_VALUE\" \"$(pwd)\" >&2; exit 0";
     let error = block_on(Client::connect(
         json!({ "type": "stdio", "command": "sh", "args": ["-c", script, "sh", "arg-one"],
-                "env": { "MCPKIT_TEST_VALUE": "from-env" }, "cwd": dir }),
+                "env": { "MCPWEFT_TEST_VALUE": "from-env" }, "cwd": dir }),
         json!({ "requestTimeoutMs": 2000 }),
         ClientCallbacks::new(),
     ))
@@ -601,30 +601,30 @@ fn tasks_cancel_on_drop_and_report_panics() {
     assert_eq!(block_on(client.request("ping", Value::Null, CallOptions::new())).unwrap(), json!({}));
     block_on(client.close()).unwrap();
 
-    let panicked = block_on(mcpkit_bridge::spawn(async { panic!("bridge bug") as Result<(), Error> })).unwrap_err();
+    let panicked = block_on(mcpweft_bridge::spawn(async { panic!("bridge bug") as Result<(), Error> })).unwrap_err();
     assert_eq!(panicked.kind, ErrorKind::Internal);
     assert!(panicked.message.contains("bridge bug"));
-    let task: Task<()> = mcpkit_bridge::spawn(async { std::future::pending().await });
+    let task: Task<()> = mcpweft_bridge::spawn(async { std::future::pending().await });
     drop(task);
 }
 
 #[test]
 fn blocking_handlers_are_bounded() {
-    mcpkit_bridge::set_blocking_limit(2);
-    let limit = mcpkit_bridge::blocking_limit();
+    mcpweft_bridge::set_blocking_limit(2);
+    let limit = mcpweft_bridge::blocking_limit();
     let release = Arc::new(std::sync::Barrier::new(limit + 1));
     let mut running = Vec::new();
     for _ in 0..limit * 5 {
         let release = release.clone();
-        running.push(mcpkit_bridge::spawn(async move {
-            mcpkit_bridge::run_blocking(move || {
+        running.push(mcpweft_bridge::spawn(async move {
+            mcpweft_bridge::run_blocking(move || {
                 release.wait();
             })
             .await
         }));
     }
     std::thread::sleep(Duration::from_millis(100));
-    let refused = block_on(mcpkit_bridge::spawn(async { mcpkit_bridge::run_blocking(|| ()).await })).unwrap_err();
+    let refused = block_on(mcpweft_bridge::spawn(async { mcpweft_bridge::run_blocking(|| ()).await })).unwrap_err();
     assert_eq!(refused.kind, ErrorKind::Overloaded);
     assert!(refused.message.contains("synchronous handlers"), "{}", refused.message);
     drop(running);

@@ -13,7 +13,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures::channel::oneshot;
-use mcpkit_bridge::{Callback, Context, Error};
+use mcpweft_bridge::{Callback, Context, Error};
 use napi::{
     Status,
     bindgen_prelude::{FnArgs, Function},

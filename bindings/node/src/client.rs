@@ -2,7 +2,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use mcpkit_bridge::{CallOptions, Client, ClientCallbacks};
+use mcpweft_bridge::{CallOptions, Client, ClientCallbacks};
 use napi::{bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::Value;
@@ -169,7 +169,7 @@ impl NativeClient {
         let mut options = CallOptions::new();
         if let Some(ms) = settings.timeout_ms {
             let timeout = Duration::try_from_secs_f64(ms / 1000.0)
-                .map_err(|e| throw(mcpkit_bridge::Error::invalid_input(format!("invalid time-out {ms} ms: {e}"))))?;
+                .map_err(|e| throw(mcpweft_bridge::Error::invalid_input(format!("invalid time-out {ms} ms: {e}"))))?;
             options = options.with_timeout(timeout);
         }
         if let Some(task) = settings.task {
@@ -178,7 +178,7 @@ impl NativeClient {
         if let Some(meta) = settings.meta {
             match parse_or_throw(&meta, "request meta")? {
                 Value::Object(meta) => options = options.with_meta(meta),
-                _ => return Err(throw(mcpkit_bridge::Error::invalid_input("request meta must be an object"))),
+                _ => return Err(throw(mcpweft_bridge::Error::invalid_input("request meta must be an object"))),
             }
         }
         if let Some(listener) = on_progress {

@@ -3,7 +3,7 @@
 use std::sync::{Mutex, MutexGuard};
 
 use futures::channel::oneshot;
-use mcpkit_bridge::{Context, Error, TaskHandle};
+use mcpweft_bridge::{Context, Error, TaskHandle};
 use napi::{bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! JavaScript turns it into its error classes. A JavaScript handler fails by naming a kind:
 //! `rpc` with a code answers with that JSON-RPC error, anything else is a handler failure.
 
-use mcpkit_bridge::Error;
+use mcpweft_bridge::Error;
 use serde_json::{Value, json};
 
 /// Returns the JSON text of `error`.

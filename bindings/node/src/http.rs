@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mcpkit_bridge::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
+use mcpweft_bridge::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 

@@ -1,4 +1,4 @@
-//! The native half of the `mcpkit` npm package: napi-rs glue on `mcpkit-bridge`.
+//! The native half of the `mcpweft` npm package: napi-rs glue on `mcpweft-bridge`.
 //!
 //! Architecture Invariant: this crate holds no protocol logic. Protocol payloads cross as
 //! JSON text (the JavaScript side runs `JSON.stringify` and `JSON.parse`, which honours
@@ -33,7 +33,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[napi(catch_unwind)]
 pub fn error_codes() -> String {
     let table: serde_json::Map<String, serde_json::Value> =
-        mcpkit_bridge::ERROR_CODES.iter().map(|(name, code)| ((*name).to_owned(), (*code).into())).collect();
+        mcpweft_bridge::ERROR_CODES.iter().map(|(name, code)| ((*name).to_owned(), (*code).into())).collect();
     serde_json::Value::Object(table).to_string()
 }
 

@@ -1,6 +1,6 @@
 //! The server handle.
 
-use mcpkit_bridge::Server;
+use mcpweft_bridge::Server;
 use napi::bindgen_prelude::Function;
 use napi_derive::napi;
 

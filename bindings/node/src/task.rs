@@ -5,7 +5,7 @@
 //! text of a bridge error or with the value; aborting the pending call drops it uncalled, and
 //! the JavaScript side settles its own promise.
 
-use mcpkit_bridge::{Error, Task, TaskHandle};
+use mcpweft_bridge::{Error, Task, TaskHandle};
 use napi::{
     bindgen_prelude::{FnArgs, Function, ToNapiValue},
     threadsafe_function::ThreadsafeFunctionCallMode,

@@ -3,7 +3,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use mcpkit_bridge::{CallOptions, Client, ClientCallbacks};
+use mcpweft_bridge::{CallOptions, Client, ClientCallbacks};
 use pyo3::{exceptions::PyValueError, prelude::*, types::PyBytes};
 use serde_json::Value;
 
@@ -60,7 +60,7 @@ impl Handlers {
 }
 
 /// A connected MCP client.
-#[pyclass(name = "Client", module = "mcpkit._native", frozen)]
+#[pyclass(name = "Client", module = "mcpweft._native", frozen)]
 pub(crate) struct PyClient {
     inner: Client,
     event_loop: LoopSlot,
@@ -70,7 +70,7 @@ pub(crate) struct PyClient {
 fn connect<'py>(
     py: Python<'py>,
     handlers: Handlers,
-    connect: impl FnOnce(ClientCallbacks) -> mcpkit_bridge::Task<Client>,
+    connect: impl FnOnce(ClientCallbacks) -> mcpweft_bridge::Task<Client>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let event_loop = LoopSlot::default();
     event_loop.capture(py)?;

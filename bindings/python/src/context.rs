@@ -1,14 +1,14 @@
 //! The context a Python handler receives: ids, progress, logging, notifications, and requests
 //! to the peer.
 
-use mcpkit_bridge::Context;
+use mcpweft_bridge::Context;
 use pyo3::prelude::*;
 use serde_json::Value;
 
 use crate::{convert, error::OrRaise, runtime};
 
 /// The context of one handler call.
-#[pyclass(name = "Context", module = "mcpkit._native", frozen)]
+#[pyclass(name = "Context", module = "mcpweft._native", frozen)]
 pub(crate) struct PyContext {
     inner: Context,
 }

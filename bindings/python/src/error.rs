@@ -1,21 +1,21 @@
 //! The one mapping between bridge errors and Python exceptions, both ways.
 //!
-//! The exception classes live in `mcpkit.errors`, whose `_from_native` picks the class of a
+//! The exception classes live in `mcpweft.errors`, whose `_from_native` picks the class of a
 //! bridge error by its kind; this module only calls it, and reads back what a Python handler
 //! raised.
 
-use mcpkit_bridge::Error;
+use mcpweft_bridge::Error;
 use pyo3::prelude::*;
 
 use crate::convert;
 
-/// Converts a bridge error into the matching `mcpkit.errors` exception (or `ValueError`,
+/// Converts a bridge error into the matching `mcpweft.errors` exception (or `ValueError`,
 /// `OSError`, `RuntimeError` for local failures that are not MCP errors).
 pub(crate) fn to_py(py: Python<'_>, error: Error) -> PyErr {
     let build = || -> PyResult<PyErr> {
         let data = error.data.as_ref().map(|d| convert::to_py(py, d)).transpose()?;
         let args = (error.kind_name(), error.code, error.message.as_str(), data);
-        let exception = py.import("mcpkit.errors")?.call_method1("_from_native", args)?;
+        let exception = py.import("mcpweft.errors")?.call_method1("_from_native", args)?;
         Ok(PyErr::from_value(exception))
     };
     build().unwrap_or_else(|e| e)
@@ -51,7 +51,7 @@ pub(crate) fn from_py(py: Python<'_>, err: &PyErr) -> Error {
 }
 
 fn rpc_error(value: &Bound<'_, PyAny>) -> Option<Error> {
-    let class = value.py().import("mcpkit.errors").and_then(|m| m.getattr("McpError")).ok()?;
+    let class = value.py().import("mcpweft.errors").and_then(|m| m.getattr("McpError")).ok()?;
     if !value.is_instance(&class).ok()? || value.getattr("local").and_then(|l| l.is_truthy()).ok()? {
         return None;
     }

@@ -1,13 +1,13 @@
 //! The HTTP endpoint a host application's own server drives (the package's ASGI app): one
 //! call per exchange, the response body read chunk by chunk.
 
-use mcpkit_bridge::{HttpEndpoint, HttpRequest, ResponseBody};
+use mcpweft_bridge::{HttpEndpoint, HttpRequest, ResponseBody};
 use pyo3::{prelude::*, types::PyBytes};
 
 use crate::runtime;
 
 /// A Streamable HTTP endpoint without a listener of its own.
-#[pyclass(name = "HttpEndpoint", module = "mcpkit._native", frozen)]
+#[pyclass(name = "HttpEndpoint", module = "mcpweft._native", frozen)]
 pub(crate) struct PyHttpEndpoint {
     pub(crate) inner: HttpEndpoint,
 }
@@ -33,7 +33,7 @@ impl PyHttpEndpoint {
 }
 
 /// The body of an endpoint's response; an SSE stream stays open while events may come.
-#[pyclass(name = "ResponseBody", module = "mcpkit._native", frozen)]
+#[pyclass(name = "ResponseBody", module = "mcpweft._native", frozen)]
 pub(crate) struct PyResponseBody {
     inner: ResponseBody,
 }

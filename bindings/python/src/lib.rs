@@ -1,6 +1,6 @@
-//! The native half of the `mcpkit` Python package (`mcpkit._native`).
+//! The native half of the `mcpweft` Python package (`mcpweft._native`).
 //!
-//! Architecture Invariant: this crate wraps `mcpkit-bridge` and holds only what is Python's
+//! Architecture Invariant: this crate wraps `mcpweft-bridge` and holds only what is Python's
 //! own: attaching to the interpreter (and draining before it exits), awaiting bridge tasks
 //! from asyncio, running Python callables as bridge callbacks (sync ones on the bridge's
 //! bounded blocking pool), converting values, and mapping errors both ways. Registration,
@@ -23,24 +23,24 @@ use pyo3::{prelude::*, types::PyDict};
 /// effect if called before the first synchronous handler runs.
 #[pyfunction]
 fn set_sync_handler_limit(limit: usize) {
-    mcpkit_bridge::set_blocking_limit(limit);
+    mcpweft_bridge::set_blocking_limit(limit);
 }
 
 /// Returns how many synchronous handlers may run at once.
 #[pyfunction]
 fn sync_handler_limit() -> usize {
-    mcpkit_bridge::blocking_limit()
+    mcpweft_bridge::blocking_limit()
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    mcpkit_bridge::init_logging();
-    mcpkit_bridge::set_blocking_scope(runtime::Interpreter);
+    mcpweft_bridge::init_logging();
+    mcpweft_bridge::set_blocking_scope(runtime::Interpreter);
     let drain = wrap_pyfunction!(runtime::drain_before_exit, m)?;
     m.py().import("atexit")?.call_method1("register", (drain,))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     let codes = PyDict::new(m.py());
-    for (name, code) in mcpkit_bridge::ERROR_CODES {
+    for (name, code) in mcpweft_bridge::ERROR_CODES {
         codes.set_item(name, code)?;
     }
     m.add("ERROR_CODES", codes)?;

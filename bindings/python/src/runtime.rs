@@ -2,7 +2,7 @@
 //! from asyncio, and running Python callables as bridge callbacks.
 //!
 //! Sync Python callables run on the bridge's bounded blocking pool
-//! ([`mcpkit_bridge::run_blocking`]), so they never stall the asyncio loop; its workers run
+//! ([`mcpweft_bridge::run_blocking`]), so they never stall the asyncio loop; its workers run
 //! the calls queued meanwhile in one attach ([`Interpreter`]), so under load a call costs
 //! neither a thread hop nor a GIL hand-off of its own; coroutine
 //! functions run as tasks on the asyncio loop captured when serving or connecting started.
@@ -23,7 +23,7 @@ use std::{
 };
 
 use async_trait::async_trait;
-use mcpkit_bridge::{BlockingScope, Callback, Context, Error, Task, TaskHandle};
+use mcpweft_bridge::{BlockingScope, Callback, Context, Error, Task, TaskHandle};
 use pyo3::{exceptions::PyRuntimeError, ffi, prelude::*, types::PyTuple};
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -311,7 +311,7 @@ impl PyCallback {
     /// and the conversion of its result.
     async fn call_sync(&self, payload: Value, context: Context) -> Result<Value, Error> {
         let func = Arc::clone(&self.func);
-        mcpkit_bridge::run_blocking(move || {
+        mcpweft_bridge::run_blocking(move || {
             attach(|py| to_json(py, arguments(py, &payload, context).and_then(|args| func.bind(py).call1(args))))
                 .unwrap_or_else(|| Err(exiting_error()))
         })
@@ -328,7 +328,7 @@ impl PyCallback {
         outcome.map_err(|_| Error::internal("the asyncio loop dropped the handler's task"))?
     }
 
-    /// Starts the coroutine on the captured loop, inside `mcpkit.errors._contain` so that a
+    /// Starts the coroutine on the captured loop, inside `mcpweft.errors._contain` so that a
     /// `SystemExit` or `KeyboardInterrupt` fails only this call; returns the receiver of its
     /// result and the guard that cancels it.
     fn schedule(
@@ -339,7 +339,7 @@ impl PyCallback {
     ) -> PyResult<(oneshot::Receiver<Result<Value, Error>>, CancelOnDrop)> {
         let event_loop = self.event_loop.get(py)?;
         let coroutine = self.func.bind(py).call1(arguments(py, payload, context)?)?;
-        let coroutine = py.import("mcpkit.errors")?.call_method1("_contain", (coroutine,))?;
+        let coroutine = py.import("mcpweft.errors")?.call_method1("_contain", (coroutine,))?;
         let asyncio = py.import("asyncio")?;
         let future = asyncio.call_method1("run_coroutine_threadsafe", (coroutine, event_loop))?;
         let (tx, rx) = oneshot::channel();

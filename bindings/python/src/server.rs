@@ -5,7 +5,7 @@
 
 use std::{sync::mpsc, time::Duration};
 
-use mcpkit_bridge::{Error, HttpServer, Server};
+use mcpweft_bridge::{Error, HttpServer, Server};
 use pyo3::prelude::*;
 
 use crate::{
@@ -19,7 +19,7 @@ use crate::{
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
 /// An MCP server whose handlers are Python callables.
-#[pyclass(name = "Server", module = "mcpkit._native", frozen)]
+#[pyclass(name = "Server", module = "mcpweft._native", frozen)]
 pub(crate) struct PyServer {
     pub(crate) inner: Server,
     pub(crate) event_loop: LoopSlot,
@@ -168,7 +168,7 @@ impl PyServer {
 }
 
 /// A running Streamable HTTP server.
-#[pyclass(name = "HttpServer", module = "mcpkit._native", frozen)]
+#[pyclass(name = "HttpServer", module = "mcpweft._native", frozen)]
 pub(crate) struct PyHttpServer {
     inner: HttpServer,
 }

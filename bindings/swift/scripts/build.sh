@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Swift package: the Rust library libmcpkit_swift (Cargo, on the host), the
+# Builds the Swift package: the Rust library libmcpweft_swift (Cargo, on the host), the
 # generated sources (the workspace's pinned uniffi-bindgen, in library mode), then SwiftPM.
 #
 #   build.sh [--release] [SWIFT_BUILD_ARG...]
@@ -15,7 +15,7 @@ package="$(cd "$here/.." && pwd)"
 repo="$(cd "$package/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 [[ "$target" == /* ]] || target="$repo/$target"
-export CARGO_TARGET_DIR="$target" MCPKIT_CARGO_TARGET_DIR="$target"
+export CARGO_TARGET_DIR="$target" MCPWEFT_CARGO_TARGET_DIR="$target"
 
 profile=debug
 cargo_flags=()
@@ -27,12 +27,12 @@ if [[ "${1:-}" == --release ]]; then
   swift_flags=(-c release)
 fi
 
-(cd "$repo" && cargo build -q -p mcpkit-swift "${cargo_flags[@]}") >&2
+(cd "$repo" && cargo build -q -p mcpweft-swift "${cargo_flags[@]}") >&2
 # The generator is built once (in debug) and then only when Cargo sees a change in it.
 (cd "$repo" && cargo build -q -p uniffi-bindgen) >&2
 
-library="$target/$profile/libmcpkit_swift.so"
-[[ -f "$library" ]] || library="$target/$profile/libmcpkit_swift.dylib"
+library="$target/$profile/libmcpweft_swift.so"
+[[ -f "$library" ]] || library="$target/$profile/libmcpweft_swift.dylib"
 generated="$target/swift-generated"
 rm -rf "$generated"
 (cd "$repo" && "$target/debug/uniffi-bindgen" generate "$library" --language swift --out-dir "$generated" \
@@ -42,10 +42,10 @@ rm -rf "$generated"
 install_if_changed() {
   cmp -s "$1" "$2" || cp "$1" "$2"
 }
-# A fresh clone has no Sources/McpKitNative: its only file is generated.
-mkdir -p "$package/Sources/McpKitNative"
-install_if_changed "$generated/mcpkit_swift.swift" "$package/Sources/McpKitNative/McpKitNative.swift"
-install_if_changed "$generated/mcpkit_swiftFFI.h" "$package/Sources/mcpkit_swiftFFI/mcpkit_swiftFFI.h"
+# A fresh clone has no Sources/McpWeftNative: its only file is generated.
+mkdir -p "$package/Sources/McpWeftNative"
+install_if_changed "$generated/mcpweft_swift.swift" "$package/Sources/McpWeftNative/McpWeftNative.swift"
+install_if_changed "$generated/mcpweft_swiftFFI.h" "$package/Sources/mcpweft_swiftFFI/mcpweft_swiftFFI.h"
 
 if command -v swift >/dev/null; then
   runner=()

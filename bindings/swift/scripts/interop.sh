@@ -88,7 +88,7 @@ else
   skip "Swift client -> Rust server" "no $target/debug/examples/calculator_server (make build-examples)"
 fi
 
-if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" -c 'import mcpkit' 2>/dev/null; then
+if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" -c 'import mcpweft' 2>/dev/null; then
   port="$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
   "$venv/bin/python" "$repo/python/examples/calculator.py" --http "$port" >"$logs/python-server.log" 2>&1 &
   server_pid=$!
@@ -100,7 +100,7 @@ if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" -c 'import mcpkit' 2>/dev/n
   check "Swift calculator client -> Python calculator server (Streamable HTTP)" \
     calculator_client --http "http://127.0.0.1:$port/mcp"
 else
-  skip "Swift client -> Python server" "no mcpkit package in $venv (make test-python builds it)"
+  skip "Swift client -> Python server" "no mcpweft package in $venv (make test-python builds it)"
 fi
 
 echo "$passed passed, $failed failed"

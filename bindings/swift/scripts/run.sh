@@ -8,7 +8,7 @@
 # the repository, CARGO_TARGET_DIR when it lies outside it, and every --bind DIR. Paths inside
 # them (rpaths, SwiftPM's package folder) thus mean the same inside and out. The working
 # folder is kept when it lies in a bound folder, else it is the repository. The environment is
-# emptied but for PATH, HOME, TERM and the variables whose names start with MCPKIT_ or MCP_.
+# emptied but for PATH, HOME, TERM and the variables whose names start with MCPWEFT_ or MCP_.
 # Every step execs the next, so the command keeps this script's process id (signals and
 # memory readings reach it), and stdin, stdout, stderr and the exit status are its own;
 # nothing stays mounted after it ends, however it ends. The root is built first when missing
@@ -68,7 +68,7 @@ done
 environment=("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "HOME=/root" "TERM=${TERM:-dumb}")
 while IFS= read -r name; do
   environment+=("$name=${!name}")
-done < <(compgen -e | grep -E '^(MCPKIT|MCP)_' || true)
+done < <(compgen -e | grep -E '^(MCPWEFT|MCP)_' || true)
 
 exec unshare --mount --propagation private "$here/run.sh" --in-namespace "$root" "$cwd" "${#binds[@]}" "${binds[@]}" \
   "${environment[@]}" /bin/sh -c 'cd "$0" && exec "$@"' "$cwd" "$@"

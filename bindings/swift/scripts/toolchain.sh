@@ -6,7 +6,7 @@
 # Debian 12 has no Swift, so the toolchain lives in a Debian trixie root made with debootstrap
 # (installed with apt-get when missing), holding `swiftlang`, `libc6-dev` and `ca-certificates`. The
 # mirror is the one the host's apt sources already name. The root is cached under
-# ${XDG_CACHE_HOME:-~/.cache}/mcpkit/swift-root (MCPKIT_SWIFT_ROOT overrides it); it is built
+# ${XDG_CACHE_HOME:-~/.cache}/mcpweft/swift-root (MCPWEFT_SWIFT_ROOT overrides it); it is built
 # in a temporary folder that is renamed at the end, so a killed run never looks complete.
 # Building takes about a minute and 2.6 GB; a second run returns at once. All mounting happens
 # in a private mount namespace (unshare), so nothing stays mounted afterwards.
@@ -17,8 +17,8 @@ set -euo pipefail
 suite=trixie
 # libc6-dev for swiftc's libc module; ca-certificates for HTTPS clients in tests and tools.
 packages=(swiftlang libc6-dev ca-certificates)
-root="${MCPKIT_SWIFT_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpkit/swift-root}"
-stamp="$root/.mcpkit-toolchain"
+root="${MCPWEFT_SWIFT_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpweft/swift-root}"
+stamp="$root/.mcpweft-toolchain"
 
 log() { echo "toolchain.sh: $*" >&2; }
 
@@ -115,7 +115,7 @@ apt_install "$tmp" "${packages[@]}" >>"$steps" 2>&1 || failed "apt-get install i
 swift_version="$("$(dirname "${BASH_SOURCE[0]}")/run.sh" --root "$tmp" swift --version 2>&1 | head -n 1)" ||
   failed "swift --version"
 log "$swift_version"
-printf '%s\n%s\n' "$swift_version" "${packages[*]}" >"$tmp/.mcpkit-toolchain"
+printf '%s\n%s\n' "$swift_version" "${packages[*]}" >"$tmp/.mcpweft-toolchain"
 
 rm -rf --one-file-system "$root" "$steps"
 mv "$tmp" "$root"

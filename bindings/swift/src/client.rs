@@ -2,7 +2,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use mcpkit_bridge::{CallOptions, Client, ClientCallbacks};
+use mcpweft_bridge::{CallOptions, Client, ClientCallbacks};
 use serde_json::Value;
 
 use crate::{
@@ -96,7 +96,7 @@ impl NativeCallOptions {
         if let Some(meta) = self.meta {
             match parse(&meta, "the request's _meta")? {
                 Value::Object(meta) => options = options.with_meta(meta),
-                _ => return Err(mcpkit_bridge::Error::invalid_input("the request's _meta must be an object").into()),
+                _ => return Err(mcpweft_bridge::Error::invalid_input("the request's _meta must be an object").into()),
             }
         }
         Ok((options, self.cancel))

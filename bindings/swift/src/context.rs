@@ -1,6 +1,6 @@
 //! The context a Swift handler receives.
 
-use mcpkit_bridge::Context;
+use mcpweft_bridge::Context;
 use serde_json::Value;
 
 use crate::error::{Result, parse};

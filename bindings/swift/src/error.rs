@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use mcpkit_bridge::{ERROR_CODES, Error, ErrorKind};
+use mcpweft_bridge::{ERROR_CODES, Error, ErrorKind};
 use serde_json::Value;
 
 /// The flat bridge error as Swift sees it: the stable kind name, the JSON-RPC code, the

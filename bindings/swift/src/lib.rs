@@ -1,8 +1,8 @@
-//! The Swift bindings of mcpkit: uniffi exports over the bridge crate, `mcpkit-bridge`.
+//! The Swift bindings of mcpweft: uniffi exports over the bridge crate, `mcpweft-bridge`.
 //!
 //! Every protocol payload crosses as a JSON string; only handles (server, client, context,
 //! HTTP server) cross as objects, and Swift code implements [`NativeHandler`] for its
-//! closures. The hand-written Swift layer in `Sources/McpKit` turns the strings into `Codable`
+//! closures. The hand-written Swift layer in `Sources/McpWeft` turns the strings into `Codable`
 //! values and the flat [`NativeError`] into a Swift error. All protocol logic stays in the
 //! bridge and the core.
 //!

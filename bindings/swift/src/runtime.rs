@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mcpkit_bridge::{CancelHandle, Task};
+use mcpweft_bridge::{CancelHandle, Task};
 
 /// A switch the Swift layer cancels when the Swift task awaiting a call is cancelled; the call
 /// then ends with an error of kind `cancelled`, and an MCP request in flight is cancelled.

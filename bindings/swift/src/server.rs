@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use mcpkit_bridge::{Callback, Context, Error, HttpServer, Server};
+use mcpweft_bridge::{Callback, Context, Error, HttpServer, Server};
 use serde_json::Value;
 use tokio::sync::oneshot;
 

@@ -298,7 +298,7 @@ impl OAuthClientOptions {
     /// Creates the settings of a machine client, which uses the client credentials grant.
     pub fn machine(credentials: ClientCredentials) -> Self {
         OAuthClientOptions {
-            client_name: "mcpkit".to_owned(),
+            client_name: "mcpweft".to_owned(),
             redirect_uri: String::new(),
             authorizer: None,
             client_id: None,

@@ -21,10 +21,10 @@
 //!
 //! ```rust,no_run
 //! use std::sync::Arc;
-//! use mcpkit::auth::{JwtVerifier, ResourceServerOptions};
-//! use mcpkit::http::{HttpServerOptions, StreamableHttpServer};
+//! use mcpweft::auth::{JwtVerifier, ResourceServerOptions};
+//! use mcpweft::http::{HttpServerOptions, StreamableHttpServer};
 //!
-//! # async fn run(server: mcpkit::Server) -> Result<(), mcpkit::Error> {
+//! # async fn run(server: mcpweft::Server) -> Result<(), mcpweft::Error> {
 //! let resource = "https://mcp.example.com/mcp";
 //! let issuer = "https://auth.example.com";
 //! let verifier = JwtVerifier::with_jwks_url(format!("{issuer}/jwks"), issuer, resource);
@@ -42,9 +42,9 @@
 //!
 //! ```rust,no_run
 //! use std::sync::Arc;
-//! use mcpkit::auth::{Authorizer, OAuthClient, OAuthClientOptions};
-//! use mcpkit::transport::http::{HttpClientOptions, StreamableHttpClientTransport};
-//! use mcpkit::{Client, ClientOptions, Error};
+//! use mcpweft::auth::{Authorizer, OAuthClient, OAuthClientOptions};
+//! use mcpweft::transport::http::{HttpClientOptions, StreamableHttpClientTransport};
+//! use mcpweft::{Client, ClientOptions, Error};
 //!
 //! struct Browser;
 //!

@@ -95,13 +95,13 @@ fn redacted(url: &str) -> String {
 }
 
 impl ClusterOptions {
-    /// Creates the settings for the Redis at `url`: keys prefixed `mcpkit`, 1,024 events per
+    /// Creates the settings for the Redis at `url`: keys prefixed `mcpweft`, 1,024 events per
     /// stream, processes dead 5 seconds after their last sign of life, commands failed after
     /// 2 seconds.
     pub fn new(url: impl Into<String>) -> Self {
         ClusterOptions {
             url: url.into(),
-            prefix: "mcpkit".to_owned(),
+            prefix: "mcpweft".to_owned(),
             max_events_per_stream: 1024,
             liveness_ttl: Duration::from_secs(5),
             command_timeout: Duration::from_secs(2),

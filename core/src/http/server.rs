@@ -2045,7 +2045,7 @@ async fn post_stateless(
             "capabilities": {},
             "clientInfo": { "name": "stateless-client", "version": "0" }
         });
-        let id = RequestId::String("mcpkit-stateless-init".into());
+        let id = RequestId::String("mcpweft-stateless-init".into());
         let initialize = JsonRpcMessage::request(id.clone(), methods::INITIALIZE, Some(init));
         if let Some(stream) = session.open_stream(id, true)
             && let Ok(collected) = session.request(stream, initialize).await

@@ -5,9 +5,9 @@
 //! operation then gets the matching `list_changed` notification.
 //!
 //! ```no_run
-//! use mcpkit::{model::*, server::Server};
+//! use mcpweft::{model::*, server::Server};
 //!
-//! # async fn run() -> Result<(), mcpkit::Error> {
+//! # async fn run() -> Result<(), mcpweft::Error> {
 //! let server = Server::builder(Implementation::new("greeter", "1.0.0"))
 //!     .tool(
 //!         Tool::new("greet", "Greets someone.", serde_json::json!({

@@ -77,11 +77,11 @@ impl<T> Registry<T> {
 }
 
 fn encode_cursor(seq: u64) -> String {
-    format!("mcpkit-{seq:x}")
+    format!("mcpweft-{seq:x}")
 }
 
 fn decode_cursor(cursor: &str) -> Option<u64> {
-    u64::from_str_radix(cursor.strip_prefix("mcpkit-")?, 16).ok()
+    u64::from_str_radix(cursor.strip_prefix("mcpweft-")?, 16).ok()
 }
 
 #[cfg(test)]

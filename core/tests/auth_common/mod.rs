@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use std::sync::Arc;
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header, jwk::Jwk};
-use mcpkit::{
+use mcpweft::{
     RequestContext, Server,
     auth::{ResourceServerOptions, TokenVerifier},
     http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},

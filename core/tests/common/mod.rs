@@ -13,7 +13,7 @@ use std::{
 };
 
 use async_trait::async_trait;
-use mcpkit::{
+use mcpweft::{
     Client, ClientHandler, ClientOptions, ErrorData, RequestContext, Server,
     jsonrpc::{JsonRpcMessage, RequestId},
     model::*,
@@ -67,9 +67,9 @@ pub fn first_text(result: &CallToolResult) -> &str {
 }
 
 /// The JSON-RPC error code of a failed call, failing the test for any other outcome.
-pub fn rpc_code<T: std::fmt::Debug>(result: Result<T, mcpkit::Error>) -> i64 {
+pub fn rpc_code<T: std::fmt::Debug>(result: Result<T, mcpweft::Error>) -> i64 {
     match result {
-        Err(mcpkit::Error::Rpc(e)) => e.code,
+        Err(mcpweft::Error::Rpc(e)) => e.code,
         other => panic!("expected a JSON-RPC error, got {other:?}"),
     }
 }
@@ -184,7 +184,7 @@ impl ClientHandler for Recorder {
         let _ = self.tx.send(Event::ListChanged(method.to_owned()));
     }
 
-    async fn on_notification(&self, notification: mcpkit::jsonrpc::Notification) {
+    async fn on_notification(&self, notification: mcpweft::jsonrpc::Notification) {
         let _ = self.tx.send(Event::Other(notification.method));
     }
 }
@@ -247,7 +247,7 @@ struct TapReader {
 
 #[async_trait]
 impl TransportReader for TapReader {
-    async fn recv(&mut self) -> Result<Option<Inbound>, mcpkit::Error> {
+    async fn recv(&mut self) -> Result<Option<Inbound>, mcpweft::Error> {
         let item = self.inner.recv().await?;
         if let Some(Inbound::Message(m)) = &item {
             self.log.lock().unwrap().push(m.clone());

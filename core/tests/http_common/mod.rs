@@ -15,7 +15,7 @@ use std::{
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
-use mcpkit::{
+use mcpweft::{
     ErrorData, RequestContext, Server,
     http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
     model::*,
@@ -414,7 +414,7 @@ pub fn test_server() -> (Server, Probes) {
 
 /// The test server, with task support when `tasks` is given (`progress` and `slow` may then
 /// run as tasks).
-pub fn test_server_with(tasks: Option<mcpkit::server::TaskOptions>) -> (Server, Probes) {
+pub fn test_server_with(tasks: Option<mcpweft::server::TaskOptions>) -> (Server, Probes) {
     let probes = Probes::default();
     let done = probes.progress_done.clone();
     let release = probes.release_slow.clone();

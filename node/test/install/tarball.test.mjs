@@ -1,5 +1,5 @@
 // The packed tarball installs into a fresh project the way users install it: `npm install
-// mcpkit-x.y.z.tgz` runs the package's install script, which builds the addon from the Rust
+// mcpweft-x.y.z.tgz` runs the package's install script, which builds the addon from the Rust
 // sources in the tarball. The build is a debug one in the workspace's target folder, so only
 // the three crates of the tarball compile; everything else comes from cargo's cache. The
 // installed package then serves a tool to its own client, from ESM and from CommonJS.
@@ -23,7 +23,7 @@ function run(command, args, { cwd, env = process.env, ms }) {
 }
 
 const consumerEsm = `
-import { Server, Client } from 'mcpkit';
+import { Server, Client } from 'mcpweft';
 const server = new Server({ name: 'packed', version: '1.0.0' });
 server.registerTool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
   ({ a, b }) => a + b);
@@ -35,7 +35,7 @@ console.log(JSON.stringify({ tools: tools.map((t) => t.name), text: result.conte
 `;
 
 const consumerCjs = `
-const { Server, Client } = require('mcpkit');
+const { Server, Client } = require('mcpweft');
 (async () => {
   const server = new Server({ name: 'packed', version: '1.0.0' });
   server.registerTool('hello', { description: 'Greets.' }, () => 'hi from CommonJS');
@@ -47,7 +47,7 @@ const { Server, Client } = require('mcpkit');
 `;
 
 test('the packed tarball installs, builds its addon and serves', { timeout: 20 * 60 * 1000 }, () => {
-  const scratch = mkdtempSync(join(tmpdir(), 'mcpkit-install-'));
+  const scratch = mkdtempSync(join(tmpdir(), 'mcpweft-install-'));
   try {
     const packed = JSON.parse(run('npm', ['pack', pkg, '--pack-destination', scratch, '--json', '--loglevel=error'], { cwd: scratch, ms: 120000 }));
     const project = join(scratch, 'project');
@@ -56,12 +56,12 @@ test('the packed tarball installs, builds its addon and serves', { timeout: 20 *
     const env = {
       ...process.env,
       CARGO_TARGET_DIR: process.env.CARGO_TARGET_DIR || join(repo, 'target'),
-      MCPKIT_BUILD_PROFILE: 'debug',
+      MCPWEFT_BUILD_PROFILE: 'debug',
     };
     const tarball = join(scratch, packed[0].filename);
     run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, env, ms: 18 * 60 * 1000 });
-    const installed = join(project, 'node_modules', 'mcpkit');
-    assert.ok(existsSync(join(installed, 'mcpkit.node')), 'the install script built the addon');
+    const installed = join(project, 'node_modules', 'mcpweft');
+    assert.ok(existsSync(join(installed, 'mcpweft.node')), 'the install script built the addon');
     assert.ok(!existsSync(join(installed, 'rust', 'target')), 'no build folder is left in the package');
 
     writeFileSync(join(project, 'esm.mjs'), consumerEsm);

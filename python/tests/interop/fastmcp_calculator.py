@@ -2,7 +2,7 @@
 
 Written against mcp 2.x (pinned in requirements-dev.txt), where FastMCP was renamed
 ``mcp.server.mcpserver.MCPServer`` (``mcp.server.fastmcp`` only raises there) and host and port
-are arguments of ``run``. The interop tests run it under mcpkit's Python client.
+are arguments of ``run``. The interop tests run it under mcpweft's Python client.
 
 Usage: ``fastmcp_calculator.py`` serves stdio; ``fastmcp_calculator.py --http PORT`` serves
 Streamable HTTP at ``http://127.0.0.1:PORT/mcp``.

@@ -1,5 +1,5 @@
-# A FastMCP server as FastMCP's documentation writes one, unchanged but for its mcpkit import,
-# which takes mcpkit's Server under FastMCP's name. The interop tests serve it over stdio to the
+# A FastMCP server as FastMCP's documentation writes one, unchanged but for its mcpweft import,
+# which takes mcpweft's Server under FastMCP's name. The interop tests serve it over stdio to the
 # official MCP Python SDK's client.
 from dataclasses import dataclass
 from typing import Annotated
@@ -7,8 +7,8 @@ from typing import Annotated
 from pydantic import Field
 
 # was: from fastmcp import Context, FastMCP, Image
-from mcpkit import Context, Image
-from mcpkit import Server as FastMCP
+from mcpweft import Context, Image
+from mcpweft import Server as FastMCP
 
 mcp = FastMCP("Demo 🚀", instructions="A demo server: arithmetic, greetings and a progress report.")
 

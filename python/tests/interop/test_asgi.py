@@ -1,5 +1,5 @@
 """``Server.asgi_app()`` under uvicorn, alone and mounted in Starlette, driven by the official
-MCP Python SDK's client and by mcpkit's own."""
+MCP Python SDK's client and by mcpweft's own."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
-from mcpkit import Client, Server
-from mcpkit.cli import load_server
+from mcpweft import Client, Server
+from mcpweft.cli import load_server
 
 from .helpers import CALCULATOR, CALL_TIMEOUT
 from .test_official_client import Recorder, exercise_calculator, session_over

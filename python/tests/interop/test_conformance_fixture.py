@@ -1,4 +1,4 @@
-"""The official MCP Python SDK's client against mcpkit's Python conformance fixture
+"""The official MCP Python SDK's client against mcpweft's Python conformance fixture
 (``python/conformance/server.py``), served in process over Streamable HTTP.
 
 Covers what the calculator does not: an explicit JSON Schema 2020-12 input schema, sampling and
@@ -31,7 +31,7 @@ def load_fixture() -> ModuleType:
     # The fixture imports its sibling modules the way it does when run as a script.
     if str(SERVER.parent) not in sys.path:
         sys.path.insert(0, str(SERVER.parent))
-    spec = importlib.util.spec_from_file_location("mcpkit_conformance_server", SERVER)
+    spec = importlib.util.spec_from_file_location("mcpweft_conformance_server", SERVER)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -16,7 +16,7 @@ from .helpers import CALL_TIMEOUT, HERE
 PORT = HERE / "fastmcp_port.py"
 
 
-async def test_a_fastmcp_server_runs_on_mcpkit_unchanged(tmp_path: Path) -> None:
+async def test_a_fastmcp_server_runs_on_mcpweft_unchanged(tmp_path: Path) -> None:
     params = StdioServerParameters(command=sys.executable, args=[str(PORT)])
     reported: list[float] = []
     logs: list[types.LoggingMessageNotificationParams] = []

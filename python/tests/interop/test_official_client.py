@@ -1,4 +1,4 @@
-"""The official MCP Python SDK's client against mcpkit's calculator example, over stdio and HTTP.
+"""The official MCP Python SDK's client against mcpweft's calculator example, over stdio and HTTP.
 
 Written against mcp 2.x (pinned in requirements-dev.txt): its models use snake_case attributes
 and its HTTP transport is ``streamable_http_client`` (``streamablehttp_client`` in 1.x).

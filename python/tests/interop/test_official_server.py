@@ -1,4 +1,4 @@
-"""mcpkit's Python client against a server written with the official MCP Python SDK (FastMCP,
+"""mcpweft's Python client against a server written with the official MCP Python SDK (FastMCP,
 ``MCPServer`` in mcp 2.x): ``fastmcp_calculator.py`` over stdio and over Streamable HTTP."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Optional
 
 import pytest
 
-from mcpkit import Client, McpError
-from mcpkit.types import LogMessage
+from mcpweft import Client, McpError
+from mcpweft.types import LogMessage
 
 from .helpers import CALL_TIMEOUT, FASTMCP_CALCULATOR, eventually, http_server, texts
 
@@ -85,14 +85,14 @@ async def exercise_fastmcp_calculator(client: Client, logs: list[LogMessage]) ->
     await client.ping()
 
 
-async def test_mcpkit_client_against_fastmcp_over_stdio() -> None:
+async def test_mcpweft_client_against_fastmcp_over_stdio() -> None:
     logs: list[LogMessage] = []
     command = [sys.executable, str(FASTMCP_CALCULATOR)]
     async with Client.stdio(command, logging_handler=logs.append, timeout=CALL_TIMEOUT) as client:
         await exercise_fastmcp_calculator(client, logs)
 
 
-async def test_mcpkit_client_against_fastmcp_over_streamable_http(free_port: int) -> None:
+async def test_mcpweft_client_against_fastmcp_over_streamable_http(free_port: int) -> None:
     logs: list[LogMessage] = []
     async with http_server(FASTMCP_CALCULATOR, free_port) as url:
         async with Client.http(url, logging_handler=logs.append, timeout=CALL_TIMEOUT) as client:

@@ -1,10 +1,10 @@
-// The benchmark's echo server written with McpKit (`make bench`): `echo-server` serves stdio,
+// The benchmark's echo server written with McpWeft (`make bench`): `echo-server` serves stdio,
 // `echo-server --http PORT` serves Streamable HTTP at http://127.0.0.1:PORT/mcp with plain
-// JSON replies and stateful sessions, like bench/src/bin/mcpkit-echo-http.rs.
+// JSON replies and stateful sessions, like bench/src/bin/mcpweft-echo-http.rs.
 import Foundation
-import McpKit
+import McpWeft
 
-let server = try Server(name: "mcpkit-swift-echo", version: "1.0.0")
+let server = try Server(name: "mcpweft-swift-echo", version: "1.0.0")
 let schema: JSONValue = ["type": "object", "properties": ["text": ["type": "string"]], "required": ["text"]]
 try server.addTool("echo", description: "Returns the given text unchanged.", inputSchema: schema) { args, _ in
     args["text"] ?? ""

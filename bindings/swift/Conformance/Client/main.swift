@@ -1,4 +1,4 @@
-// The conformance fixture client, written with McpKit: `conformance-client URL` runs the
+// The conformance fixture client, written with McpWeft: `conformance-client URL` runs the
 // client scenario named in MCP_CONFORMANCE_SCENARIO against the suite's mock server at URL over
 // Streamable HTTP, like the Rust fixture client (tests/conformance/rust/src/client.rs). It
 // exits 0 when the scenario's job is done; otherwise it says why on stderr and exits 1 (2 for
@@ -8,7 +8,7 @@
 // (MCP_CONFORMANCE_CONTEXT): client credentials for machine clients, a pre-registered client
 // when the context names one, and otherwise a user who approves at once.
 import Foundation
-import McpKit
+import McpWeft
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -89,7 +89,7 @@ func login(_ scenario: String, _ context: JSONValue) -> ClientAuth {
                 privateKeyPem: text("private_key_pem"), algorithm: text("signing_algorithm")))
     }
     return ClientAuth(
-        redirectUri: "http://localhost:3000/callback", clientName: "mcpkit-conformance-client",
+        redirectUri: "http://localhost:3000/callback", clientName: "mcpweft-conformance-client",
         clientId: text("client_id"), clientSecret: text("client_secret"),
         clientMetadataUrl: "https://conformance-test.local/client-metadata.json")
 }

@@ -2,7 +2,7 @@
 // input across rounds, the stateless checks, the tasks extension, subscriptions/listen and
 // custom headers, with the names and payloads of the Rust fixture
 // (tests/conformance/rust/src/fixture.rs and tasks.rs).
-import McpKit
+import McpWeft
 
 /// Longer than the server's immediate window (100 ms): a call that waits this long before
 /// asking for input or answering becomes a task.

@@ -1,9 +1,9 @@
-// The conformance fixture server, written with McpKit: exactly what the official MCP
+// The conformance fixture server, written with McpWeft: exactly what the official MCP
 // conformance suite's server scenarios call, with the names and payloads of the Rust reference
 // fixture (tests/conformance/rust/src/fixture.rs). `conformance-server PORT` serves Streamable
 // HTTP at http://127.0.0.1:PORT/mcp until killed; `conformance-server --stdio` serves stdio.
 import Foundation
-import McpKit
+import McpWeft
 
 /// A 1x1 PNG image, base64-encoded.
 let pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
@@ -92,8 +92,8 @@ func elicit(_ ctx: Context, _ message: String, _ schema: JSONValue, _ prefix: St
 }
 
 func fixture() throws -> Server {
-    let server = try Server(name: "mcpkit-conformance-server", version: "0.1.0", settings: [
-        "instructions": "The mcpkit fixture for the official MCP conformance suite.", "tasks": true,
+    let server = try Server(name: "mcpweft-conformance-server", version: "0.1.0", settings: [
+        "instructions": "The mcpweft fixture for the official MCP conformance suite.", "tasks": true,
     ])
     try registerRevision2026(server)
     func tool(_ name: String, _ description: String, schema: JSONValue? = nil,

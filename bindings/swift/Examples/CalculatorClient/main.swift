@@ -2,7 +2,7 @@
 // core/examples/calculator_client.rs. Usage: `calculator-client SERVER_COMMAND [ARGS...]`
 // spawns the server over stdio, `calculator-client --http URL` connects over HTTP.
 import Foundation
-import McpKit
+import McpWeft
 
 /// Shows a value as people write it: strings bare, whole numbers without a fraction.
 func show(_ value: JSONValue?) -> String {

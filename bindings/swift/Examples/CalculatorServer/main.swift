@@ -2,7 +2,7 @@
 // completions; it mirrors core/examples/calculator_server.rs. `--http PORT` serves
 // Streamable HTTP at http://127.0.0.1:PORT/mcp instead.
 import Foundation
-import McpKit
+import McpWeft
 
 struct Operands: Decodable { let a: Double; let b: Double }
 struct Sum: Encodable { let sum: Double }

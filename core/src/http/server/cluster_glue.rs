@@ -141,7 +141,7 @@ pub(super) async fn find_session(
     let mut params = entry.params;
     params["protocolVersion"] = Value::String(entry.version.clone());
     let init =
-        JsonRpcMessage::request(RequestId::String("mcpkit-cluster-rebuild".into()), methods::INITIALIZE, Some(params));
+        JsonRpcMessage::request(RequestId::String("mcpweft-cluster-rebuild".into()), methods::INITIALIZE, Some(params));
     if !replay_request(&session, init).await || session.handle.protocol_version().as_deref() != Some(&entry.version) {
         session.end();
         let message = "Internal error: the session could not be restored on this server process";
@@ -171,7 +171,7 @@ pub(super) async fn find_session(
 
 /// A `logging/setLevel` request made on the client's behalf.
 fn set_level_request(level: Value) -> JsonRpcMessage {
-    let id = RequestId::String("mcpkit-cluster-level".into());
+    let id = RequestId::String("mcpweft-cluster-level".into());
     JsonRpcMessage::request(id, methods::LOGGING_SET_LEVEL, Some(serde_json::json!({ "level": level })))
 }
 

@@ -211,9 +211,9 @@ impl HttpClientOptions {
 /// A client transport for the Streamable HTTP transport of MCP 2025-11-25.
 ///
 /// ```no_run
-/// use mcpkit::{Client, ClientOptions, transport::http::StreamableHttpClientTransport};
+/// use mcpweft::{Client, ClientOptions, transport::http::StreamableHttpClientTransport};
 ///
-/// # async fn run() -> Result<(), mcpkit::Error> {
+/// # async fn run() -> Result<(), mcpweft::Error> {
 /// let transport = StreamableHttpClientTransport::new("http://localhost:8000/mcp")?;
 /// let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;
 /// let tools = client.list_all_tools().await?;

@@ -6,7 +6,7 @@
 use std::{fmt, str::FromStr, sync::Arc};
 
 use async_trait::async_trait;
-use mcpkit::{
+use mcpweft::{
     Client, ClientHandler, ClientOptions, Error, ErrorData,
     auth::{Authorizer, ClientCredentials, OAuthClient, OAuthClientOptions},
     model::{
@@ -158,13 +158,13 @@ impl ClientHandler for AcceptDefaults {
 /// skills extension, and revision 2026-07-28 first (falling back to `initialize` with an older
 /// server).
 pub fn options() -> ClientOptions {
-    ClientOptions::new("mcpkit-conformance-client", env!("CARGO_PKG_VERSION"))
+    ClientOptions::new("mcpweft-conformance-client", env!("CARGO_PKG_VERSION"))
         .with_capabilities(
             ClientCapabilities::default()
                 .with_elicitation(false)
-                .with_extension(mcpkit::skills::SKILLS_EXTENSION, JsonObject::new()),
+                .with_extension(mcpweft::skills::SKILLS_EXTENSION, JsonObject::new()),
         )
-        .with_protocol_version(mcpkit::model::STATELESS_PROTOCOL_VERSION)
+        .with_protocol_version(mcpweft::model::STATELESS_PROTOCOL_VERSION)
 }
 
 fn text_of(result: &CallToolResult) -> String {
@@ -352,7 +352,7 @@ pub fn oauth_client(url: &str, context: &Value) -> Result<OAuthClient, String> {
         OAuthClientOptions::machine(credentials)
     } else {
         let approve = Arc::new(AutoApprove::new()?);
-        let options = OAuthClientOptions::new("mcpkit-conformance-client", "http://localhost:3000/callback", approve)
+        let options = OAuthClientOptions::new("mcpweft-conformance-client", "http://localhost:3000/callback", approve)
             .with_client_metadata_url(CLIENT_METADATA_URL);
         match text("client_id") {
             Some(id) => options.with_client(id, text("client_secret")),

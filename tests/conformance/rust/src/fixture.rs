@@ -7,7 +7,7 @@ use std::{
     time::Duration,
 };
 
-use mcpkit::{
+use mcpweft::{
     ErrorData, RequestContext, Server,
     model::{
         CallToolResult, CompleteRequestParams, CompleteResult, CompletionReference, ContentBlock,
@@ -35,7 +35,7 @@ pub const RECONNECTION_TEXT: &str = "Reconnection test completed";
 
 /// The name and version the fixture server presents.
 pub fn server_info() -> Implementation {
-    Implementation::new("mcpkit-conformance-server", env!("CARGO_PKG_VERSION"))
+    Implementation::new("mcpweft-conformance-server", env!("CARGO_PKG_VERSION"))
 }
 
 /// Converts a `json!` object literal into a JSON object.
@@ -218,7 +218,7 @@ fn sampling(text: &str, max_tokens: u32) -> Value {
 }
 
 /// Asks the client for the user's name under the key `user_name`, as several scenarios do.
-async fn ask_name(ctx: &RequestContext) -> Result<Value, mcpkit::Error> {
+async fn ask_name(ctx: &RequestContext) -> Result<Value, mcpweft::Error> {
     ctx.ask("user_name", "elicitation/create", form("What is your name?", "name", "string")).await
 }
 
@@ -228,13 +228,13 @@ pub(crate) fn greeting(answer: &Value) -> CallToolResult {
 }
 
 /// The error of a handler whose request for input failed; an unanswered one ends the round.
-fn asked(e: mcpkit::Error) -> ErrorData {
+fn asked(e: mcpweft::Error) -> ErrorData {
     ErrorData::internal_error(e.to_string())
 }
 
 /// Registers the tools and the prompt of the `input-required-result-*` scenarios (revision
 /// 2026-07-28): each asks the client for input under the keys the scenarios name.
-fn input_required(builder: mcpkit::server::ServerBuilder) -> mcpkit::server::ServerBuilder {
+fn input_required(builder: mcpweft::server::ServerBuilder) -> mcpweft::server::ServerBuilder {
     builder
         .tool(
             no_arguments("test_input_required_result_elicitation", "Asks for the user's name."),
@@ -404,11 +404,11 @@ fn pdf_skill() -> Skill {
 }
 
 /// The registrations of the 2025-11-25 scenarios, added to `builder`, with tasks on and a skill.
-fn fixture_with(builder: mcpkit::server::ServerBuilder) -> Server {
+fn fixture_with(builder: mcpweft::server::ServerBuilder) -> Server {
     builder
         .tasks(TaskOptions::new())
         .skill(pdf_skill())
-        .instructions("The mcpkit fixture for the official MCP conformance suite.")
+        .instructions("The mcpweft fixture for the official MCP conformance suite.")
         .tool(
             no_arguments("test_simple_text", "Returns a simple text response."),
             |_args: JsonObject, _ctx: RequestContext| async move {

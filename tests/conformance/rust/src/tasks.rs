@@ -6,7 +6,7 @@ use std::{
     time::Duration,
 };
 
-use mcpkit::{
+use mcpweft::{
     ErrorData, RequestContext, Server,
     model::{CallToolResult, JsonObject, Prompt, TaskSupport, Tool},
     server::ServerBuilder,
@@ -28,7 +28,7 @@ fn tool(name: &str, description: &str, properties: Value, support: Option<TaskSu
     }
 }
 
-fn failed(e: mcpkit::Error) -> ErrorData {
+fn failed(e: mcpweft::Error) -> ErrorData {
     ErrorData::internal_error(e.to_string())
 }
 

@@ -1,14 +1,14 @@
-//! Runs the client scenarios in process, over an in-memory transport, against an mcpkit server
+//! Runs the client scenarios in process, over an in-memory transport, against an mcpweft server
 //! that plays the suite's mock servers.
 
 use std::sync::{Arc, Mutex};
 
-use mcpkit::{
+use mcpweft::{
     ErrorData, RequestContext, Server,
     model::{CallToolResult, ElicitRequestFormParams, ElicitRequestParams, Implementation, JsonObject, Tool},
     transport::memory_pair,
 };
-use mcpkit_conformance::client::{Scenario, defaults_of, run};
+use mcpweft_conformance::client::{Scenario, defaults_of, run};
 use serde_json::{Value, json};
 
 fn object(value: Value) -> JsonObject {

@@ -8,7 +8,7 @@ use std::{
 };
 
 use async_trait::async_trait;
-use mcpkit::{
+use mcpweft::{
     Client, ClientHandler, ClientOptions, ErrorData, RequestOptions,
     model::{
         CallToolRequestParams, CallToolResult, ClientCapabilities, CompletionReference, CreateMessageRequestParams,
@@ -18,7 +18,7 @@ use mcpkit::{
     session::IncomingRequest,
     transport::memory_pair,
 };
-use mcpkit_conformance::{RECONNECTION_TEXT, fixture, json_schema_2020_12};
+use mcpweft_conformance::{RECONNECTION_TEXT, fixture, json_schema_2020_12};
 use serde_json::{Value, json};
 
 #[derive(Default)]

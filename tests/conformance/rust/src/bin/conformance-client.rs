@@ -8,8 +8,8 @@
 
 use std::{process::ExitCode, sync::Arc, time::Duration};
 
-use mcpkit::transport::http::{HttpClientOptions, StreamableHttpClientTransport};
-use mcpkit_conformance::client::{CONTEXT_VARIABLE, SCENARIO_VARIABLE, Scenario, oauth_client, run};
+use mcpweft::transport::http::{HttpClientOptions, StreamableHttpClientTransport};
+use mcpweft_conformance::client::{CONTEXT_VARIABLE, SCENARIO_VARIABLE, Scenario, oauth_client, run};
 
 const USAGE: &str = "usage: MCP_CONFORMANCE_SCENARIO=NAME conformance-client URL";
 const TIMEOUT_VARIABLE: &str = "MCP_CONFORMANCE_CLIENT_TIMEOUT";
@@ -35,7 +35,7 @@ fn parse_args() -> Result<(Scenario, String, Duration), String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    mcpkit_conformance::init_logging();
+    mcpweft_conformance::init_logging();
     let (scenario, url, limit) = match parse_args() {
         Ok(parsed) => parsed,
         Err(message) => {

@@ -4,19 +4,19 @@
 //! `http://127.0.0.1:PORT/mcp`; `conformance-server --stdio` serves one session over stdin and
 //! stdout. Diagnostics go to stderr, filtered by `RUST_LOG` (default `warn`).
 //!
-//! `MCPKIT_ALLOWED_HOSTS` (comma-separated `name:port` values) replaces the accepted `Host`
-//! headers, for a fixture behind a load balancer. With `MCPKIT_REDIS_URL` set, the server joins
+//! `MCPWEFT_ALLOWED_HOSTS` (comma-separated `name:port` values) replaces the accepted `Host`
+//! headers, for a fixture behind a load balancer. With `MCPWEFT_REDIS_URL` set, the server joins
 //! the cluster of that Redis (built with the feature `redis`), sharing its sessions with the
-//! other fixture processes of the cluster (`MCPKIT_REDIS_PREFIX` names the cluster's keys,
-//! `mcpkit-conformance` by default).
+//! other fixture processes of the cluster (`MCPWEFT_REDIS_PREFIX` names the cluster's keys,
+//! `mcpweft-conformance` by default).
 
 use std::{
     net::{Ipv4Addr, SocketAddr},
     process::ExitCode,
 };
 
-use mcpkit::http::{HttpServerOptions, StreamableHttpServer};
-use mcpkit_conformance::fixture;
+use mcpweft::http::{HttpServerOptions, StreamableHttpServer};
+use mcpweft_conformance::fixture;
 
 const USAGE: &str = "usage: conformance-server PORT | conformance-server --stdio";
 
@@ -34,16 +34,16 @@ fn parse_args() -> Result<Mode, String> {
     }
 }
 
-async fn serve_http(port: u16) -> Result<(), mcpkit::Error> {
+async fn serve_http(port: u16) -> Result<(), mcpweft::Error> {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     // The pinned suite (0.1.16) sends `MCP-Protocol-Version: 2025-03-26` on 2025-11-25 sessions
     // in its SSE polling and multiple-streams scenarios (fixed upstream after that release), so
     // the fixture accepts any supported version there.
     let mut options = HttpServerOptions::new().with_require_negotiated_version(false);
-    if let Ok(hosts) = std::env::var("MCPKIT_ALLOWED_HOSTS") {
+    if let Ok(hosts) = std::env::var("MCPWEFT_ALLOWED_HOSTS") {
         options = options.with_allowed_hosts(hosts.split(',').map(str::trim).filter(|h| !h.is_empty()));
     }
-    if let Ok(url) = std::env::var("MCPKIT_REDIS_URL") {
+    if let Ok(url) = std::env::var("MCPWEFT_REDIS_URL") {
         options = cluster(options, url)?;
     }
     let bound = StreamableHttpServer::bind(fixture(), addr, options).await?;
@@ -54,20 +54,20 @@ async fn serve_http(port: u16) -> Result<(), mcpkit::Error> {
 
 /// Shares the server's sessions through the Redis at `url`.
 #[cfg(feature = "redis")]
-fn cluster(options: HttpServerOptions, url: String) -> Result<HttpServerOptions, mcpkit::Error> {
-    let prefix = std::env::var("MCPKIT_REDIS_PREFIX").unwrap_or_else(|_| "mcpkit-conformance".to_owned());
-    Ok(options.with_cluster(mcpkit::http::ClusterOptions::new(url).with_prefix(prefix)))
+fn cluster(options: HttpServerOptions, url: String) -> Result<HttpServerOptions, mcpweft::Error> {
+    let prefix = std::env::var("MCPWEFT_REDIS_PREFIX").unwrap_or_else(|_| "mcpweft-conformance".to_owned());
+    Ok(options.with_cluster(mcpweft::http::ClusterOptions::new(url).with_prefix(prefix)))
 }
 
 /// Refuses cluster mode in a build without it.
 #[cfg(not(feature = "redis"))]
-fn cluster(_: HttpServerOptions, _: String) -> Result<HttpServerOptions, mcpkit::Error> {
-    Err(mcpkit::Error::Config("MCPKIT_REDIS_URL is set but this build has no `redis` feature".to_owned()))
+fn cluster(_: HttpServerOptions, _: String) -> Result<HttpServerOptions, mcpweft::Error> {
+    Err(mcpweft::Error::Config("MCPWEFT_REDIS_URL is set but this build has no `redis` feature".to_owned()))
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    mcpkit_conformance::init_logging();
+    mcpweft_conformance::init_logging();
     let mode = match parse_args() {
         Ok(mode) => mode,
         Err(message) => {

@@ -1,0 +1,237 @@
+import Foundation
+import McpWeft
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
+private let closeSocket = Glibc.close
+#elseif canImport(Darwin)
+import Darwin
+private let streamSocket = SOCK_STREAM
+private let closeSocket = Darwin.close
+#endif
+
+/// A loopback listening socket, and its port.
+private func listeningSocket() -> (Int32, Int) {
+    let fd = socket(AF_INET, streamSocket, 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    _ = listen(fd, 16)
+    var bound = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &bound) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return (fd, Int(UInt16(bigEndian: bound.sin_port)))
+}
+
+/// A free loopback port, so that a server's resource URL can name it before it binds.
+private func freePort() -> Int {
+    let (fd, port) = listeningSocket()
+    _ = closeSocket(fd)
+    return port
+}
+
+/// A small HTTP/1.1 server on loopback for the tests: one connection at a time, each request
+/// answered by `respond(port, method, path, body)` and the connection closed.
+private final class TinyHTTPServer: @unchecked Sendable {
+    typealias Respond = @Sendable (Int, String, String, String) -> (Int, String, [String: String])
+    let port: Int
+    private let fd: Int32
+
+    init(respond: @escaping Respond) {
+        (fd, port) = listeningSocket()
+        let (fd, port) = (fd, port)
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(fd, nil, nil)
+                if connection < 0 { return }
+                TinyHTTPServer.answer(connection) { respond(port, $0, $1, $2) }
+                _ = closeSocket(connection)
+            }
+        }
+    }
+
+    func stop() {
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+        _ = closeSocket(fd)
+    }
+
+    private static func answer(
+        _ connection: Int32, _ respond: (String, String, String) -> (Int, String, [String: String])
+    ) {
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var headerEnd: Int?
+        var contentLength = 0
+        while true {
+            if let end = headerEnd, data.count >= end + contentLength { break }
+            let count = read(connection, &buffer, buffer.count)
+            if count <= 0 { return }
+            data.append(contentsOf: buffer[0..<count])
+            if headerEnd == nil, let range = String(decoding: data, as: UTF8.self).range(of: "\r\n\r\n") {
+                let head = String(decoding: data, as: UTF8.self)[..<range.lowerBound]
+                headerEnd = head.utf8.count + 4
+                for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
+                    contentLength = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                }
+            }
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        let requestLine = text.prefix { $0 != "\r" }.split(separator: " ")
+        let body = String(decoding: data[(headerEnd ?? data.count)...], as: UTF8.self)
+        let (status, payload, headers) = respond(String(requestLine[0]), String(requestLine[1]), body)
+        var response = "HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        for (name, value) in headers { response += "\(name): \(value)\r\n" }
+        response += "Content-Length: \(payload.utf8.count)\r\n\r\n\(payload)"
+        let bytes = Array(response.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            if count <= 0 { return }
+            sent += count
+        }
+    }
+}
+
+/// The server of the tests: `whoami` answers the caller's subject and scopes.
+private func protectedServer() throws -> Server {
+    let server = try Server(name: "protected", version: "1")
+    try server.addTool("whoami") { (_: JSONValue, ctx: Context) -> JSONValue in
+        let auth = ctx.auth
+        return .string("\(auth?.subject ?? "nobody") \((auth?.scopes ?? []).joined(separator: " "))")
+    }
+    return server
+}
+
+/// A token store that keeps what it is given in memory.
+private actor MemoryStore: TokenStore {
+    var tokens: [String: StoredTokens] = [:]
+
+    func load(resource: String) async throws -> StoredTokens? { tokens[resource] }
+
+    func save(resource: String, tokens: StoredTokens) async throws { self.tokens[resource] = tokens }
+}
+
+/// Authorization: a server protected by a verifier, the identity in the handler's context, and
+/// a client that logs in through its authorizer against a small authorization server.
+final class AuthTests: XCTestCase {
+    func testAVerifierProtectsTheServerAndTheHandlerSeesTheIdentity() async throws {
+        let auth = ServerAuth(
+            resource: "http://127.0.0.1/mcp", authorizationServers: ["http://127.0.0.1:1"], requiredScopes: ["mcp:read"])
+        let http = try await protectedServer().serveHTTP(port: 0, auth: auth) { token in
+            if token == "good" { return AuthInfo(subject: "alice", clientId: "app", scopes: ["mcp:read"]) }
+            if token == "refused" { return nil }
+            throw MCPError(kind: .handler, message: "unknown token")
+        }
+        let client = try await Client.http(url: http.url, headers: ["Authorization": "Bearer good"])
+        let answer = try await client.callTool(name: "whoami")
+        XCTAssertEqual(answer.text, "alice mcp:read")
+        await client.close()
+        let refusals = [
+            "": "a bearer token is required", "refused": "the verifier refused the token",
+            "bogus": "invalid_token: unknown token",
+        ]
+        for (token, reason) in refusals {
+            let headers = token.isEmpty ? [:] : ["Authorization": "Bearer \(token)"]
+            do {
+                _ = try await Client.http(url: http.url, headers: headers)
+                XCTFail("the token \(token) was accepted")
+            } catch let error as MCPError {
+                XCTAssertTrue(error.message.contains(reason), error.message)
+            }
+        }
+        try await http.close()
+    }
+
+    func testALoginWithoutAnAuthorizerIsAClearError() async throws {
+        do {
+            _ = try await Client.http(
+                url: "http://127.0.0.1:\(freePort())/mcp", auth: ClientAuth(redirectUri: "http://127.0.0.1:1/callback"))
+            XCTFail("connected without an authorizer")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.kind, .invalidInput)
+            XCTAssertTrue(error.message.contains("authorizer"), error.message)
+        }
+    }
+
+    func testEverySettingReachesTheCore() async throws {
+        let port = freePort()
+        let resource = "http://127.0.0.1:\(port)/mcp"
+        let jwt = JWTSettings(
+            issuer: "http://127.0.0.1:1/issuer", jwks: ["keys": []], audience: resource,
+            requiredScopes: ["mcp:read"], leewayMs: 1000, refreshIntervalMs: 1000)
+        let auth = ServerAuth(
+            resource: resource, authorizationServers: ["http://127.0.0.1:1"], requiredScopes: ["mcp:read"],
+            scopesSupported: ["mcp:read"], methodScopes: ["tools/list": ["mcp:read"]],
+            toolScopes: ["whoami": ["mcp:whoami"]], resourceName: "settings", leewayMs: 1000, jwt: jwt)
+        let http = try await protectedServer().serveHTTP(port: port, auth: auth)
+        let login = ClientAuth(
+            redirectUri: "http://127.0.0.1:1/callback", clientName: "settings", clientId: "pre-registered",
+            clientSecret: "secret", clientMetadataUrl: "https://client.example.com/metadata.json", scopes: ["mcp:read"],
+            maxStepUps: 1, clientCredentials: ClientCredentials(clientId: "machine", clientSecret: "machine-secret"))
+        do {
+            _ = try await Client.http(url: http.url, auth: login)
+            XCTFail("a machine client logged in without an authorization server")
+        } catch let error as MCPError {
+            XCTAssertTrue(error.message.contains("the token request failed"), error.message)
+        }
+        try await http.close()
+    }
+
+    func testAClientLogsInThroughItsAuthorizer() async throws {
+        let issuer = TinyHTTPServer { port, method, path, _ in
+            let base = "http://127.0.0.1:\(port)"
+            switch (method, path) {
+            case ("GET", "/.well-known/oauth-authorization-server"):
+                let metadata: JSONValue = [
+                    "issuer": .string(base), "authorization_endpoint": .string("\(base)/authorize"),
+                    "token_endpoint": .string("\(base)/token"), "registration_endpoint": .string("\(base)/register"),
+                    "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
+                    "token_endpoint_auth_methods_supported": ["client_secret_post"],
+                ]
+                return (200, metadata.jsonText, [:])
+            case ("POST", "/register"):
+                return (201, #"{"client_id":"registered","client_secret":"secret"}"#, [:])
+            case ("POST", "/token"):
+                return (200, #"{"access_token":"swift-token","token_type":"Bearer","expires_in":3600}"#, [:])
+            default:
+                return (404, "{}", [:])
+            }
+        }
+        defer { issuer.stop() }
+        let base = "http://127.0.0.1:\(issuer.port)"
+        let port = freePort()
+        let resource = "http://127.0.0.1:\(port)/mcp"
+        let auth = ServerAuth(resource: resource, authorizationServers: [base], requiredScopes: ["mcp:read"])
+        let http = try await protectedServer().serveHTTP(port: port, auth: auth) { token in
+            token == "swift-token" ? AuthInfo(subject: "user-1", scopes: ["mcp:read"]) : nil
+        }
+        let opened = Recorder<String>()
+        let store = MemoryStore()
+        let handlers = ClientHandlers(
+            authorizer: { url in
+                await opened.add(url)
+                let query = URLComponents(string: url)?.queryItems ?? []
+                let redirect = query.first { $0.name == "redirect_uri" }?.value ?? ""
+                let state = query.first { $0.name == "state" }?.value ?? ""
+                return "\(redirect)?code=the-code&state=\(state)"
+            }, tokenStore: store)
+        let login = ClientAuth(redirectUri: "http://127.0.0.1:1/callback", clientName: "swift-test")
+        let client = try await Client.http(url: http.url, auth: login, handlers: handlers)
+        let answer = try await client.callTool(name: "whoami")
+        XCTAssertEqual(answer.text, "user-1 mcp:read")
+        await client.close()
+        let urls = await opened.items
+        XCTAssertEqual(urls.count, 1)
+        XCTAssertTrue(urls.first?.hasPrefix("\(base)/authorize?") ?? false, urls.first ?? "")
+        let saved = await store.tokens[resource]
+        XCTAssertEqual(saved?.accessToken, "swift-token")
+        try await http.close()
+    }
+}

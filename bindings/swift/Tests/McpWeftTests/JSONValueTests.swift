@@ -1,0 +1,76 @@
+import McpWeft
+import XCTest
+
+private struct Point: Codable, Equatable {
+    let x: Int
+    let label: String
+    let weight: Double?
+}
+
+final class JSONValueTests: XCTestCase {
+    func testTextRoundTripsEveryKind() throws {
+        let value: JSONValue = [
+            "null": nil, "yes": true, "no": false, "int": -42, "big": .int(Int.max), "double": 2.5,
+            "whole": .double(5), "string": "héllo \"quoted\" \\ /\n\t\u{01} 🎉", "array": [1, "two", [3]],
+            "object": ["nested": ["deep": []]],
+        ]
+        let text = value.jsonText
+        XCTAssertEqual(try JSONValue(parsing: text), value)
+        XCTAssertTrue(text.hasPrefix("{\"array\":[1,\"two\",[3]],\"big\":9223372036854775807,"), text)
+        XCTAssertTrue(text.contains("\"whole\":5.0"), "whole doubles keep their fraction, as serde_json writes them")
+        XCTAssertTrue(text.contains("\\u0001"), text)
+    }
+
+    func testParsingFollowsJSON() throws {
+        let parsed = try JSONValue(parsing: " { \"a\" : [ 1 , 2.5e2 , -0.5 , true , null ] , \"s\" : \"\\u00e9\\ud83d\\ude00\\/\" } ")
+        XCTAssertEqual(parsed["a"], [1, 250.0, -0.5, true, nil])
+        XCTAssertEqual(parsed["s"], "é😀/")
+        XCTAssertEqual(try JSONValue(parsing: "123456789012"), .int(123_456_789_012))
+        for bad in ["", "{", "[1,]", "{\"a\" 1}", "tru", "\"open", "1 2", "{\"a\":1,}", "\"\\x\""] {
+            XCTAssertThrowsError(try JSONValue(parsing: bad), "\(bad) must not parse")
+        }
+        let deep = String(repeating: "[", count: 2000) + String(repeating: "]", count: 2000)
+        XCTAssertThrowsError(try JSONValue(parsing: deep), "nesting is bounded")
+    }
+
+    func testAccessorsAndLiterals() {
+        let value: JSONValue = ["n": 3, "d": 3.0, "s": "x", "a": [true]]
+        XCTAssertEqual(value["n"]?.intValue, 3)
+        XCTAssertEqual(value["d"]?.intValue, 3)
+        XCTAssertEqual(value["n"]?.doubleValue, 3.0)
+        XCTAssertEqual(value["s"]?.stringValue, "x")
+        XCTAssertEqual(value["a"]?[0]?.boolValue, true)
+        XCTAssertNil(value["a"]?[1])
+        XCTAssertNil(value["missing"])
+        XCTAssertEqual(value["a"]?.arrayValue?.count, 1)
+        XCTAssertEqual(value.objectValue?.count, 4)
+        XCTAssertTrue(JSONValue.null.isNull)
+        XCTAssertEqual(value.description, value.jsonText)
+    }
+
+    func testCodableTypesConvertBothWays() throws {
+        let point = Point(x: 3, label: "p", weight: 0.25)
+        let value = try JSONValue(encoding: point)
+        XCTAssertEqual(value, ["x": 3, "label": "p", "weight": 0.25])
+        XCTAssertEqual(try value.decode(Point.self), point)
+        let wrong: JSONValue = ["x": "three"]
+        XCTAssertThrowsError(try wrong.decode(Point.self))
+        let viaFoundation = try JSONDecoder().decode(JSONValue.self, from: Data(value.jsonText.utf8))
+        XCTAssertEqual(viaFoundation, value)
+        let encoded = try JSONEncoder().encode(value)
+        XCTAssertEqual(try JSONValue(parsing: String(decoding: encoded, as: UTF8.self)), value)
+    }
+
+    func testErrorCodesMatchTheBridgeTable() {
+        let table = MCPError.bridgeCodes
+        XCTAssertEqual(table.count, 8)
+        XCTAssertEqual(table["ParseError"], MCPError.Code.parseError)
+        XCTAssertEqual(table["InvalidRequest"], MCPError.Code.invalidRequest)
+        XCTAssertEqual(table["MethodNotFound"], MCPError.Code.methodNotFound)
+        XCTAssertEqual(table["InvalidParams"], MCPError.Code.invalidParams)
+        XCTAssertEqual(table["InternalError"], MCPError.Code.internalError)
+        XCTAssertEqual(table["RequestTimeout"], MCPError.Code.requestTimeout)
+        XCTAssertEqual(table["ResourceNotFound"], MCPError.Code.resourceNotFound)
+        XCTAssertEqual(table["UrlElicitationRequired"], MCPError.Code.urlElicitationRequired)
+    }
+}

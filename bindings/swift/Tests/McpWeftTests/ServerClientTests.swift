@@ -1,0 +1,194 @@
+import McpWeft
+import XCTest
+
+final class ServerClientTests: XCTestCase {
+    func testDescriptorsReachTheClient() async throws {
+        let client = try await Client.inMemory(server: makeServer(), options: ["name": "tester", "version": "9"])
+        XCTAssertEqual(client.serverInfo["serverInfo"]?["name"], "swift-test")
+        XCTAssertEqual(client.serverInfo["serverInfo"]?["version"], "1.2.3")
+        XCTAssertEqual(client.serverInfo["instructions"], "Be nice.")
+        XCTAssertEqual(client.protocolVersion, "2025-11-25")
+        let tools = try await client.listTools()
+        XCTAssertEqual(tools.compactMap { $0["name"]?.stringValue }.sorted(), ["add", "echo", "fail", "slow"])
+        let add = try XCTUnwrap(tools.first { $0["name"] == "add" })
+        XCTAssertEqual(add["description"], "Adds two numbers.")
+        XCTAssertEqual(add["inputSchema"]?["required"], ["a", "b"])
+        let page = try await client.list("tools")
+        XCTAssertEqual(page["tools"]?.arrayValue?.count, 2, "pages follow the server's page size")
+        XCTAssertNotNil(page["nextCursor"]?.stringValue)
+        let resources = try await client.listResources()
+        XCTAssertEqual(resources.first?["mimeType"], "text/markdown")
+        let templates = try await client.listResourceTemplates()
+        XCTAssertEqual(templates.first?["uriTemplate"], "mem://users/{id}")
+        let prompt = try await client.listPrompts().first
+        XCTAssertEqual(prompt?["arguments"]?[0]?["required"], true)
+        await client.close()
+        await client.close()
+    }
+
+    func testToolsTakeAndReturnSwiftValues() async throws {
+        let client = try await Client.inMemory(server: makeServer())
+        let sum = try await client.callTool(name: "add", arguments: Operands(a: 2, b: 3.5))
+        XCTAssertFalse(sum.isError)
+        XCTAssertEqual(try sum.decode(Sum.self), Sum(sum: 5.5))
+        XCTAssertEqual(try JSONValue(parsing: sum.text), ["sum": 5.5])
+        let echoed = try await client.callTool(name: "echo", arguments: ["q": [1, "two"]])
+        XCTAssertEqual(echoed.structuredContent, ["q": [1, "two"]])
+        let invalid = try await client.callTool(name: "add", arguments: ["a": "x"])
+        XCTAssertTrue(invalid.isError, "arguments are checked against the input schema")
+        await client.close()
+    }
+
+    func testThrownErrorsFollowThePolicy() async throws {
+        let client = try await Client.inMemory(server: makeServer())
+        let failed = try await client.callTool(name: "fail")
+        XCTAssertTrue(failed.isError)
+        XCTAssertEqual(failed.text, "it broke")
+        do {
+            _ = try await client.callTool(name: "fail", arguments: ["code": -32042])
+            XCTFail("an MCPError with a code answers with that JSON-RPC error")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.kind, .rpc)
+            XCTAssertEqual(error.code, MCPError.Code.urlElicitationRequired)
+            XCTAssertEqual(error.message, "chosen error")
+            XCTAssertEqual(error.data, ["why": "test"])
+        }
+        do {
+            _ = try await client.callTool(name: "nope")
+            XCTFail("an unknown tool is an error")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.code, MCPError.Code.invalidParams)
+        }
+        await client.close()
+    }
+
+    func testResourcesPromptsAndCompletions() async throws {
+        let client = try await Client.inMemory(server: makeServer())
+        let readme = try await client.readResource(uri: "mem://readme")
+        XCTAssertEqual(readme["contents"]?[0], ["uri": "mem://readme", "mimeType": "text/markdown", "text": "# Hi"])
+        let user = try await client.readResource(uri: "mem://users/7")
+        XCTAssertEqual(try JSONValue(parsing: user["contents"]?[0]?["text"]?.stringValue ?? ""), ["id": "7"])
+        do {
+            _ = try await client.readResource(uri: "mem://users/0")
+            XCTFail("a missing resource is an error")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.code, MCPError.Code.resourceNotFound)
+        }
+        let prompt = try await client.getPrompt(name: "greet", arguments: ["who": "Ada"])
+        XCTAssertEqual(prompt["description"], "Greets.")
+        XCTAssertEqual(prompt["messages"]?[0]?["content"]?["text"], "Hello Ada")
+        let completion = try await client.complete(
+            ref: ["type": "ref/prompt", "name": "greet"], argument: "who", value: "A", arguments: ["lang": "fr"])
+        XCTAssertEqual(completion["completion"]?["values"], ["A-1", "A-fr"])
+        await client.close()
+    }
+
+    func testProgressLoggingAndListChangesReachTheClient() async throws {
+        let server = try makeServer()
+        let heard = Recorder<JSONValue>()
+        let client = try await Client.inMemory(
+            server: server,
+            handlers: ClientHandlers(notification: { method, params in await heard.add(["method": .string(method), "params": params]) }))
+        try await client.setLoggingLevel(.debug)
+        let progress = Recorder<JSONValue>()
+        let done = try await client.callTool(name: "slow", arguments: ["n": 1]) { p in Task { await progress.add(p) } }
+        XCTAssertEqual(done.structuredContent, ["n": 1])
+        try await eventually("progress arrives") { await progress.items.count == 1 }
+        let first = await progress.items.first
+        XCTAssertEqual(first?["message"], "half")
+        XCTAssertEqual(first?["total"]?.doubleValue, 2)
+
+        XCTAssertTrue(server.removeTool("echo"))
+        XCTAssertFalse(server.removeTool("echo"))
+        try server.log(.warning, ["n": 1])
+        _ = try await client.request("resources/subscribe", params: ["uri": "mem://readme"])
+        server.notifyResourceUpdated("mem://readme")
+        try await eventually("the resource update arrives") {
+            await heard.items.contains { $0["method"] == "notifications/resources/updated" }
+        }
+        let methods = await heard.items.compactMap { $0["method"]?.stringValue }
+        XCTAssertTrue(methods.contains("notifications/tools/list_changed"), "\(methods)")
+        let logs = await heard.items.filter { $0["method"] == "notifications/message" }
+        XCTAssertTrue(logs.contains { $0["params"]?["logger"] == "slow" && $0["params"]?["data"] == "working" })
+        XCTAssertTrue(logs.contains { $0["params"]?["data"] == ["n": 1] })
+        let tools = try await client.listTools()
+        XCTAssertEqual(tools.count, 3)
+        await client.close()
+    }
+
+    func testTheContextAsksTheClientForInput() async throws {
+        let server = try Server(name: "asker", version: "1")
+        try server.addTool("ask") { (_: JSONValue, ctx: Context) -> JSONValue in
+            let roots = try await ctx.listRoots()
+            let sampled = try await ctx.sample([
+                "messages": [["role": "user", "content": ["type": "text", "text": "hi"]]], "maxTokens": 5,
+            ])
+            let form = try await ctx.elicit(
+                message: "name?", requestedSchema: ["type": "object", "properties": ["n": ["type": "string"]]])
+            return [
+                "roots": roots, "sampled": sampled, "form": form, "client": ctx.clientInfo ?? nil,
+                "version": .string(ctx.protocolVersion ?? ""), "id": ctx.requestID ?? nil,
+            ]
+        }
+        let without = try await Client.inMemory(server: server)
+        let refused = try await without.callTool(name: "ask")
+        XCTAssertTrue(refused.isError)
+        await without.close()
+
+        let handlers = ClientHandlers(
+            sampling: { params, _ in
+                XCTAssertEqual(params["maxTokens"], 5)
+                return ["role": "assistant", "content": ["type": "text", "text": "hello"], "model": "m"]
+            },
+            elicitation: { params, _ in
+                XCTAssertEqual(params["message"], "name?")
+                return ["action": "accept", "content": ["n": "Ada"]]
+            },
+            roots: { _ in [["uri": "file:///tmp", "name": "tmp"]] })
+        let client = try await Client.inMemory(server: server, options: ["name": "tester", "version": "9"], handlers: handlers)
+        let out = try await client.callTool(name: "ask").structuredContent
+        XCTAssertEqual(out?["roots"]?["roots"]?[0]?["uri"], "file:///tmp")
+        XCTAssertEqual(out?["sampled"]?["content"]?["text"], "hello")
+        XCTAssertEqual(out?["form"]?["content"]?["n"], "Ada")
+        XCTAssertEqual(out?["client"]?["name"], "tester")
+        XCTAssertEqual(out?["version"], "2025-11-25")
+        XCTAssertNotNil(out?["id"]?.intValue ?? out?["id"]?.stringValue.map { _ in 0 })
+        await client.close()
+    }
+
+    func testRootsChangesReachTheServer() async throws {
+        let server = try Server(name: "r", version: "1")
+        let seen = Recorder<JSONValue>()
+        try server.onRootsChanged { ctx in await seen.add(try await ctx.listRoots()) }
+        XCTAssertThrowsError(try server.onRootsChanged { _ in }) { error in
+            XCTAssertEqual((error as? MCPError)?.kind, .config)
+        }
+        let client = try await Client.inMemory(server: server, handlers: ClientHandlers(roots: { _ in ["roots": [["uri": "file:///a"]]] }))
+        try client.notifyRootsChanged()
+        try await eventually("the server hears the roots") { await !seen.items.isEmpty }
+        let roots = await seen.items.first
+        XCTAssertEqual(roots?["roots"]?[0]?["uri"], "file:///a")
+        await client.close()
+    }
+
+    func testBadInputIsAClearError() async throws {
+        XCTAssertThrowsError(try Server(name: "x", version: "1", settings: ["pagesize": 3])) { error in
+            XCTAssertEqual((error as? MCPError)?.kind, .invalidInput)
+            XCTAssertTrue((error as? MCPError)?.message.contains("pagesize") ?? false)
+        }
+        let server = try Server(name: "x", version: "1")
+        XCTAssertThrowsError(
+            try server.addTool("t", inputSchema: ["type": "object", "minimum": "x"]) { (a: JSONValue, _: Context) in a }
+        ) { error in XCTAssertEqual((error as? MCPError)?.kind, .config) }
+        XCTAssertThrowsError(try server.addResourceTemplate("a://{", name: "t") { _, _ in nil }) { error in
+            XCTAssertEqual((error as? MCPError)?.kind, .config)
+        }
+        do {
+            _ = try await Client.stdio(command: "/nonexistent/mcp-server")
+            XCTFail("spawning a missing program fails")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.kind, .io)
+            XCTAssertTrue(error.causes.contains { $0.contains("/nonexistent/mcp-server") }, "\(error)")
+        }
+    }
+}

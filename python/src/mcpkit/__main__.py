@@ -1,7 +1,0 @@
-"""``python -m mcpkit``: the ``mcpkit`` command."""
-
-import sys
-
-from .cli import main
-
-sys.exit(main())
