@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help
+.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist check-platforms lint-workflows
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -32,7 +32,7 @@ conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs t
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust-cluster
 	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server rust-cluster
 
-test: lint test-rust test-cluster test-oidc test-python test-node test-node-install test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints, Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
+test: lint lint-workflows check-platforms test-rust test-cluster test-oidc test-python test-node test-node-install test-dist test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints (the release workflows too), a check of the shipped crates for Windows and macOS, Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
 
 lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
@@ -45,6 +45,24 @@ lint: ## Checks formatting, runs clippy with warnings denied, and checks that th
 
 # The Swift glue has no Rust tests (test-swift drives it), and uniffi-bindgen is a tool: leaving
 # them out keeps uniffi's code generator out of this build.
+check-platforms: ## Checks the shipped crates for Windows (x86_64) and macOS (arm64, x86_64) with the nightly toolchain's rust-src and zig as the C compiler, installing both when missing.
+	release/check-platforms.sh
+
+lint-workflows: ## Lints the GitHub workflows in .github/workflows with actionlint.
+	release/lint-workflows.sh
+
+dist: dist-python dist-node ## Builds the release packages of this platform into target/dist: the Python wheel (manylinux_2_17) and sdist, the npm main package and its linux-x64-gnu package.
+
+dist-python: ## Builds the Python wheel (abi3, manylinux_2_17, with zig) and the sdist into target/dist/python.
+	python/scripts/dist.sh
+
+dist-node: ## Builds the npm main package and the linux-x64-gnu package (glibc 2.17, with zig) into target/dist/node.
+	node/scripts/dist.sh
+
+test-dist: dist ## Installs the packages of make dist with no cargo on PATH and no index, and serves the official clients from them (Python, then Node from ESM and CommonJS).
+	python/scripts/test-dist.sh
+	cd node && node --test --test-reporter=spec test/dist/
+
 test-rust: ## Runs the Rust unit, integration and doc tests.
 	$(CARGO) test --workspace --exclude mcpweft-swift --exclude uniffi-bindgen
 
