@@ -405,6 +405,14 @@ async fn the_jwt_verifier_checks_required_scopes_itself() {
     assert!(verifier.verify(&main.sign(&late)).await.is_ok());
     let strict = JwtVerifier::with_jwks(&keys, ISSUER, resource).unwrap().with_leeway(Duration::ZERO);
     assert!(strict.verify(&main.sign(&late)).await.is_err());
+    // A token not valid before an hour from now is refused; one within the leeway is not.
+    let mut early = claims(resource, "alice", "admin");
+    early["nbf"] = json!(now() + 3600);
+    let refused = verifier.verify(&main.sign(&early)).await;
+    assert!(matches!(&refused, Err(TokenError::Invalid(m)) if m.contains("ImmatureSignature")), "{refused:?}");
+    early["nbf"] = json!(now() + 30);
+    assert!(verifier.verify(&main.sign(&early)).await.is_ok());
+    assert!(strict.verify(&main.sign(&early)).await.is_err());
     assert!(JwtVerifier::with_jwks(&json!({ "keys": "no" }), ISSUER, resource).is_err());
 }
 

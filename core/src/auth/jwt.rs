@@ -38,7 +38,8 @@ enum Keys {
 
 /// Verifies JWT access tokens: the signature with a key of a JWKS document (fetched from a
 /// URL and cached, or given directly), then the issuer, the audience (this server's resource
-/// URL), the expiry with a small leeway, and the required scopes.
+/// URL), the expiry and the not-before time (`nbf`, when present) with a small leeway, and the
+/// required scopes.
 ///
 /// Only asymmetric algorithms are accepted (RS, PS and ES families, and EdDSA when asked for);
 /// an unsigned token (`alg: none`) never is.
@@ -93,8 +94,8 @@ impl JwtVerifier {
         }
     }
 
-    /// Sets how far a token's expiry may lie in the past because of clock skew (60 seconds by
-    /// default).
+    /// Sets how far a token's expiry may lie in the past, and its not-before time in the
+    /// future, because of clock skew (60 seconds by default).
     pub fn with_leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway;
         self
@@ -186,6 +187,8 @@ impl TokenVerifier for JwtVerifier {
         let mut validation = Validation::new(header.alg);
         validation.algorithms = self.algorithms.iter().copied().filter(|a| a.family() == key.family()).collect();
         validation.leeway = self.leeway.as_secs();
+        // RFC 7519 4.1.5: a token must not be accepted before its `nbf`.
+        validation.validate_nbf = true;
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.set_issuer(&[&self.issuer]);
         validation.set_audience(&self.audience);
