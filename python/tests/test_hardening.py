@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+import textwrap
 from typing import Any
 
 import pytest
@@ -136,3 +139,43 @@ async def test_exit_and_interrupt_in_a_handler_fail_its_call_only(tool: str, exp
     async with Client.memory(make_server()) as client:
         assert expected in error_text(await client.call_tool(tool))
         assert (await client.call_tool("ping"))["structuredContent"] == {"result": "pong"}
+
+
+RECURSION = textwrap.dedent(
+    """
+    import asyncio, sys
+    from mcpweft import Client, Server
+
+    server = Server("recursive")
+
+    @server.tool()
+    def recurse(depth: int, limit: int) -> int:
+        # Each level goes through a C call (map), so it takes C stack as well as a Python frame.
+        def down(n: int) -> int:
+            return 0 if n == 0 else next(map(down, [n - 1])) + 1
+
+        before = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit)
+        try:
+            return down(depth)
+        finally:
+            sys.setrecursionlimit(before)
+
+    async def main() -> None:
+        async with Client.memory(server) as client:
+            deep = await client.call_tool("recurse", {"depth": 5000, "limit": 20000})
+            print(deep["structuredContent"])
+            over = await client.call_tool("recurse", {"depth": 5000, "limit": 1000})
+            print(over["isError"], "recursion depth" in over["content"][0]["text"])
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_a_sync_handler_recurses_as_deep_as_a_python_thread() -> None:
+    # 5,000 levels through C frames, which a threading.Thread survives; a handler thread with a
+    # 2 MiB stack died of SIGSEGV at 3,500. Past the recursion limit it is an error for the call.
+    run = subprocess.run([sys.executable, "-c", RECURSION], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, (run.returncode, run.stderr[-2000:])
+    assert run.stdout.splitlines() == ["{'result': 5000}", "True True"], run.stdout
