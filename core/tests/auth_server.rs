@@ -16,7 +16,7 @@ use std::{
 
 use auth_common::{ISSUER, SigningKey, claims, jwks, now};
 use common::within;
-use futures::FutureExt;
+use futures::{FutureExt, StreamExt};
 use mcpweft::{
     Error, RequestContext, Server,
     auth::{AuthInfo, JwtVerifier, ResourceServerOptions, TokenError, TokenVerifier, VerifierFn},
@@ -432,4 +432,68 @@ async fn binding_beyond_loopback_without_authorization_needs_an_explicit_opt_in(
     let named = open.with_allowed_hosts(["mcp.example.com"]);
     let bound = StreamableHttpServer::bind(server, addr, named).await.unwrap();
     bound.shutdown().await;
+}
+
+/// Serves `app` on a free loopback port and returns the URL of its `/jwks`.
+async fn jwks_endpoint(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+#[tokio::test]
+async fn tokens_waiting_for_a_failing_jwks_url_share_one_fetch_and_its_failure() {
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let counted = fetches.clone();
+    let url = jwks_endpoint(axum::Router::new().route(
+        "/jwks",
+        axum::routing::get(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                (axum::http::StatusCode::SERVICE_UNAVAILABLE, "down")
+            }
+        }),
+    ))
+    .await;
+    let resource = "http://127.0.0.1:1/mcp";
+    let verifier = Arc::new(JwtVerifier::with_jwks_url(url, ISSUER, resource));
+    let verify_forged = |n: usize| {
+        let verifier = verifier.clone();
+        let token = SigningKey::main(&format!("forged-{n}")).sign(&claims(resource, "mallory", ""));
+        tokio::spawn(async move { verifier.verify(&token).await })
+    };
+    // Fifty tokens with random key ids while the issuer is slow and failing: one fetch.
+    let waiting: Vec<_> = (0..50).map(verify_forged).collect();
+    for outcome in futures::future::join_all(waiting).await {
+        let outcome = outcome.unwrap();
+        assert!(matches!(&outcome, Err(TokenError::Unavailable(m)) if m.contains("503")), "{outcome:?}");
+    }
+    assert_eq!(fetches.load(Ordering::SeqCst), 1);
+    // The failure is remembered for the refresh interval: later tokens cause no fetch.
+    let later = within(verify_forged(50)).await.unwrap();
+    assert!(matches!(&later, Err(TokenError::Unavailable(m)) if m.contains("503")), "{later:?}");
+    assert_eq!(fetches.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_jwks_document_larger_than_a_mebibyte_is_refused_while_it_streams() {
+    let url = jwks_endpoint(axum::Router::new().route(
+        "/jwks",
+        axum::routing::get(|| async {
+            // Chunks with no announced length: the verifier must stop reading, not buffer it all.
+            let chunks = futures::stream::repeat_with(|| Ok::<_, std::io::Error>(vec![b' '; 64 * 1024])).take(4096);
+            axum::body::Body::from_stream(chunks)
+        }),
+    ))
+    .await;
+    let resource = "http://127.0.0.1:1/mcp";
+    let verifier = JwtVerifier::with_jwks_url(url, ISSUER, resource);
+    let token = SigningKey::main("k1").sign(&claims(resource, "alice", ""));
+    let refused = within(verifier.verify(&token)).await;
+    assert!(
+        matches!(&refused, Err(TokenError::Unavailable(m)) if m.contains("more than 1048576 bytes")),
+        "{refused:?}"
+    );
 }

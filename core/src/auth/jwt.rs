@@ -1,7 +1,7 @@
 //! The built-in verifier of JWT access tokens (RFC 9068), with keys from a JWKS document.
 
 use std::{
-    sync::Mutex,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -28,12 +28,50 @@ const DEFAULT_ALGORITHMS: [Algorithm; 8] = [
     Algorithm::ES384,
 ];
 
+/// The most bytes a JWKS document may have; a key set is a few kilobytes.
+const MAX_JWKS_BYTES: usize = 1024 * 1024;
+
 /// Where the verifier's keys come from.
 enum Keys {
     /// A fixed key set.
     Fixed(JwkSet),
     /// A JWKS URL, fetched when first needed and again when a token names an unknown key.
-    Remote { url: String, http: reqwest::Client, cache: Mutex<Option<(JwkSet, Instant)>> },
+    Remote(Remote),
+}
+
+/// A key set fetched from a URL: one fetch at a time, at most one per refresh interval.
+struct Remote {
+    url: String,
+    http: reqwest::Client,
+    /// Held for the whole of a fetch, so that the tokens waiting for one share it.
+    fetching: tokio::sync::Mutex<()>,
+    state: Mutex<Fetched>,
+}
+
+/// What the fetches of a [`Remote`] key set gave.
+#[derive(Default)]
+struct Fetched {
+    /// The key set of the last fetch that succeeded.
+    keys: Option<Arc<JwkSet>>,
+    /// When the last fetch ended, and why it failed if it did.
+    last: Option<(Instant, Option<String>)>,
+}
+
+impl Fetched {
+    /// Whether a fetch ended less than `interval` ago, so that none may start now.
+    fn recent(&self, interval: Duration) -> bool {
+        self.last.as_ref().is_some_and(|(at, _)| at.elapsed() < interval)
+    }
+
+    /// Picks the key a token names from the key set, or says why there is none: the failure of
+    /// the last fetch when no key set was ever fetched.
+    fn pick(&self, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, TokenError> {
+        match (&self.keys, &self.last) {
+            (Some(keys), _) => pick(keys, kid, alg),
+            (None, Some((_, Some(failure)))) => Err(TokenError::Unavailable(failure.clone())),
+            (None, _) => Err(TokenError::Unavailable("the key set has not been fetched".to_owned())),
+        }
+    }
 }
 
 /// Verifies JWT access tokens: the signature with a key of a JWKS document (fetched from a
@@ -70,7 +108,12 @@ impl JwtVerifier {
     /// is not known.
     pub fn with_jwks_url(jwks_url: impl Into<String>, issuer: impl Into<String>, audience: impl Into<String>) -> Self {
         let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap_or_default();
-        let keys = Keys::Remote { url: jwks_url.into(), http, cache: Mutex::new(None) };
+        let keys = Keys::Remote(Remote {
+            url: jwks_url.into(),
+            http,
+            fetching: tokio::sync::Mutex::new(()),
+            state: Mutex::new(Fetched::default()),
+        });
         Self::with_keys(keys, issuer.into(), audience.into())
     }
 
@@ -116,7 +159,8 @@ impl JwtVerifier {
     }
 
     /// Sets how soon after one fetch of the JWKS URL a token with an unknown key may cause
-    /// another (30 seconds by default), so that forged key ids cannot flood the issuer.
+    /// another (30 seconds by default), so that forged key ids cannot flood the issuer. A fetch
+    /// that failed is remembered as long: tokens are refused with its reason meanwhile.
     pub fn with_refresh_interval(mut self, interval: Duration) -> Self {
         self.refresh_interval = interval;
         self
@@ -124,33 +168,57 @@ impl JwtVerifier {
 
     /// Returns the key that signed a token with key id `kid`, fetching the key set when it is
     /// not known yet (or again, when the key is not in it and the last fetch is old enough).
+    ///
+    /// Tokens that need a fetch while one is under way wait for it and use what it gave, so
+    /// one fetch is in flight at a time, and at most one starts per refresh interval.
     async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, TokenError> {
-        match &self.keys {
-            Keys::Fixed(set) => pick(set, kid, alg),
-            Keys::Remote { url, http, cache } => {
-                let cached = lock(cache).clone();
-                if let Some((set, fetched)) = &cached {
-                    match pick(set, kid, alg) {
-                        Ok(key) => return Ok(key),
-                        Err(e) if fetched.elapsed() < self.refresh_interval => return Err(e),
-                        Err(_) => {}
-                    }
-                }
-                let set = fetch_jwks(http, url).await?;
-                let key = pick(&set, kid, alg);
-                *lock(cache) = Some((set, Instant::now()));
-                key
-            }
+        let remote = match &self.keys {
+            Keys::Fixed(set) => return pick(set, kid, alg),
+            Keys::Remote(remote) => remote,
+        };
+        let settled = |state: &Fetched| match state.pick(kid, alg) {
+            Ok(key) => Some(Ok(key)),
+            Err(e) if state.recent(self.refresh_interval) => Some(Err(e)),
+            Err(_) => None,
+        };
+        if let Some(outcome) = settled(&lock(&remote.state)) {
+            return outcome;
         }
+        let _fetching = remote.fetching.lock().await;
+        // The fetch this token waited for may have settled it.
+        if let Some(outcome) = settled(&lock(&remote.state)) {
+            return outcome;
+        }
+        let fetched = fetch_jwks(&remote.http, &remote.url).await;
+        let mut state = lock(&remote.state);
+        match fetched {
+            Ok(keys) => {
+                state.keys = Some(Arc::new(keys));
+                state.last = Some((Instant::now(), None));
+            }
+            Err(failure) => state.last = Some((Instant::now(), Some(failure))),
+        }
+        state.pick(kid, alg)
     }
 }
 
-async fn fetch_jwks(http: &reqwest::Client, url: &str) -> Result<JwkSet, TokenError> {
-    let unavailable = |e: &dyn std::fmt::Display| TokenError::Unavailable(format!("fetching the key set failed: {e}"));
-    let response = http.get(url).send().await.map_err(|e| unavailable(&e))?;
-    let response = response.error_for_status().map_err(|e| unavailable(&e))?;
-    let body = response.bytes().await.map_err(|e| unavailable(&e))?;
-    serde_json::from_slice(&body).map_err(|e| unavailable(&e))
+/// Fetches a JWKS document of at most [`MAX_JWKS_BYTES`], or says why it could not.
+async fn fetch_jwks(http: &reqwest::Client, url: &str) -> Result<JwkSet, String> {
+    let failed = |e: &dyn std::fmt::Display| format!("fetching the key set failed: {e}");
+    let too_large = || failed(&format!("the document has more than {MAX_JWKS_BYTES} bytes"));
+    let response = http.get(url).send().await.map_err(|e| failed(&e))?;
+    let mut response = response.error_for_status().map_err(|e| failed(&e))?;
+    if response.content_length().is_some_and(|length| length > MAX_JWKS_BYTES as u64) {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| failed(&e))? {
+        if body.len() + chunk.len() > MAX_JWKS_BYTES {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body).map_err(|e| failed(&e))
 }
 
 /// Picks the key a token names, or the only key of a fitting type when it names none.
