@@ -16,7 +16,7 @@ use std::{
         atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering},
     },
     task::{Context, Poll, Waker},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use futures::{FutureExt as _, future::BoxFuture};
@@ -53,6 +53,41 @@ pub const DEFAULT_MAX_QUEUED_MESSAGES: usize = 4096;
 /// still being handled; beyond it they are dropped with a warning, so that a slow handler never
 /// stops the session from reading.
 const NOTIFICATION_BACKLOG: usize = 1024;
+
+/// How often at most a session warns that notifications were dropped for a slow handler.
+const DROP_WARNING_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Counts the notifications a session drops for a slow handler and warns at most once per
+/// [`DROP_WARNING_INTERVAL`], with how many were dropped since the last warning, so that a
+/// flood of notifications does not become a flood of log lines.
+#[derive(Default)]
+struct DroppedNotifications {
+    unreported: u64,
+    warned_at: Option<Instant>,
+}
+
+impl DroppedNotifications {
+    /// Counts one dropped notification, warns when a warning is due, and returns how many
+    /// dropped notifications that warning reported.
+    fn note(&mut self) -> Option<u64> {
+        self.unreported += 1;
+        if self.warned_at.is_some_and(|at| at.elapsed() < DROP_WARNING_INTERVAL) {
+            return None;
+        }
+        self.warned_at = Some(Instant::now());
+        self.report()
+    }
+
+    /// Warns of the dropped notifications not reported yet, if any, and returns their number.
+    fn report(&mut self) -> Option<u64> {
+        let dropped = std::mem::take(&mut self.unreported);
+        if dropped == 0 {
+            return None;
+        }
+        tracing::warn!(dropped, "a notification handler is too slow: notifications were dropped");
+        Some(dropped)
+    }
+}
 
 /// A callback that receives the progress notifications of one outgoing request.
 pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
@@ -875,6 +910,7 @@ async fn run_reader(
     service: &dyn Service,
 ) -> Option<JoinHandle<()>> {
     let mut notifications: Option<(mpsc::Sender<BoxFuture<'static, ()>>, JoinHandle<()>)> = None;
+    let mut dropped = DroppedNotifications::default();
     loop {
         let item = tokio::select! {
             biased;
@@ -901,7 +937,7 @@ async fn run_reader(
                         (tx, worker)
                     });
                     if queue.try_send(work).is_err() {
-                        tracing::warn!("a notification handler is too slow: a notification was dropped");
+                        dropped.note();
                     }
                 }
             }
@@ -912,6 +948,7 @@ async fn run_reader(
             }
         }
     }
+    dropped.report();
     notifications.map(|(_, worker)| worker)
 }
 
@@ -1094,4 +1131,22 @@ pub(crate) fn typed_params<P: Serialize>(params: &P) -> Result<Option<Value>, Er
 /// Reads the typed result of a `method` request, naming the method when it is malformed.
 pub(crate) fn typed_result<R: DeserializeOwned>(method: &str, value: Value) -> Result<R, Error> {
     serde_json::from_value(value).map_err(|e| Error::Protocol(format!("malformed {method} result: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_of_dropped_notifications_gives_one_warning_with_the_count() {
+        let mut dropped = DroppedNotifications::default();
+        assert_eq!(dropped.note(), Some(1), "the first drop is reported at once");
+        let reported: Vec<u64> = (0..300_000).filter_map(|_| dropped.note()).collect();
+        assert!(reported.is_empty(), "{reported:?}");
+        assert_eq!(dropped.report(), Some(300_000), "the rest are summed up when the session ends");
+        assert_eq!(dropped.report(), None);
+        // Once the interval has passed, the next drop warns again.
+        dropped.warned_at = Instant::now().checked_sub(DROP_WARNING_INTERVAL);
+        assert_eq!(dropped.note(), Some(1));
+    }
 }
