@@ -1,11 +1,16 @@
 // swift-tools-version:6.0
-// The Swift package of mcpweft: the library `McpWeft` over the Rust core.
+// The development manifest of the Swift package of mcpweft: the library `McpWeft` over the Rust
+// core, with its examples, fixtures and tests, built against the Rust library of this checkout
+// (on Linux, and on a Mac as a path dependency). Apps that add the package by URL get the
+// release manifest at the repository's root instead: the same sources over an XCFramework.
 //
-// The Rust library `libmcpweft_swift` and the generated sources (Sources/McpWeftNative and the
-// header in Sources/mcpweft_swiftFFI) come from `scripts/build.sh`, which runs Cargo and the
-// workspace's pinned uniffi-bindgen before `swift build`. The library is looked up in the
-// Cargo target folder: $MCPWEFT_CARGO_TARGET_DIR, else ../../target (debug builds link
-// target/debug, release builds target/release).
+// The Rust library `libmcpweft_swift` comes from `scripts/build.sh`, which runs Cargo and the
+// workspace's pinned uniffi-bindgen before `swift build`; the generated sources
+// (Sources/McpWeftNative and the header in Sources/mcpweft_swiftFFI) are committed, and
+// build.sh rewrites them when the Rust exports change. The library is looked up in the Cargo
+// target folder: $MCPWEFT_CARGO_TARGET_DIR, else ../../target (debug builds link target/debug,
+// release builds target/release); the linker flags that say so are allowed only because this
+// manifest is never a dependency added by URL.
 import PackageDescription
 
 let cargoTarget = Context.environment["MCPWEFT_CARGO_TARGET_DIR"] ?? Context.packageDirectory + "/../../target"

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Swift package: the Rust library libmcpweft_swift (Cargo, on the host), the
 # generated sources (the workspace's pinned uniffi-bindgen, in library mode), then SwiftPM.
+# The generated sources are committed (the release manifest at the repository's root compiles
+# them too): this script rewrites them when the Rust exports changed, and test.sh fails until
+# the new ones are committed.
 #
 #   build.sh [--release] [SWIFT_BUILD_ARG...]
 #
@@ -42,8 +45,6 @@ rm -rf "$generated"
 install_if_changed() {
   cmp -s "$1" "$2" || cp "$1" "$2"
 }
-# A fresh clone has no Sources/McpWeftNative: its only file is generated.
-mkdir -p "$package/Sources/McpWeftNative"
 install_if_changed "$generated/mcpweft_swift.swift" "$package/Sources/McpWeftNative/McpWeftNative.swift"
 install_if_changed "$generated/mcpweft_swiftFFI.h" "$package/Sources/mcpweft_swiftFFI/mcpweft_swiftFFI.h"
 

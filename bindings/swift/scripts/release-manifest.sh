@@ -13,7 +13,8 @@
 #                                        the manifest between releases: VERSION is the next
 #                                        one, and its checksum all zeros (no zip exists yet)
 #   release-manifest.sh --check          fails unless the root Package.swift is the template
-#                                        written with its own version and checksum
+#                                        written with its own version and checksum, and every
+#                                        folder it names exists
 #
 # The release workflow runs the first form with the zip that scripts/xcframework.sh built, then
 # commits the manifest and tags that commit (bindings/swift/README.md, "Releases"). The
@@ -101,6 +102,9 @@ case "${1:-}" in
     if ! diff -u "$manifest" <(render "$version" "$(remote_target "$checksum")") >&2; then
       fail "the root Package.swift is not its template's output (run release-manifest.sh VERSION ZIP)"
     fi
+    while IFS= read -r path; do
+      [[ -d "$repo/$path" ]] || fail "Package.swift names $path, which is not a folder of the repository"
+    done < <(sed -n 's/.*path: "\([^"]*\)".*/\1/p' "$manifest")
     echo "release-manifest.sh: Package.swift is the release manifest of $version (checksum $checksum)"
     ;;
   --unreleased)
