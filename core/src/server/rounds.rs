@@ -5,11 +5,19 @@
 //! with an `input_required` result listing what it needs and a `requestState`; the client
 //! retries the request with `inputResponses` and that state, and the handler runs again from the
 //! start, now finding its answers. The state is authenticated with a key of the server, and bound
-//! to the request it was made for, so it cannot be forged or replayed for another request.
+//! to the request it was made for, to the identity that made that request and to a short
+//! lifetime ([`STATE_LIFETIME`]), so it cannot be forged, nor replayed for another request, by
+//! another identity or later on.
+//!
+//! `inputResponses` can be large: they are moved out of the request's params once, never copied.
 
-use std::sync::{
-    Arc, Mutex, OnceLock,
-    atomic::{AtomicUsize, Ordering},
+use std::{
+    io::Write as _,
+    sync::{
+        Arc, Mutex, OnceLock,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
 use base64::Engine;
@@ -23,12 +31,20 @@ use crate::{jsonrpc::ErrorData, sync::lock};
 
 type HmacSha256 = Hmac<Sha256>;
 
+/// How long a `requestState` is accepted after it was made: the time a user has to answer the
+/// requests for input of one round.
+pub(crate) const STATE_LIFETIME: Duration = Duration::from_secs(10 * 60);
+
 /// What one run of a 2026-07-28 request knows about input: the answers the client sent, and
 /// what the handler asked for that is not among them.
 #[derive(Default)]
 pub(crate) struct Round {
     /// `inputResponses` of the request, by key.
     responses: Map<String, Value>,
+    /// What identifies the request across its rounds (see [`request_digest`]).
+    request: String,
+    /// A digest of the identity that sent the request, when the transport authenticates.
+    principal: Option<String>,
     /// The handler's own state carried across rounds, as the client sent it back.
     state: Option<Value>,
     /// How many rounds came before this one.
@@ -117,24 +133,47 @@ impl Rounds {
         }
     }
 
-    /// Reads the round of a request from its `inputResponses` and `requestState`, checking that
-    /// the state was made by this server for this request.
-    pub(crate) fn open(&self, method: &str, params: Option<&Value>) -> Result<Round, ErrorData> {
-        let responses = match params.and_then(|p| p.get("inputResponses")) {
+    /// Reads the round of a request sent by `principal` (who the transport authenticated, if
+    /// it does) from its `inputResponses` and `requestState`, which it moves out of `params`,
+    /// checking that the state was made by this server, for this request and identity, less
+    /// than [`STATE_LIFETIME`] ago.
+    ///
+    /// `tasks/update` keeps its `inputResponses`: they answer a task, not a round.
+    pub(crate) fn open(
+        &self,
+        method: &str,
+        params: &mut Option<Value>,
+        principal: Option<String>,
+    ) -> Result<Round, ErrorData> {
+        let (responses, state) = match params {
+            Some(Value::Object(map)) if method != crate::model::methods::TASKS_UPDATE => {
+                (map.remove("inputResponses"), map.remove("requestState"))
+            }
+            _ => (None, None),
+        };
+        let responses = match responses {
             None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(map)) => map.clone(),
+            Some(Value::Object(map)) => map,
             Some(_) => return Err(ErrorData::invalid_params("inputResponses must be an object")),
         };
-        let mut round = Round { responses, ..Round::default() };
-        let Some(state) = params.and_then(|p| p.get("requestState")) else { return Ok(round) };
+        let request = request_digest(method, params.as_ref());
+        let principal = principal.map(|p| digest(p.as_bytes()));
+        let mut round = Round { responses, request, principal, ..Round::default() };
+        let Some(state) = state else { return Ok(round) };
         let Some(text) = state.as_str() else {
             return Err(ErrorData::invalid_params("requestState must be a string"));
         };
         let payload = self.verify(text).ok_or_else(|| {
             ErrorData::invalid_params("requestState was not issued by this server for this request, or was altered")
         })?;
-        if payload["request"].as_str() != Some(request_digest(method, params).as_str()) {
+        if payload["request"].as_str() != Some(round.request.as_str()) {
             return Err(ErrorData::invalid_params("requestState belongs to another request"));
+        }
+        if payload["principal"].as_str() != round.principal.as_deref() {
+            return Err(ErrorData::invalid_params("requestState was issued to another identity"));
+        }
+        if payload["expires"].as_u64().is_none_or(|expires| expires <= now()) {
+            return Err(ErrorData::invalid_params("requestState has expired: send the request again without it"));
         }
         round.number = payload["round"].as_u64().unwrap_or(0);
         round.state = payload.get("state").cloned().filter(|s| !s.is_null());
@@ -143,12 +182,7 @@ impl Rounds {
 
     /// The answer to a round that ended asking for input: an `input_required` result, or the
     /// error for a missing client capability; `None` when the round needs nothing more.
-    pub(crate) fn close(
-        &self,
-        round: &Round,
-        method: &str,
-        params: Option<&Value>,
-    ) -> Option<Result<Value, ErrorData>> {
+    pub(crate) fn close(&self, round: &Round) -> Option<Result<Value, ErrorData>> {
         if let Some(capability) = lock(&round.missing).take() {
             let error = ErrorData::new(
                 crate::jsonrpc::MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -163,7 +197,9 @@ impl Rounds {
         }
         let state = lock(&round.next_state).take().or_else(|| round.state.clone());
         let payload = json!({
-            "request": request_digest(method, params),
+            "request": round.request,
+            "principal": round.principal,
+            "expires": now() + STATE_LIFETIME.as_secs(),
             "round": round.number + 1,
             "state": state,
         });
@@ -207,51 +243,119 @@ impl Rounds {
     }
 }
 
-/// A digest of what identifies a request across its rounds: its method and params, without the
-/// keys that change from round to round.
+/// A digest of what identifies a request across its rounds: its method and params, without
+/// `_meta`, which changes from round to round (`inputResponses` and `requestState` are out of
+/// the params by then).
 fn request_digest(method: &str, params: Option<&Value>) -> String {
-    let mut stable = params.cloned().unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut stable {
-        for key in ["inputResponses", "requestState", "_meta"] {
-            map.remove(key);
-        }
-    }
     let mut hash = Sha256::new();
     hash.update(method.as_bytes());
     hash.update([0]);
-    hash.update(stable.to_string().as_bytes());
+    let written: std::io::Result<()> = match params {
+        Some(Value::Object(map)) => map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(key, value)| {
+            serde_json::to_writer(&mut hash, key)?;
+            hash.write_all(b":")?;
+            serde_json::to_writer(&mut hash, value)?;
+            hash.write_all(b",")
+        }),
+        other => serde_json::to_writer(&mut hash, &other).map_err(Into::into),
+    };
+    // Writing JSON into a hash cannot fail.
+    debug_assert!(written.is_ok());
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(hash.finalize())
+}
+
+/// A digest of `bytes`, in base64.
+fn digest(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(bytes))
+}
+
+/// Seconds since the Unix epoch.
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Opens a round of `tools/call` with `params`, sent by `principal`.
+    fn open(rounds: &Rounds, params: Value, principal: Option<&str>) -> Result<Round, ErrorData> {
+        rounds.open("tools/call", &mut Some(params), principal.map(str::to_owned))
+    }
+
+    /// The `requestState` of a first round of `params` by `principal` that asked for input.
+    fn first_state(rounds: &Rounds, params: Value, principal: Option<&str>) -> String {
+        let round = open(rounds, params, principal).unwrap();
+        assert!(round.answer("guests", "elicitation/create", json!({ "message": "How many?" })).is_none());
+        round.set_state(json!({ "step": 1 }));
+        let answer = rounds.close(&round).unwrap().unwrap();
+        assert_eq!(answer["resultType"], "input_required");
+        assert_eq!(answer["inputRequests"]["guests"]["method"], "elicitation/create");
+        answer["requestState"].as_str().unwrap().to_owned()
+    }
+
     #[test]
     fn a_state_opens_only_for_its_request_and_untouched() {
         let rounds = Rounds::new();
-        let params = json!({ "name": "book", "arguments": { "n": 1 } });
-        let round = rounds.open("tools/call", Some(&params)).unwrap();
-        assert!(round.answer("guests", "elicitation/create", json!({ "message": "How many?" })).is_none());
-        round.set_state(json!({ "step": 1 }));
-        let answer = rounds.close(&round, "tools/call", Some(&params)).unwrap().unwrap();
-        assert_eq!(answer["resultType"], "input_required");
-        assert_eq!(answer["inputRequests"]["guests"]["method"], "elicitation/create");
-        let state = answer["requestState"].as_str().unwrap().to_owned();
+        let state = first_state(&rounds, json!({ "name": "book", "arguments": { "n": 1 } }), None);
 
-        let retry = json!({ "name": "book", "arguments": { "n": 1 }, "requestState": state,
+        let retry = json!({ "name": "book", "arguments": { "n": 1 }, "requestState": state, "_meta": { "a": 1 },
             "inputResponses": { "guests": { "action": "accept", "content": { "n": 2 } } } });
-        let round = rounds.open("tools/call", Some(&retry)).unwrap();
+        let round = open(&rounds, retry.clone(), None).unwrap();
         assert_eq!(round.state(), Some(&json!({ "step": 1 })));
         assert!(round.answer("guests", "elicitation/create", json!({})).is_some());
-        assert!(rounds.close(&round, "tools/call", Some(&retry)).is_none());
+        assert!(rounds.close(&round).is_none());
 
         let other = json!({ "name": "book", "arguments": { "n": 2 }, "requestState": state });
-        assert!(rounds.open("tools/call", Some(&other)).is_err(), "replayed for another request");
+        assert!(open(&rounds, other, None).is_err(), "replayed for another request");
         let mut forged = state.clone();
         forged.insert(3, 'x');
         let forged = json!({ "name": "book", "arguments": { "n": 1 }, "requestState": forged });
-        assert!(rounds.open("tools/call", Some(&forged)).is_err(), "altered");
-        assert!(Rounds::new().open("tools/call", Some(&retry)).is_err(), "made by another server");
+        assert!(open(&rounds, forged, None).is_err(), "altered");
+        assert!(open(&Rounds::new(), retry, None).is_err(), "made by another server");
+    }
+
+    #[test]
+    fn a_state_opens_only_for_the_identity_it_was_issued_to() {
+        let rounds = Rounds::new();
+        let params = json!({ "name": "book" });
+        let state = first_state(&rounds, params.clone(), Some("issuer\nalice\nclient"));
+        let retry = json!({ "name": "book", "requestState": state });
+        let refused = open(&rounds, retry.clone(), Some("issuer\nmallory\nclient")).err().unwrap();
+        assert!(refused.message.contains("another identity"), "{}", refused.message);
+        assert!(open(&rounds, retry.clone(), None).is_err(), "presented without an identity");
+        assert!(open(&rounds, retry, Some("issuer\nalice\nclient")).is_ok());
+        let anonymous = first_state(&rounds, params, None);
+        let retry = json!({ "name": "book", "requestState": anonymous });
+        assert!(open(&rounds, retry, Some("issuer\nalice\nclient")).is_err(), "minted without an identity");
+    }
+
+    #[test]
+    fn a_state_expires() {
+        let rounds = Rounds::new();
+        let payload = |expires: u64| {
+            let request = request_digest("tools/call", Some(&json!({ "name": "book" })));
+            rounds.sign(&json!({ "request": request, "principal": null, "expires": expires, "round": 1 })).unwrap()
+        };
+        let late = json!({ "name": "book", "requestState": payload(now() - 1) });
+        let refused = open(&rounds, late, None).err().unwrap();
+        assert!(refused.message.contains("expired"), "{}", refused.message);
+        let timely = json!({ "name": "book", "requestState": payload(now() + 60) });
+        assert!(open(&rounds, timely, None).is_ok());
+        let forever = json!({ "name": "book", "requestState": rounds.sign(&json!({ "request": "x" })).unwrap() });
+        assert!(open(&rounds, forever, None).is_err(), "a state without an expiry");
+    }
+
+    #[test]
+    fn input_responses_move_out_of_the_params_except_for_tasks_update() {
+        let rounds = Rounds::new();
+        let answers = json!({ "guests": { "action": "accept" } });
+        let mut params = Some(json!({ "name": "book", "inputResponses": answers.clone() }));
+        let round = rounds.open("tools/call", &mut params, None).unwrap();
+        assert_eq!(params, Some(json!({ "name": "book" })));
+        assert_eq!(round.response("guests"), Some(answers["guests"].clone()));
+        let mut update = Some(json!({ "taskId": "t", "inputResponses": answers.clone() }));
+        rounds.open("tasks/update", &mut update, None).unwrap();
+        assert_eq!(update, Some(json!({ "taskId": "t", "inputResponses": answers })));
     }
 }

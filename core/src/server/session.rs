@@ -686,11 +686,11 @@ impl ServerSession {
                 | crate::skills::SKILLS_LIST
                 | crate::skills::SKILLS_GET
         );
-        let round = match self.server.rounds.open(m, params.as_ref()) {
+        let mut params = params;
+        let round = match self.server.rounds.open(m, &mut params, self.principal()) {
             Ok(round) => Arc::new(round),
             Err(e) => return Reply::Now(Err(e)),
         };
-        let asked = (method.clone(), params.clone());
         let reply = match m {
             methods::SERVER_DISCOVER => Reply::Now(Ok(self.discover())),
             methods::SUBSCRIPTIONS_LISTEN => self.listen(params, incoming),
@@ -715,14 +715,24 @@ impl ServerSession {
         let finish = move |outcome: Result<Value, ErrorData>| {
             // A handler that asked for input it does not have yet ends its round here,
             // whatever it returned.
-            let (method, params) = &asked;
-            let outcome = server.rounds.close(&round, method, params.as_ref()).unwrap_or(outcome);
+            let outcome = server.rounds.close(&round).unwrap_or(outcome);
             complete_stateless(outcome, &info, cacheable)
         };
         match reply {
             Reply::Now(outcome) => Reply::Now(finish(outcome)),
             Reply::Later(future) => Reply::later(future.map(move |outcome| finish(outcome.map(Answer::into_value)))),
         }
+    }
+
+    /// Who sent the session's latest request, as one string, when the transport authenticates
+    /// requests: the token's issuer, subject and client.
+    fn principal(&self) -> Option<String> {
+        #[cfg(feature = "auth")]
+        if let Some(auth) = crate::sync::lock(&self.auth).as_ref() {
+            let part = |p: &Option<String>| p.clone().unwrap_or_default();
+            return Some(format!("{}\n{}\n{}", part(&auth.issuer), part(&auth.subject), part(&auth.client_id)));
+        }
+        None
     }
 
     /// The result of `server/discover`: the versions, capabilities and identity of the server.
