@@ -129,18 +129,24 @@ async fn measure_startup(server: &Server, spawns: usize) -> Result<f64> {
 ///
 /// The benchmark's runtime is single-threaded, so this covers both the
 /// measuring side and the server being measured; everything else the machine
-/// runs at normal priority waits. Without the privilege to raise it, nothing
-/// changes.
+/// runs at normal priority waits. Without the privilege to raise it, or on
+/// another system than Linux, nothing changes.
 struct RealTime {
     raised: bool,
 }
 
 impl RealTime {
+    #[cfg(target_os = "linux")]
     fn raise() -> Self {
         let param = libc::sched_param { sched_priority: 1 };
         // SAFETY: sched_setscheduler on the calling thread (pid 0) with a valid parameter.
         let raised = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } == 0;
         RealTime { raised }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn raise() -> Self {
+        RealTime { raised: false }
     }
 
     /// Whether the start-up phase can run at real-time priority here.
@@ -152,6 +158,7 @@ impl RealTime {
 
 impl Drop for RealTime {
     fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
         if self.raised {
             let param = libc::sched_param { sched_priority: 0 };
             // SAFETY: as in `raise`, back to the normal policy.
@@ -166,7 +173,8 @@ impl Drop for RealTime {
 /// On a virtual machine a sequential call mostly measures how long the
 /// hypervisor takes to wake an idle virtual CPU, for the server and again for
 /// the client. With one CPU kept running by a thread that every other thread
-/// preempts, the same calls measure the server more than the wake-ups.
+/// preempts, the same calls measure the server more than the wake-ups. On
+/// another system than Linux no thread spins.
 struct KeepAwake {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
@@ -177,8 +185,7 @@ impl KeepAwake {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let spin = move || {
-            // SAFETY: setpriority on the calling thread (who 0 is the caller on Linux).
-            if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 19) } != 0 {
+            if !lowest_priority() {
                 return;
             }
             while !flag.load(Ordering::Relaxed) {
@@ -188,6 +195,20 @@ impl KeepAwake {
         let thread = std::thread::Builder::new().name("keep-awake".into()).spawn(spin).ok();
         KeepAwake { stop, thread }
     }
+}
+
+/// Lowers the calling thread to nice 19; returns whether it could.
+#[cfg(target_os = "linux")]
+fn lowest_priority() -> bool {
+    // SAFETY: setpriority on the calling thread (who 0 is the caller on Linux).
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 19) == 0 }
+}
+
+/// Leaves the calling thread's priority alone: a thread's own nice value is a
+/// Linux matter.
+#[cfg(not(target_os = "linux"))]
+fn lowest_priority() -> bool {
+    false
 }
 
 impl Drop for KeepAwake {

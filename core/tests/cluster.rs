@@ -10,6 +10,10 @@
 //! parallel, an outgoing connection): a member that cannot bind its port, or a balancer that is
 //! not the one started, makes the cluster start over on other ports rather than leave the
 //! balancer sending requests to whatever listens there.
+//!
+//! Redis listens on a Unix socket and the packages are Debian's: the tests are built on Unix
+//! only.
+#![cfg(unix)]
 
 mod common;
 mod http_common;

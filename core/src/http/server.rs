@@ -123,7 +123,8 @@ pub struct HttpServerOptions {
     /// How many connections a server started with [`StreamableHttpServer::bind`] keeps open at
     /// once; a connection past it is answered `503 Service Unavailable` and closed while the
     /// established ones go on. `None` (the default) means three quarters of the process's
-    /// open-file limit when the server binds, at most 65,536.
+    /// open-file limit when the server binds, at most 65,536; on Windows, which has no such
+    /// limit to read, a fixed 16,384.
     pub max_connections: Option<usize>,
     /// How many events an SSE stream holds for a client that reads slowly; past it the stream
     /// is closed and the client resumes it from the event store with `Last-Event-ID`. 256 by
@@ -185,7 +186,7 @@ impl HttpServerOptions {
     /// Creates the default settings: the endpoint `/mcp`, loopback hosts and origins only,
     /// stateful sessions ended after 30 idle minutes, JSON replies when possible, bodies up to
     /// 4 MiB read within 30 seconds, events kept in memory, 256 events queued per stream, and
-    /// connections limited below the open-file limit.
+    /// connections limited below the open-file limit (16,384 on Windows).
     pub fn new() -> Self {
         Self::default()
     }
@@ -932,12 +933,20 @@ struct ConnectionLimits {
 
 /// Three quarters of the process's open-file limit, so that the descriptors left over keep
 /// the process working (files, outgoing connections) while clients hold all they may.
+#[cfg(unix)]
 fn default_max_connections() -> usize {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit only writes the struct it is given.
     let known = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
     let files = if known && limit.rlim_cur != libc::RLIM_INFINITY { limit.rlim_cur } else { 1 << 20 };
     usize::try_from(files / 4 * 3).unwrap_or(usize::MAX).clamp(1, 65_536)
+}
+
+/// A fixed 16,384, since Windows has no open-file limit to read: its sockets are bounded by
+/// memory alone.
+#[cfg(not(unix))]
+fn default_max_connections() -> usize {
+    16_384
 }
 
 /// The answer to a connection past the limit, written without reading its request.

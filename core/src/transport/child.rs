@@ -20,7 +20,8 @@ use crate::Error;
 pub struct ChildShutdown {
     /// How long to wait for the child to exit after its stdin is closed.
     pub after_close: Duration,
-    /// How long to wait after SIGTERM before sending SIGKILL.
+    /// How long to wait after SIGTERM before sending SIGKILL (Unix only: on Windows the child
+    /// is terminated as soon as `after_close` has passed).
     pub after_terminate: Duration,
 }
 
@@ -53,7 +54,9 @@ impl ChildShutdown {
 ///
 /// The child's stderr is forwarded to this process's stderr. Closing the transport closes the
 /// child's stdin, waits for it to exit, then sends SIGTERM and finally SIGKILL, as the MCP
-/// stdio transport prescribes.
+/// stdio transport prescribes. Windows has no SIGTERM: there the child is terminated
+/// (`TerminateProcess`, through Tokio's `Child::kill`) once it has not exited after its stdin
+/// was closed.
 pub struct ChildProcessTransport {
     child: Child,
     stdin: ChildStdin,
@@ -148,18 +151,42 @@ impl TransportWriter for ChildWriter {
         if let Some(mut writer) = self.inner.take() {
             let _ = writer.close().await;
         }
-        let ChildShutdown { after_close, after_terminate } = self.shutdown;
-        if tokio::time::timeout(after_close, self.child.wait()).await.is_ok() {
+        if tokio::time::timeout(self.shutdown.after_close, self.child.wait()).await.is_ok() {
             return Ok(());
         }
+        #[cfg(unix)]
         if let Some(pid) = self.child.id() {
             // SAFETY: signalling our own child by the pid Tokio reports while it has not been reaped.
             unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
-            if tokio::time::timeout(after_terminate, self.child.wait()).await.is_ok() {
+            if tokio::time::timeout(self.shutdown.after_terminate, self.child.wait()).await.is_ok() {
                 return Ok(());
             }
         }
+        // SIGKILL after an unheeded SIGTERM; Windows has no signal that asks a process to end,
+        // so there the child is terminated as soon as it outlives `after_close`.
         self.child.kill().await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+
+    /// A child that ignores the end of its stdin is ended by the next step: SIGTERM on Unix,
+    /// long before the SIGKILL that would follow `after_terminate`.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_child_that_outlives_its_stdin_is_terminated() {
+        let shutdown = ChildShutdown::new()
+            .with_after_close(Duration::from_millis(50))
+            .with_after_terminate(Duration::from_secs(20));
+        let transport = ChildProcessTransport::command("sleep", ["30"]).unwrap().with_shutdown(shutdown);
+        let (mut writer, _reader) = transport.split();
+        let start = Instant::now();
+        writer.close().await.unwrap();
+        assert!(start.elapsed() < Duration::from_secs(10), "closing took {:?}", start.elapsed());
     }
 }

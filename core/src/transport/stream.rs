@@ -2,16 +2,21 @@
 
 use std::{
     io,
+    time::{Duration, Instant},
+};
+#[cfg(unix)]
+use std::{
     os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd},
     pin::Pin,
     task::{Context, Poll, ready},
-    time::{Duration, Instant},
 };
 
 use async_trait::async_trait;
 use bytes::BytesMut;
 use futures::FutureExt;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf, unix::AsyncFd};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+#[cfg(unix)]
+use tokio::io::{ReadBuf, unix::AsyncFd};
 
 use super::{Inbound, Outbound, Transport, TransportReader, TransportWriter};
 use crate::{
@@ -85,8 +90,10 @@ where
 
 /// Returns a transport over this process's stdin and stdout, for a server a client spawned.
 ///
-/// When stdin and stdout are pipes or sockets they are driven directly by the reactor, which
-/// avoids a thread hop per read and write; otherwise Tokio's blocking stdio is used.
+/// On Unix, when stdin and stdout are pipes or sockets they are driven directly by the reactor,
+/// which avoids a thread hop per read and write; otherwise Tokio's blocking stdio is used. On
+/// Windows Tokio's stdio is always used: it reads and writes on a blocking thread.
+#[cfg(unix)]
 pub fn stdio() -> StreamTransport<Box<dyn AsyncRead + Send + Unpin>, Box<dyn AsyncWrite + Send + Unpin>> {
     let reader: Box<dyn AsyncRead + Send + Unpin> = match PipeFd::dup(0) {
         Some(fd) => Box::new(fd),
@@ -97,6 +104,14 @@ pub fn stdio() -> StreamTransport<Box<dyn AsyncRead + Send + Unpin>, Box<dyn Asy
         None => Box::new(tokio::io::stdout()),
     };
     StreamTransport::new(reader, writer)
+}
+
+/// Returns a transport over this process's stdin and stdout, for a server a client spawned.
+///
+/// Tokio's stdio is used, which reads and writes on a blocking thread.
+#[cfg(not(unix))]
+pub fn stdio() -> StreamTransport<Box<dyn AsyncRead + Send + Unpin>, Box<dyn AsyncWrite + Send + Unpin>> {
+    StreamTransport::new(Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
 }
 
 /// How many bytes of messages the reader hands out before it lets the other tasks run.
@@ -262,8 +277,10 @@ impl<W: AsyncWrite + Send + Unpin + 'static> TransportWriter for LineWriter<W> {
 }
 
 /// A pipe or socket file descriptor driven by the Tokio reactor in non-blocking mode.
+#[cfg(unix)]
 pub(crate) struct PipeFd(AsyncFd<OwnedFd>);
 
+#[cfg(unix)]
 impl PipeFd {
     /// Duplicates `fd` and wraps the copy, when it is a pipe or a socket.
     fn dup(fd: RawFd) -> Option<PipeFd> {
@@ -291,6 +308,7 @@ impl PipeFd {
     }
 }
 
+#[cfg(unix)]
 impl AsyncRead for PipeFd {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         loop {
@@ -313,6 +331,7 @@ impl AsyncRead for PipeFd {
     }
 }
 
+#[cfg(unix)]
 impl AsyncWrite for PipeFd {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
         loop {
