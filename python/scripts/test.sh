@@ -16,8 +16,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 "$here/scripts/build.sh"
 
 cd "$here"
-"$venv/bin/ruff" check --quiet src examples tests conformance
-"$venv/bin/ruff" format --quiet --check src examples tests conformance
+"$venv/bin/ruff" check --quiet src examples tests conformance build_backend
+"$venv/bin/ruff" format --quiet --check src examples tests conformance build_backend
 "$venv/bin/python" -m mypy --no-error-summary
 "$venv/bin/python" -m mypy --no-error-summary conformance tests/interop
 if ! log="$("$venv/bin/python" -m mypy.stubtest mcpweft._native 2>&1)"; then
