@@ -61,7 +61,7 @@ dist-node: ## Builds the npm main package and the linux-x64-gnu package (glibc 2
 
 test-dist: dist ## Installs the packages of make dist with no cargo on PATH and no index, and serves the official clients from them (Python, then Node from ESM and CommonJS).
 	python/scripts/test-dist.sh
-	cd node && node --test --test-reporter=spec test/dist/
+	cd node && node --test --test-reporter=spec test/dist/*.test.mjs
 
 test-rust: ## Runs the Rust unit, integration and doc tests.
 	$(CARGO) test --workspace --exclude mcpweft-swift --exclude uniffi-bindgen
@@ -73,8 +73,9 @@ test-swift: build-examples ## Builds the Swift package in a Debian trixie root (
 	bindings/swift/scripts/test.sh
 	bindings/swift/scripts/interop.sh
 
-# The Node package's dependencies, from its lockfile; install scripts are skipped because
-# build-node builds the addon itself (in debug, sharing the workspace's target folder).
+# The Node package's development dependencies (@napi-rs/cli, the TypeScript SDK, zod…), from
+# its lockfile, without their install scripts; build-node builds the addon (in debug, sharing
+# the workspace's target folder) into node/mcpweft.node, which the loader prefers.
 node/node_modules/.package-lock.json: node/package.json node/npm-shrinkwrap.json
 	cd node && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@
@@ -103,8 +104,8 @@ test-node: build-node tests/conformance/node_modules/.package-lock.json ## Build
 	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \
 		node --test --test-reporter=spec test/*.test.mjs
 
-test-node-install: test-node ## Packs the Node package, installs the tarball into a fresh project (which builds its addon) and runs it from ESM and CommonJS.
-	cd node && node --test --test-reporter=spec test/install/
+test-node-install: test-node ## Packs the checkout's Node main package, installs it into a fresh project (nothing compiles), builds its addon with the opt-in build-from-source script and runs it from ESM and CommonJS.
+	cd node && node --test --test-reporter=spec test/install/*.test.mjs
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test

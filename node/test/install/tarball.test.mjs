@@ -1,12 +1,13 @@
-// The packed tarball installs into a fresh project the way users install it: `npm install
-// mcpweft-x.y.z.tgz` runs the package's install script, which builds the addon from the Rust
-// sources in the tarball. The build is a debug one in the workspace's target folder, so only
-// the three crates of the tarball compile; everything else comes from cargo's cache. The
-// installed package then serves a tool to its own client, from ESM and from CommonJS.
+// The tarball of the checkout (`npm pack`, the main package without the optional platform
+// packages that a release adds) installs into a fresh project at once: no install script
+// runs, nothing compiles. Without a platform package the loader says how to build the addon;
+// the opt-in scripts/build-from-source.mjs then builds it from this checkout (a debug build in
+// the workspace's target folder, which `make build-node` has already compiled), and the
+// installed package serves a tool to its own client, from ESM and from CommonJS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,9 +15,14 @@ import { fileURLToPath } from 'node:url';
 const pkg = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const repo = resolve(pkg, '..');
 
+/** Runs `command args...` in `cwd`; returns its status and output. */
+function spawn(command, args, { cwd, env = process.env, ms = 60000 }) {
+  return spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: ms, maxBuffer: 64 * 1024 * 1024 });
+}
+
 /** Runs `command args...` in `cwd` within `ms`, failing the test if it fails. */
-function run(command, args, { cwd, env = process.env, ms }) {
-  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: ms, maxBuffer: 64 * 1024 * 1024 });
+function run(command, args, options) {
+  const result = spawn(command, args, options);
   assert.equal(result.error, undefined, `${command} ${args.join(' ')}: ${result.error?.message}`);
   assert.equal(result.status, 0, `${command} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
@@ -46,31 +52,43 @@ const { Server, Client } = require('mcpweft');
 })();
 `;
 
-test('the packed tarball installs, builds its addon and serves', { timeout: 20 * 60 * 1000 }, () => {
+test('the packed tarball installs without building, and the opt-in script builds its addon', { timeout: 20 * 60 * 1000 }, (t) => {
   const scratch = mkdtempSync(join(tmpdir(), 'mcpweft-install-'));
-  try {
-    const packed = JSON.parse(run('npm', ['pack', pkg, '--pack-destination', scratch, '--json', '--loglevel=error'], { cwd: scratch, ms: 120000 }));
-    const project = join(scratch, 'project');
-    run('mkdir', [project], { cwd: scratch });
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
-    const env = {
-      ...process.env,
-      CARGO_TARGET_DIR: process.env.CARGO_TARGET_DIR || join(repo, 'target'),
-      MCPWEFT_BUILD_PROFILE: 'debug',
-    };
-    const tarball = join(scratch, packed[0].filename);
-    run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, env, ms: 18 * 60 * 1000 });
-    const installed = join(project, 'node_modules', 'mcpweft');
-    assert.ok(existsSync(join(installed, 'mcpweft.node')), 'the install script built the addon');
-    assert.ok(!existsSync(join(installed, 'rust', 'target')), 'no build folder is left in the package');
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  const packed = JSON.parse(run('npm', ['pack', pkg, '--pack-destination', scratch, '--json', '--loglevel=error'], { cwd: scratch }));
+  const project = join(scratch, 'project');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
 
-    writeFileSync(join(project, 'esm.mjs'), consumerEsm);
-    const esm = JSON.parse(run('node', ['esm.mjs'], { cwd: project, ms: 30000 }));
-    assert.deepEqual(esm, { tools: ['add'], text: '5' });
-    writeFileSync(join(project, 'cjs.cjs'), consumerCjs);
-    const cjs = JSON.parse(run('node', ['cjs.cjs'], { cwd: project, ms: 30000 }));
-    assert.deepEqual(cjs, { text: 'hi from CommonJS' });
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  const started = performance.now();
+  run('npm', ['install', join(scratch, packed[0].filename), '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project });
+  t.diagnostic(`npm install of the main package alone: ${((performance.now() - started) / 1000).toFixed(2)} s`);
+  const installed = join(project, 'node_modules', 'mcpweft');
+  assert.ok(!existsSync(join(installed, 'mcpweft.node')), 'installing built nothing');
+
+  const missing = spawn(process.execPath, ['-e', "require('mcpweft')"], { cwd: project });
+  assert.notEqual(missing.status, 0);
+  assert.match(missing.stderr, /mcpweft: the package mcpweft-[a-z0-9-]+, which holds the prebuilt native addon of this platform, is not installed/);
+  assert.match(missing.stderr, /build-from-source\.mjs/);
+
+  // Without cargo, the build says what it needs.
+  const script = join(installed, 'scripts', 'build-from-source.mjs');
+  const noCargo = { ...process.env, CARGO: join(scratch, 'no-cargo') };
+  const refused = spawn(process.execPath, [script, '--source', repo], { cwd: project, env: noCargo });
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /^mcpweft: .*no-cargo was not found: building from source needs a Rust toolchain \(1\.88 or newer\) on PATH$/m);
+  const notCheckout = spawn(process.execPath, [script, '--source', scratch], { cwd: project });
+  assert.equal(notCheckout.status, 1);
+  assert.match(notCheckout.stderr, /is not a checkout of mcpweft/);
+
+  const env = { ...process.env, CARGO_TARGET_DIR: process.env.CARGO_TARGET_DIR || join(repo, 'target') };
+  run(process.execPath, [script, '--source', repo, '--debug'], { cwd: project, env, ms: 18 * 60 * 1000 });
+  assert.ok(existsSync(join(installed, 'mcpweft.node')), 'the script built the addon into the package');
+
+  writeFileSync(join(project, 'esm.mjs'), consumerEsm);
+  const esm = JSON.parse(run(process.execPath, ['esm.mjs'], { cwd: project, ms: 30000 }));
+  assert.deepEqual(esm, { tools: ['add'], text: '5' });
+  writeFileSync(join(project, 'cjs.cjs'), consumerCjs);
+  const cjs = JSON.parse(run(process.execPath, ['cjs.cjs'], { cwd: project, ms: 30000 }));
+  assert.deepEqual(cjs, { text: 'hi from CommonJS' });
 });
