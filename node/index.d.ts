@@ -719,7 +719,7 @@ export interface HttpServerOptions extends HttpEndpointOptions {
   headerReadTimeoutMs?: number;
   /** Time to send a request body (default 30 s). */
   bodyReadTimeoutMs?: number;
-  /** Open connections at most (default: three quarters of the open-file limit). */
+  /** Open connections at most (default: three quarters of the open-file limit, 16,384 on Windows). */
   maxConnections?: number;
   /** Shares the sessions with other processes through Redis (cluster mode). */
   cluster?: ClusterOptions;
