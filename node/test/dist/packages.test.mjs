@@ -88,8 +88,18 @@ test('the npm packages of make dist install offline without Rust and serve the o
   assert.deepEqual(Object.keys(installedManifest.scripts ?? {}), [], 'the main package has no scripts');
   assert.deepEqual(Object.keys(installedManifest.dependencies ?? {}), [], 'the main package has no dependencies');
   assert.equal(installedManifest.optionalDependencies[`mcpweft-${platform}`], manifest.version);
-  const prebuilt = JSON.parse(readFileSync(join(project, 'node_modules', `mcpweft-${platform}`, 'package.json'), 'utf8'));
+  assert.ok(install.seconds < 30, `the install took ${install.seconds.toFixed(1)} s`);
+  const prebuiltDir = join(project, 'node_modules', `mcpweft-${platform}`);
+  const prebuilt = JSON.parse(readFileSync(join(prebuiltDir, 'package.json'), 'utf8'));
   assert.deepEqual([prebuilt.os, prebuilt.cpu, prebuilt.libc], [['linux'], ['x64'], ['glibc']]);
+  // The addon binds no glibc symbol newer than 2.17 (checked when binutils' objdump is here).
+  const symbols = spawnSync('objdump', ['-T', join(prebuiltDir, prebuilt.main)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (symbols.error === undefined) {
+    const versions = [...new Set(symbols.stdout.match(/GLIBC_\d+\.\d+/g))].map((v) => v.slice(6).split('.').map(Number));
+    const newest = versions.reduce((a, b) => (a[0] - b[0] || a[1] - b[1]) >= 0 ? a : b);
+    t.diagnostic(`${prebuilt.main}: ${(statSync(join(prebuiltDir, prebuilt.main)).size / 1e6).toFixed(1)} MB, needs GLIBC_${newest.join('.')}`);
+    assert.ok(newest[0] === 2 && newest[1] <= 17, `the addon needs GLIBC_${newest.join('.')}`);
+  }
 
   // zod, the example's schema library, comes from the checkout's node_modules (no registry).
   const zod = JSON.parse(run('npm', ['pack', join(pkg, 'node_modules', 'zod'), '--pack-destination', scratch, '--json', '--loglevel=error'], { cwd: scratch }).stdout)[0];
