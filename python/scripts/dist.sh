@@ -8,9 +8,9 @@
 # --compatibility manylinux2014, compiling through cargo-zigbuild: see zigbuild-cargo.sh), with
 # the tools pinned by release/tools.sh (zig, cargo-zigbuild, maturin, auditwheel). The script
 # then checks what it built and fails with a one-line error otherwise: `auditwheel show` must
-# agree on manylinux_2_17, the wheel must hold no bytecode and a
-# stripped native module and weigh under 10 MB, and the sdist must carry the Rust workspace,
-# the license files and the build backend. Ends with one summary line.
+# agree on manylinux_2_17, the wheel must hold no bytecode and a stripped native module and weigh
+# under 10 MB, and the sdist must carry the Rust workspace, the license files and the build
+# backend. Ends with one summary line.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
