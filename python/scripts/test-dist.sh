@@ -30,9 +30,10 @@ fail() {
     exit 1
 }
 
-# Seconds since $1 (an $EPOCHREALTIME), in milliseconds.
+# The milliseconds since $1, an $EPOCHREALTIME (whose decimal mark follows the locale).
 elapsed_ms() {
-    echo $(((${EPOCHREALTIME/./} - ${1/./}) / 1000))
+    local now=$EPOCHREALTIME
+    echo $(((10#${now//[.,]/} - 10#${1//[.,]/}) / 1000))
 }
 
 wheels=("$out"/mcpweft-*-cp39-abi3-*manylinux_2_17_x86_64.whl)
