@@ -35,7 +35,10 @@ if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
 fi
 if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^rust-src'; then
     echo "check-platforms: installing the nightly toolchain's rust-src" >&2
-    rustup component add rust-src --toolchain nightly >&2
+    if ! rustup component add rust-src --toolchain nightly >&2; then
+        echo "check-platforms: could not install rust-src for the nightly toolchain" >&2
+        exit 1
+    fi
 fi
 bin="$("$root/release/tools.sh")"
 export ZIG="$bin/python -m ziglang"

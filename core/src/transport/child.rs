@@ -169,15 +169,14 @@ impl TransportWriter for ChildWriter {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use std::time::Instant;
 
     use super::*;
 
-    /// A child that ignores the end of its stdin is ended by the next step: SIGTERM on Unix,
-    /// long before the SIGKILL that would follow `after_terminate`.
-    #[cfg(unix)]
+    /// A child that ignores the end of its stdin is ended by the next step, SIGTERM, long
+    /// before the SIGKILL that would follow `after_terminate`.
     #[tokio::test]
     async fn a_child_that_outlives_its_stdin_is_terminated() {
         let shutdown = ChildShutdown::new()
