@@ -82,6 +82,16 @@ async fn removed_methods_and_bad_envelopes_are_refused_with_the_revisions_errors
     let mismatch = body_json(mismatch).await;
     assert_eq!((mismatch["error"]["code"].as_i64(), mismatch["id"].as_i64()), (Some(-32020), Some(2)));
 
+    // A header sent twice is refused, even when one of its copies matches: a proxy in front may
+    // have read the other one.
+    let twice = mcp.post(None, &body).header("mcp-protocol-version", NEXT).header("mcp-method", "tools/list");
+    let twice = body_json(send(twice.header("mcp-method", "prompts/list")).await).await;
+    assert_eq!(twice["error"]["code"], -32020);
+    assert!(twice["error"]["message"].as_str().unwrap().contains("more than once"), "{twice}");
+    let call = post_next(&mcp, 5, "tools/call", json!({ "name": "echo", "arguments": { "text": "hi" } }), Some("echo"));
+    let twice = body_json(send(call.header("mcp-name", "other")).await).await;
+    assert_eq!(twice["error"]["code"], -32020, "{twice}");
+
     // The client's capabilities are required in `_meta`.
     let bare = request(3, "tools/list", json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": NEXT } }));
     let bare =

@@ -1,7 +1,8 @@
 //! The checks of revision 2026-07-28's request headers against the body: `Mcp-Method`,
 //! `Mcp-Name` (the tool or prompt name, resource URI or task id) and the `Mcp-Param-*` headers
 //! of tool parameters annotated with `x-mcp-header`. A failed check is answered with
-//! `HeaderMismatch` (-32020) and HTTP 400.
+//! `HeaderMismatch` (-32020) and HTTP 400; so is a header sent more than once, since a proxy
+//! and the server could each read a different copy.
 
 use axum::http::HeaderMap;
 use serde_json::Value;
@@ -23,7 +24,7 @@ pub(super) fn mismatch(server: &Server, headers: &HeaderMap, request: &Request) 
         Some(Ok(m)) => {
             return Some(format!("the Mcp-Method header ({m}) does not match the method {}", quoted(&request.method)));
         }
-        Some(Err(())) => return Some("the Mcp-Method header is not visible ASCII text".into()),
+        Some(Err(unreadable)) => return Some(unreadable.describe("Mcp-Method")),
         None => return Some(format!("the Mcp-Method header is missing (the method is {})", quoted(&request.method))),
     }
     let params = request.params.as_ref();
@@ -38,7 +39,7 @@ pub(super) fn mismatch(server: &Server, headers: &HeaderMap, request: &Request) 
     {
         let header = match text(headers, "mcp-name") {
             None => return Some(format!("the Mcp-Name header is missing (the request's {key} is {})", quoted(name))),
-            Some(Err(())) => return Some("the Mcp-Name header is not visible ASCII text".into()),
+            Some(Err(unreadable)) => return Some(unreadable.describe("Mcp-Name")),
             Some(Ok(raw)) => match decode_header_value(raw.trim()) {
                 Ok(decoded) => decoded,
                 Err(e) => return Some(format!("the Mcp-Name header: {e}")),
@@ -58,7 +59,7 @@ pub(super) fn mismatch(server: &Server, headers: &HeaderMap, request: &Request) 
             let header = match text(headers, &header_name) {
                 None if body.is_none() => continue,
                 None => return Some(format!("the {header_name} header is missing but the argument is set")),
-                Some(Err(())) => return Some(format!("the {header_name} header is not visible ASCII text")),
+                Some(Err(unreadable)) => return Some(unreadable.describe(&header_name)),
                 Some(Ok(raw)) => match decode_header_value(raw.trim()) {
                     Ok(decoded) => decoded,
                     Err(e) => return Some(format!("the {header_name} header: {e}")),
@@ -74,7 +75,31 @@ pub(super) fn mismatch(server: &Server, headers: &HeaderMap, request: &Request) 
     None
 }
 
-/// A header's value as text: `None` when absent, `Err` when it is not visible ASCII.
-fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<Result<&'a str, ()>> {
-    headers.get(name).map(|v| v.to_str().map_err(|_| ()))
+/// Why a header's value cannot be checked.
+enum Unreadable {
+    /// The value is not visible ASCII.
+    NotText,
+    /// The header is sent more than once.
+    Repeated,
+}
+
+impl Unreadable {
+    /// The mismatch message for header `name`.
+    fn describe(&self, name: &str) -> String {
+        match self {
+            Unreadable::NotText => format!("the {name} header is not visible ASCII text"),
+            Unreadable::Repeated => format!("the {name} header is sent more than once"),
+        }
+    }
+}
+
+/// A header's one value as text: `None` when absent, an error when it is not visible ASCII or
+/// is sent more than once.
+fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<Result<&'a str, Unreadable>> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next()?;
+    if values.next().is_some() {
+        return Some(Err(Unreadable::Repeated));
+    }
+    Some(first.to_str().map_err(|_| Unreadable::NotText))
 }
