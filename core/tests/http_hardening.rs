@@ -404,6 +404,27 @@ async fn past_the_connection_limit_new_connections_are_refused_and_established_c
     bound.shutdown().await;
 }
 
+#[tokio::test]
+async fn at_the_connection_limit_a_new_client_takes_the_place_of_an_idle_connection() {
+    let options = HttpServerOptions::new().with_max_connections(4);
+    let (bound, _server, _probes, mcp) = bind(options).await;
+    // Connections that send nothing hold every place.
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(connect(&mcp.url).await);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // A new client is served, at once: one idle connection made room for it.
+    let session = within(mcp.initialize(json!({}))).await;
+    assert_eq!(result_text(&mcp.call_json(Some(&session), 1, "echo", json!({ "text": "in" })).await), "in");
+    let mut closed = 0;
+    for tcp in &mut idle {
+        closed += usize::from(read_until_closed(tcp, Duration::from_millis(200)).await.is_some());
+    }
+    assert!(closed >= 1, "no idle connection was closed");
+    bound.shutdown().await;
+}
+
 /// Polls an async condition until it holds, failing after a bounded number of tries.
 async fn eventually_async<F, Fut>(mut cond: F)
 where

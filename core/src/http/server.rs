@@ -1133,8 +1133,60 @@ async fn quiet_for(activity: &Activity, timeout: Option<Duration>) {
     }
 }
 
+/// How long a connection past the limit waits for the room an idle connection it closed makes.
+const ROOM_WAIT: Duration = Duration::from_secs(1);
+
+/// The open connections of a bound server, so that a new client past the limit can take the
+/// place of one that is only kept alive.
+#[derive(Default)]
+struct OpenConnections {
+    next: AtomicU64,
+    open: Mutex<FastMap<u64, (Arc<Activity>, Arc<Alarm>)>>,
+}
+
+impl OpenConnections {
+    /// Records a connection until the returned guard is dropped.
+    fn add(self: &Arc<Self>, activity: Arc<Activity>, alarm: Arc<Alarm>) -> OpenConnection {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        lock(&self.open).insert(id, (activity, alarm));
+        OpenConnection { connections: self.clone(), id }
+    }
+
+    /// Closes one connection that handles no request, preferring one not used since its
+    /// watchdog's last look; returns whether there was one.
+    fn close_an_idle_one(&self) -> bool {
+        let open = lock(&self.open);
+        // A connection already told to close is making room for another newcomer.
+        let idle = |(activity, alarm): &&(Arc<Activity>, Arc<Alarm>)| {
+            activity.in_flight.load(Ordering::Relaxed) == 0 && alarm.raised.load(Ordering::Acquire) < Alarm::CLOSE
+        };
+        let quiet = |entry: &&(Arc<Activity>, Arc<Alarm>)| !entry.0.usage.used.load(Ordering::Relaxed);
+        let victim = open.values().filter(idle).find(quiet).or_else(|| open.values().find(idle));
+        if let Some((_, alarm)) = victim {
+            alarm.raise(Alarm::CLOSE);
+        }
+        victim.is_some()
+    }
+}
+
+/// An open connection, forgotten by its [`OpenConnections`] when dropped.
+struct OpenConnection {
+    connections: Arc<OpenConnections>,
+    id: u64,
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        lock(&self.connections.open).remove(&self.id);
+    }
+}
+
 /// Accepts connections until `shutdown` fires, serving each with `endpoint` under `limits`,
 /// then lets the open ones finish their current exchange.
+///
+/// At the connection limit, a new connection closes one that handles no request (a client
+/// keeping it alive between requests, or one that sent nothing yet) and takes its place; it is
+/// answered 503 only when every connection is busy.
 async fn serve_connections(
     listener: tokio::net::TcpListener,
     endpoint: Endpoint,
@@ -1142,6 +1194,7 @@ async fn serve_connections(
     shutdown: CancellationToken,
 ) {
     let permits = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let open = Arc::new(OpenConnections::default());
     let mut connections = tokio::task::JoinSet::new();
     loop {
         let accepted = tokio::select! {
@@ -1158,18 +1211,37 @@ async fn serve_connections(
                 continue;
             }
         };
-        let Ok(permit) = permits.clone().try_acquire_owned() else {
-            tracing::debug!("a connection past the limit is refused");
-            let _ = stream.try_write(OVER_CAPACITY);
-            continue;
+        let permit = match permits.clone().try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) if open.close_an_idle_one() => {
+                tracing::debug!("at the connection limit: an idle connection is closed for a new one");
+                None
+            }
+            Err(_) => {
+                tracing::debug!("a connection past the limit is refused: every connection is busy");
+                let _ = stream.try_write(OVER_CAPACITY);
+                continue;
+            }
         };
-        let _ = stream.set_nodelay(true);
         let activity = Arc::new(Activity { usage: Usage::new(), in_flight: AtomicUsize::new(0) });
         let service = endpoint.connection(activity.clone());
         let alarm = Arc::new(Alarm::default());
-        let watchdog = watch(activity, alarm.clone(), limits.header_read_timeout, shutdown.clone());
+        let watchdog = watch(activity.clone(), alarm.clone(), limits.header_read_timeout, shutdown.clone());
+        let permits = permits.clone();
+        let open = open.clone();
         connections.spawn(async move {
-            let _permit = permit;
+            let _permit = match permit {
+                Some(permit) => permit,
+                None => match tokio::time::timeout(ROOM_WAIT, permits.acquire_owned()).await {
+                    Ok(Ok(permit)) => permit,
+                    _ => {
+                        let _ = stream.try_write(OVER_CAPACITY);
+                        return;
+                    }
+                },
+            };
+            let _open = open.add(activity, alarm.clone());
+            let _ = stream.set_nodelay(true);
             let _watchdog = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(watchdog));
             // Half-closed connections are allowed: a client may end its side once it has sent
             // its request and still gets the answer. Without this hyper reads ahead to catch an
@@ -1204,7 +1276,9 @@ async fn serve_connections(
             match ended {
                 Some(Err(e)) => tracing::debug!(error = %e, "a connection ended with an error"),
                 Some(Ok(())) => {}
-                None => tracing::debug!("a connection that sent no request within the header read timeout is closed"),
+                None => tracing::debug!(
+                    "a connection is closed: it sent no request within the header read timeout, or made room at the limit"
+                ),
             }
         });
     }
