@@ -1141,14 +1141,20 @@ const ROOM_WAIT: Duration = Duration::from_secs(1);
 #[derive(Default)]
 struct OpenConnections {
     next: AtomicU64,
-    open: Mutex<FastMap<u64, (Arc<Activity>, Arc<Alarm>)>>,
+    open: Mutex<FastMap<u64, Watched>>,
+}
+
+/// What the server holds of an open connection: what its watchdog reads, and its alarm.
+struct Watched {
+    activity: Arc<Activity>,
+    alarm: Arc<Alarm>,
 }
 
 impl OpenConnections {
     /// Records a connection until the returned guard is dropped.
     fn add(self: &Arc<Self>, activity: Arc<Activity>, alarm: Arc<Alarm>) -> OpenConnection {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        lock(&self.open).insert(id, (activity, alarm));
+        lock(&self.open).insert(id, Watched { activity, alarm });
         OpenConnection { connections: self.clone(), id }
     }
 
@@ -1157,13 +1163,13 @@ impl OpenConnections {
     fn close_an_idle_one(&self) -> bool {
         let open = lock(&self.open);
         // A connection already told to close is making room for another newcomer.
-        let idle = |(activity, alarm): &&(Arc<Activity>, Arc<Alarm>)| {
-            activity.in_flight.load(Ordering::Relaxed) == 0 && alarm.raised.load(Ordering::Acquire) < Alarm::CLOSE
+        let idle = |w: &&Watched| {
+            w.activity.in_flight.load(Ordering::Relaxed) == 0 && w.alarm.raised.load(Ordering::Acquire) < Alarm::CLOSE
         };
-        let quiet = |entry: &&(Arc<Activity>, Arc<Alarm>)| !entry.0.usage.used.load(Ordering::Relaxed);
+        let quiet = |w: &&Watched| !w.activity.usage.used.load(Ordering::Relaxed);
         let victim = open.values().filter(idle).find(quiet).or_else(|| open.values().find(idle));
-        if let Some((_, alarm)) = victim {
-            alarm.raise(Alarm::CLOSE);
+        if let Some(w) = victim {
+            w.alarm.raise(Alarm::CLOSE);
         }
         victim.is_some()
     }
