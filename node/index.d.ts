@@ -675,6 +675,8 @@ export interface HttpEndpointOptions {
   stateful?: boolean;
   sessionIdleTimeoutMs?: number;
   maxBodySize?: number;
+  /** Bytes of request bodies still arriving held at once, all connections together (64 MiB); past it 503. */
+  maxBufferedBodyBytes?: number;
   sseRetryMs?: number;
   /** Keep-alive comments on SSE streams; 0 turns them off. */
   keepAliveMs?: number;

@@ -405,6 +405,54 @@ async fn past_the_connection_limit_new_connections_are_refused_and_established_c
 }
 
 #[tokio::test]
+async fn bodies_held_open_share_one_budget_and_past_it_a_body_gets_503() {
+    // Bodies of up to 64 KiB, 96 KiB held for bodies still arriving, all connections together.
+    let options = HttpServerOptions::new().with_max_body_size(64 * 1024).with_max_buffered_body_bytes(96 * 1024);
+    let (bound, _server, _probes, mcp) = bind(options).await;
+    let session = mcp.initialize(json!({})).await;
+    let host = host_of(&mcp.url);
+    let mut buf = [0u8; 2048];
+    // A client announces 64 KiB, sends two pieces and holds the rest: its buffer takes 64 KiB.
+    let mut holding = connect(&mcp.url).await;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nMcp-Session-Id: {session}\r\nContent-Length: 65536\r\n\r\n"
+    );
+    within(holding.write_all(head.as_bytes())).await.unwrap();
+    for _ in 0..2 {
+        within(holding.write_all(&[b' '; 1024])).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Another body in pieces would need 64 KiB more: 503, at once.
+    let mut second = connect(&mcp.url).await;
+    within(second.write_all(chunked_post_head(&host, &session).as_bytes())).await.unwrap();
+    within(second.write_all(chunk(&" ".repeat(40 * 1024)).as_bytes())).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    within(second.write_all(chunk(&" ".repeat(40 * 1024)).as_bytes())).await.unwrap();
+    let n = within(second.read(&mut buf)).await.unwrap();
+    let answer = String::from_utf8_lossy(&buf[..n]);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("retry-after: 1"), "{answer}");
+    // A body that arrives in one piece is not held back, and the server serves on.
+    let reply = body_json(send(mcp.post(Some(&session), &request(7, "ping", json!({})))).await).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    // Once the held body is given up, its bytes are free for others.
+    drop(holding);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut third = connect(&mcp.url).await;
+    within(third.write_all(chunked_post_head(&host, &session).as_bytes())).await.unwrap();
+    for piece in [r#"{"jsonrpc":"2.0","id":8,"#, &" ".repeat(40 * 1024), r#""method":"ping"}"#] {
+        within(third.write_all(chunk(piece).as_bytes())).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    within(third.write_all(b"0\r\n\r\n")).await.unwrap();
+    let n = within(third.read(&mut buf)).await.unwrap();
+    let answer = String::from_utf8_lossy(&buf[..n]);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    bound.shutdown().await;
+}
+
+#[tokio::test]
 async fn at_the_connection_limit_a_new_client_takes_the_place_of_an_idle_connection() {
     let options = HttpServerOptions::new().with_max_connections(4);
     let (bound, _server, _probes, mcp) = bind(options).await;

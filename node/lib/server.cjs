@@ -431,7 +431,7 @@ class Server {
   /**
    * Serves Streamable HTTP on its own port: `host` (127.0.0.1), `port` (8000; 0 picks one),
    * `path` (/mcp), `allowedHosts`, `allowedOrigins`, `jsonResponse`, `stateful`,
-   * `sessionIdleTimeoutMs`, `maxBodySize`, `sseRetryMs`, `keepAliveMs`,
+   * `sessionIdleTimeoutMs`, `maxBodySize`, `maxBufferedBodyBytes`, `sseRetryMs`, `keepAliveMs`,
    * `eventStoreCapacity`. `cluster: { url, prefix, maxEventsPerStream, livenessTtlMs,
    * commandTimeoutMs }` shares the sessions with other processes through Redis. `auth` protects the server with OAuth 2.1, its tokens checked by
    * `auth.jwt` or by `verifier(token)`, which returns the caller's identity (or a promise of

@@ -63,7 +63,11 @@ def echo_server() -> Server:
 
 async def test_hosts_origins_and_body_size() -> None:
     http = await echo_server().serve_http(
-        port=0, allowed_hosts=["mcp.example"], allowed_origins=["https://ok.example"], max_body_size=2048
+        port=0,
+        allowed_hosts=["mcp.example"],
+        allowed_origins=["https://ok.example"],
+        max_body_size=2048,
+        max_buffered_body_bytes=1 << 20,
     )
     async with http:
         assert (await send(http.url, "POST", INITIALIZE)).status == 403  # Host 127.0.0.1 is not allowed.

@@ -29,6 +29,7 @@ struct HttpSpec {
     stateful: Option<bool>,
     session_idle_timeout_ms: Option<u64>,
     max_body_size: Option<usize>,
+    max_buffered_body_bytes: Option<usize>,
     sse_retry_ms: Option<u64>,
     keep_alive_ms: Option<u64>,
     event_store_capacity: Option<usize>,
@@ -120,6 +121,9 @@ impl HttpSpec {
         if let Some(size) = self.max_body_size {
             options.max_body_size = size;
         }
+        if let Some(bytes) = self.max_buffered_body_bytes {
+            options.max_buffered_body_bytes = bytes;
+        }
         if let Some(ms) = self.sse_retry_ms {
             options.sse_retry = Duration::from_millis(ms);
         }
@@ -194,7 +198,8 @@ impl Server {
     /// `options` is `null` or a JSON object with `host` (default `127.0.0.1`), `port` (`0`
     /// picks a free one; default 8000), `path` (`/mcp`), `allowedHosts`, `allowedOrigins`
     /// (default: loopback names on the bound port), `jsonResponse` (`true`), `stateful`
-    /// (`true`), `sessionIdleTimeoutMs`, `maxBodySize`, `sseRetryMs`, `keepAliveMs` (`0`
+    /// (`true`), `sessionIdleTimeoutMs`, `maxBodySize`, `maxBufferedBodyBytes` (request bodies
+    /// still arriving, all connections together), `sseRetryMs`, `keepAliveMs` (`0`
     /// turns keep-alive comments off), `eventStoreCapacity` (events kept per session for
     /// resumption), `headerReadTimeoutMs` (`0` turns it off), `bodyReadTimeoutMs`,
     /// `maxConnections`, `maxQueuedEvents` (per SSE stream) and `requireNegotiatedVersion`;

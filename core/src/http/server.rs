@@ -106,6 +106,11 @@ pub struct HttpServerOptions {
     pub session_idle_timeout: Duration,
     /// The largest request body accepted, in bytes.
     pub max_body_size: usize,
+    /// How many bytes of request bodies still arriving the server holds at once, all
+    /// connections together (at least [`HttpServerOptions::max_body_size`]); a body that would
+    /// go past it is answered `503 Service Unavailable`. A body that arrives in one piece, as a
+    /// small one does, is not counted. 64 MiB by default.
+    pub max_buffered_body_bytes: usize,
     /// The reconnection delay announced in each SSE stream's first event.
     pub sse_retry: Duration,
     /// How often an idle SSE stream gets a comment to keep proxies from closing it.
@@ -165,6 +170,7 @@ impl Default for HttpServerOptions {
             stateful: true,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_body_size: 4 * 1024 * 1024,
+            max_buffered_body_bytes: 64 * 1024 * 1024,
             sse_retry: Duration::from_millis(1000),
             keep_alive: Some(Duration::from_secs(15)),
             event_store: Arc::new(InMemoryEventStore::default()),
@@ -231,6 +237,13 @@ impl HttpServerOptions {
     /// Sets the largest request body accepted, in bytes.
     pub fn with_max_body_size(mut self, bytes: usize) -> Self {
         self.max_body_size = bytes;
+        self
+    }
+
+    /// Sets how many bytes of request bodies still arriving the server holds at once, all
+    /// connections together; it is never less than the largest body accepted.
+    pub fn with_max_buffered_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_buffered_body_bytes = bytes;
         self
     }
 
@@ -797,6 +810,9 @@ struct HttpState {
     any_loopback_port: bool,
     sessions: Mutex<FastMap<String, Arc<HttpSession>>>,
     sweeper: Mutex<Option<JoinHandle<()>>>,
+    /// The bytes of request bodies still arriving that may be held, all connections together
+    /// ([`HttpServerOptions::max_buffered_body_bytes`]).
+    body_budget: tokio::sync::Semaphore,
     /// Whether a refused `Host` header was logged; only the first one is.
     host_refusal_logged: std::sync::atomic::AtomicBool,
     /// Whether a refused `Origin` header was logged; only the first one is.
@@ -845,10 +861,13 @@ impl StreamableHttpServer {
             .clone()
             .unwrap_or_else(|| hosts.iter().flat_map(|h| [format!("http://{h}"), format!("https://{h}")]).collect());
         let any_loopback_port = options.allowed_hosts.is_none() && port.is_none();
+        let budget =
+            options.max_buffered_body_bytes.max(options.max_body_size).min(tokio::sync::Semaphore::MAX_PERMITS);
         StreamableHttpServer {
             state: Arc::new(HttpState {
                 server,
                 options,
+                body_budget: tokio::sync::Semaphore::new(budget),
                 hosts,
                 origins,
                 any_loopback_port,
@@ -1669,17 +1688,23 @@ fn method_not_allowed() -> Response {
     response
 }
 
-/// Reads a request's body whole, answering a body past `limit` bytes with 413 and one that does
-/// not arrive within `timeout` with 408.
+/// Reads a request's body whole, answering a body past `limit` bytes with 413, one that does
+/// not arrive within `timeout` with 408, and one that would take the bytes held for bodies
+/// still arriving past `budget` with 503.
 ///
 /// A body that has already arrived, as a small one usually has, is read without arming the
 /// timer: the read ends at the end the body announced (its length) instead of waiting for the
 /// connection to confirm it.
-async fn read_body<B>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, Response>
+async fn read_body<B>(
+    body: B,
+    limit: usize,
+    timeout: Duration,
+    budget: &tokio::sync::Semaphore,
+) -> Result<Bytes, Response>
 where
     B: HttpBody<Data = Bytes>,
 {
-    let read = collect_body(body, limit);
+    let read = collect_body(body, limit, budget);
     tokio::pin!(read);
     let read = match futures::poll!(read.as_mut()) {
         std::task::Poll::Ready(read) => read,
@@ -1697,6 +1722,12 @@ where
             error_response(StatusCode::PAYLOAD_TOO_LARGE, -32600, &message)
         }
         BodyFault::Broken => error_response(StatusCode::BAD_REQUEST, -32600, "Bad Request: the body could not be read"),
+        BodyFault::Busy => {
+            let message = "Service Unavailable: the server holds as many request bodies as it may; retry later";
+            let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, -32000, message);
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            response
+        }
     })
 }
 
@@ -1706,15 +1737,23 @@ enum BodyFault {
     TooLarge,
     /// Its transfer failed midway (a broken chunked encoding, a client gone).
     Broken,
+    /// Holding it would take the bytes held for bodies still arriving past their budget.
+    Busy,
 }
 
-/// Gathers a body's data up to `limit` bytes.
-async fn collect_body<B: HttpBody<Data = Bytes>>(body: B, limit: usize) -> Result<Bytes, BodyFault> {
+/// Gathers a body's data up to `limit` bytes, taking from `budget` the bytes of the buffer that
+/// a body arriving in several pieces is gathered into, until the body is whole.
+async fn collect_body<B: HttpBody<Data = Bytes>>(
+    body: B,
+    limit: usize,
+    budget: &tokio::sync::Semaphore,
+) -> Result<Bytes, BodyFault> {
     tokio::pin!(body);
     // The length a body announces sizes the buffer once, when it comes in several pieces.
     let announced = usize::try_from(body.size_hint().lower()).unwrap_or(0).min(limit);
     let mut first: Option<Bytes> = None;
     let mut rest = Vec::new();
+    let mut held: Option<tokio::sync::SemaphorePermit<'_>> = None;
     let mut len = 0usize;
     while !body.is_end_stream() {
         let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await else { break };
@@ -1723,8 +1762,25 @@ async fn collect_body<B: HttpBody<Data = Bytes>>(body: B, limit: usize) -> Resul
         match &first {
             None => first = Some(data),
             Some(head) => {
+                // The buffer's size is counted before it is allocated, and only it: the pieces
+                // hyper hands over are freed as they are copied.
+                let needed = rest.len().max(head.len()) + data.len();
+                if needed > rest.capacity() {
+                    let capacity = if rest.is_empty() {
+                        announced.max(needed)
+                    } else {
+                        needed.max((2 * rest.capacity()).min(limit))
+                    };
+                    let more = capacity - held.as_ref().map_or(0, |p| p.num_permits());
+                    let permit = u32::try_from(more).ok().and_then(|n| budget.try_acquire_many(n).ok());
+                    let permit = permit.ok_or(BodyFault::Busy)?;
+                    match &mut held {
+                        Some(held) => held.merge(permit),
+                        None => held = Some(permit),
+                    }
+                    rest.reserve_exact(capacity - rest.len());
+                }
                 if rest.is_empty() {
-                    rest.reserve_exact(announced.max(head.len() + data.len()));
                     rest.extend_from_slice(head);
                 }
                 rest.extend_from_slice(&data);
@@ -1763,10 +1819,11 @@ where
         },
         _ => None,
     };
-    let bytes = match read_body(body, state.options.max_body_size, state.options.body_read_timeout).await {
-        Ok(bytes) => bytes,
-        Err(response) => return response,
-    };
+    let bytes =
+        match read_body(body, state.options.max_body_size, state.options.body_read_timeout, &state.body_budget).await {
+            Ok(bytes) => bytes,
+            Err(response) => return response,
+        };
     let message = match JsonRpcMessage::decode(&bytes) {
         Ok(m) => m,
         Err(e) => {

@@ -82,6 +82,7 @@ class EndpointOptions(TypedDict, total=False):
     stateful: bool
     session_idle_timeout: float
     max_body_size: int
+    max_buffered_body_bytes: int
     sse_retry: float
     keep_alive: float
     event_store_capacity: int
@@ -130,6 +131,7 @@ _HTTP_KEYS: dict[str, tuple[str, bool]] = {
     "stateful": ("stateful", False),
     "session_idle_timeout": ("sessionIdleTimeoutMs", True),
     "max_body_size": ("maxBodySize", False),
+    "max_buffered_body_bytes": ("maxBufferedBodyBytes", False),
     "sse_retry": ("sseRetryMs", True),
     "keep_alive": ("keepAliveMs", True),
     "event_store_capacity": ("eventStoreCapacity", False),
@@ -675,7 +677,8 @@ class Server:
         ``allowed_hosts`` and ``allowed_origins`` replace the default loopback names on the bound
         port; ``json_response=False`` answers with SSE streams; ``stateful=False`` keeps no
         sessions; ``session_idle_timeout``, ``sse_retry`` and ``keep_alive`` are in seconds
-        (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes;
+        (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes, and
+        ``max_buffered_body_bytes`` the bytes of request bodies still arriving held at once;
         ``event_store_capacity`` is how many events each session keeps for resumption;
         ``header_read_timeout`` and ``body_read_timeout`` (seconds) bound slow clients,
         ``max_connections`` caps open connections, ``max_queued_events`` bounds each SSE
