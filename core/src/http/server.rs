@@ -126,8 +126,9 @@ pub struct HttpServerOptions {
     /// request is answered `408 Request Timeout`. 30 seconds by default.
     pub body_read_timeout: Duration,
     /// How many connections a server started with [`StreamableHttpServer::bind`] keeps open at
-    /// once; a connection past it is answered `503 Service Unavailable` and closed while the
-    /// established ones go on. `None` (the default) means three quarters of the process's
+    /// once; a connection past it takes the place of one that handles no request (kept alive
+    /// between requests, or silent since it opened), which is closed, and is answered
+    /// `503 Service Unavailable` when every connection is busy. `None` (the default) means three quarters of the process's
     /// open-file limit when the server binds, at most 65,536; on Windows, which has no such
     /// limit to read, a fixed 16,384.
     pub max_connections: Option<usize>,
