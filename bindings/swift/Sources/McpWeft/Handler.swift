@@ -8,10 +8,11 @@ typealias HandlerBody = @Sendable (JSONValue, Context) async throws -> JSONValue
 
 /// A Swift closure as the Rust core's handler: JSON text in and out, errors mapped once.
 ///
-/// Each call runs in its own Swift task, which starts on the calling thread and runs there
-/// until its first suspension; a handler that does not suspend thus answers without a thread
-/// hop. After a suspension the task resumes on Dispatch's global queue. The core drops a
-/// cancelled request's call, which cancels the task.
+/// Each call runs in its own Swift task on the global concurrent executor, never on the
+/// thread that called: those threads serve the protocol, and a handler that computes or
+/// blocks without suspending would hold up every other request and session there. The core
+/// drops a cancelled request's call, which cancels the task. A result nested deeper than
+/// `JSONValue.maxResultDepth` fails its call, as Python's conversion does.
 final class HandlerBox: NativeHandler {
     let body: HandlerBody
 
@@ -25,18 +26,13 @@ final class HandlerBox: NativeHandler {
         let operation: @Sendable () async -> Void = {
             do {
                 let value = try await body(JSONValue(parsing: payload), Context(context))
-                reply.resolve(value: value.jsonText)
+                reply.resolve(value: try value.boundedJSONText())
             } catch {
                 reply.reject(error: MCPError.native(from: error))
             }
             outcome.finish()
         }
-        let task: Task<Void, Never>
-        if #available(macOS 15.0, iOS 18.0, *) {
-            task = Task(executorPreference: StartHereExecutor(), operation: operation)
-        } else {
-            task = Task(operation: operation)
-        }
+        let task = Task(operation: operation)
         return outcome.isFinished ? nil : RunningCall(task)
     }
 }
@@ -64,26 +60,6 @@ private final class RunningCall: NativeCall {
 
     func cancel() {
         task.cancel()
-    }
-}
-
-/// The executor preferred by one handler task: it runs the task's first job on the thread that
-/// creates the task, and every later job on Dispatch's global queue.
-@available(macOS 15.0, iOS 18.0, *)
-private final class StartHereExecutor: TaskExecutor, @unchecked Sendable {
-    /// Set by the first job, before any later job can be enqueued.
-    private var started = false
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        if !started {
-            started = true
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        } else {
-            let job = UnownedJob(job)
-            DispatchQueue.global().async {
-                job.runSynchronously(on: self.asUnownedTaskExecutor())
-            }
-        }
     }
 }
 

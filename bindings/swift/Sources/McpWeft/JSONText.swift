@@ -16,11 +16,24 @@ extension JSONValue {
     /// The compact JSON text of the value, with object keys sorted.
     public var jsonText: String {
         var out = ""
-        write(to: &out)
+        // Without a bound the writing cannot fail.
+        try? write(to: &out, depth: 0, bound: Int.max)
         return out
     }
 
-    private func write(to out: inout String) {
+    /// How deeply a handler's result may nest arrays and objects: 128 levels, as the core reads
+    /// and as Python's conversion allows.
+    public static let maxResultDepth = 128
+
+    /// The compact JSON text of a handler's result, refused when it nests deeper than
+    /// `maxResultDepth`, before the recursive writing could exhaust the task's stack.
+    func boundedJSONText() throws -> String {
+        var out = ""
+        try write(to: &out, depth: 0, bound: JSONValue.maxResultDepth)
+        return out
+    }
+
+    private func write(to out: inout String, depth: Int, bound: Int) throws {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -35,22 +48,28 @@ extension JSONValue {
             }
         case .string(let s): JSONValue.writeString(s, to: &out)
         case .array(let items):
+            guard depth < bound else { throw JSONValue.tooDeep(bound) }
             out += "["
             for (i, item) in items.enumerated() {
                 if i > 0 { out += "," }
-                item.write(to: &out)
+                try item.write(to: &out, depth: depth + 1, bound: bound)
             }
             out += "]"
         case .object(let members):
+            guard depth < bound else { throw JSONValue.tooDeep(bound) }
             out += "{"
             for (i, key) in members.keys.sorted().enumerated() {
                 if i > 0 { out += "," }
                 JSONValue.writeString(key, to: &out)
                 out += ":"
-                members[key]!.write(to: &out)
+                try members[key]!.write(to: &out, depth: depth + 1, bound: bound)
             }
             out += "}"
         }
+    }
+
+    private static func tooDeep(_ bound: Int) -> MCPError {
+        MCPError(kind: .handler, message: "the result is nested deeper than \(bound) levels")
     }
 
     private static func writeString(_ s: String, to out: inout String) {

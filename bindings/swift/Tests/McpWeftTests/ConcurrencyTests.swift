@@ -49,8 +49,8 @@ final class ConcurrencyTests: XCTestCase {
         await client.close()
     }
 
-    /// A handler starts on the core's thread; after it suspends (a yield, child tasks, an
-    /// actor) it goes on elsewhere, and its value or error still answers the call.
+    /// A handler that suspends (a yield, child tasks, an actor) goes on, and its value or
+    /// error still answers the call.
     func testHandlersThatSuspendGoOnAndAnswer() async throws {
         let server = try Server(name: "s", version: "1")
         let seen = Recorder<Int>()
@@ -133,5 +133,58 @@ final class ConcurrencyTests: XCTestCase {
             XCTFail("a call on a closed connection returned \(result)")
         }
         try await eventually("the handler's Swift task is cancelled") { await cancelled.items == ["sleepy"] }
+    }
+
+    /// Handlers that compute without suspending run off the threads that serve the protocol:
+    /// four of them busy for a second on one HTTP session hold up neither the core nor another
+    /// session.
+    func testHandlersThatDoNotSuspendHoldUpNoOtherSession() async throws {
+        let server = try Server(name: "busy", version: "1")
+        let started = Recorder<Int>()
+        try server.addTool("spin") { (_: JSONValue, _: Context) -> JSONValue in
+            let clock = ContinuousClock()
+            let end = clock.now + .seconds(1)
+            var turns = 0
+            while clock.now < end { turns += 1 }
+            Task { await started.add(turns) }
+            return "spun"
+        }
+        let http = try await server.serveHTTP(port: 0)
+        let busy = try await Client.http(url: http.url)
+        let other = try await Client.http(url: http.url)
+        let spins = Task {
+            try await withThrowingTaskGroup(of: CallToolResult.self) { group in
+                for _ in 0..<4 { group.addTask { try await busy.callTool(name: "spin", arguments: [:]) } }
+                for try await result in group { XCTAssertFalse(result.isError) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let clock = ContinuousClock()
+        let asked = clock.now
+        let tools = try await other.listTools()
+        let waited = clock.now - asked
+        XCTAssertEqual(tools.map { $0["name"] }, ["spin"])
+        XCTAssertLessThan(waited, .milliseconds(500), "the core waited for busy handlers")
+        try await spins.value
+        await busy.close()
+        await other.close()
+        try await http.close()
+    }
+
+    /// A result nested deeper than the core reads fails its own call, and the server goes on.
+    func testAResultNestedTooDeeplyFailsItsCallOnly() async throws {
+        let server = try Server(name: "deep", version: "1")
+        try server.addTool("deep") { (args: JSONValue, _: Context) -> JSONValue in
+            var value: JSONValue = "bottom"
+            for _ in 0..<(args["depth"]?.intValue ?? 0) { value = .array([value]) }
+            return ["value": value]
+        }
+        let client = try await Client.inMemory(server: server)
+        let deep = try await client.callTool(name: "deep", arguments: ["depth": 10_000])
+        XCTAssertTrue(deep.isError)
+        XCTAssertTrue(deep.text.contains("deeper than 128"), deep.text)
+        let shallow = try await client.callTool(name: "deep", arguments: ["depth": 100])
+        XCTAssertFalse(shallow.isError)
+        await client.close()
     }
 }
