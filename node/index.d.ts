@@ -543,6 +543,8 @@ export interface ServerOptions {
   maxInFlightRequests?: number;
   /** Outgoing messages a stdio session queues for a slow client (default 4096). */
   maxQueuedMessages?: number;
+  /** Bytes of outgoing messages a stdio session queues for a slow client (default 32 MiB). */
+  maxQueuedBytes?: number;
   /** Resources one session may be subscribed to (default 1024). */
   maxSubscriptions?: number;
 }

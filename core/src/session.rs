@@ -13,7 +13,7 @@ use std::{
     pin::Pin,
     sync::{
         Arc, Mutex,
-        atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering},
+        atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering},
     },
     task::{Context, Poll, Waker},
     time::{Duration, Instant},
@@ -48,6 +48,12 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
 /// [`Error::QueueFull`], and the session takes no new request from the peer until there is
 /// room for its answer.
 pub const DEFAULT_MAX_QUEUED_MESSAGES: usize = 4096;
+
+/// How many bytes of outgoing messages a byte-stream session (stdio, child process) queues by
+/// default for a peer that reads slowly: 32 MiB, counted before encoding. At the limit it
+/// behaves as at [`DEFAULT_MAX_QUEUED_MESSAGES`]: notifications fail with
+/// [`Error::QueueFull`], and the session takes no new request until there is room.
+pub const DEFAULT_MAX_QUEUED_BYTES: usize = 32 * 1024 * 1024;
 
 /// How many notifications for handlers a byte-stream session holds while an earlier one is
 /// still being handled; beyond it they are dropped with a warning, so that a slow handler never
@@ -188,19 +194,106 @@ enum Output {
     Direct(Arc<dyn DirectWriter>),
 }
 
-/// The writer task's queue with its bound; commands are boxed so that an idle queue stays small.
+/// The writer task's queue with its bounds; commands are boxed so that an idle queue stays
+/// small.
 struct OutQueue {
-    tx: mpsc::UnboundedSender<Box<WriterCommand>>,
-    /// How many commands are queued and not yet taken by the writer.
-    queued: Arc<AtomicUsize>,
-    limit: usize,
-    /// Fires when the writer takes commands off a queue that was at its limit.
+    tx: mpsc::UnboundedSender<Box<Queued>>,
+    /// How many commands, and how many bytes of messages, are queued and not yet taken by the
+    /// writer.
+    fill: Arc<Fill>,
+    /// Fires when the writer takes commands off a queue that was at one of its limits.
     room: Arc<Notify>,
 }
 
-impl OutQueue {
+/// A command in the writer task's queue, with the bytes its message counts for.
+struct Queued {
+    command: WriterCommand,
+    bytes: usize,
+}
+
+/// How full the writer task's queue is, against its two limits.
+///
+/// The peer's requests count too before they are answered, while the peer leaves messages
+/// unread: each running one stands for an answer as large as the session's answers have been
+/// lately (a moving average), so that a peer that sends many requests at once and reads
+/// nothing cannot make the session hold all their answers before the queue looks full. Once
+/// the peer has read everything, the reader goes on whatever runs: a running handler may wait
+/// for the peer (sampling, elicitation), whose answer only the reader can take.
+struct Fill {
+    commands: AtomicUsize,
+    bytes: AtomicUsize,
+    max_commands: usize,
+    max_bytes: usize,
+    /// The moving average of the bytes of this session's answers.
+    answer_bytes: AtomicUsize,
+    /// Whether the reader waits for room, and the writer should wake it when it takes.
+    waiting: AtomicBool,
+}
+
+impl Fill {
+    /// What a running request stands for until the session has answered a few.
+    const FIRST_ANSWER_BYTES: usize = 64 * 1024;
+
+    fn new(max_commands: usize, max_bytes: usize) -> Self {
+        Fill {
+            commands: AtomicUsize::new(0),
+            bytes: AtomicUsize::new(0),
+            max_commands: max_commands.max(1),
+            max_bytes: max_bytes.max(1),
+            answer_bytes: AtomicUsize::new(Self::FIRST_ANSWER_BYTES),
+            waiting: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether a notification may be queued.
     fn has_room(&self) -> bool {
-        self.queued.load(Ordering::Acquire) < self.limit
+        self.commands.load(Ordering::Acquire) < self.max_commands && self.bytes.load(Ordering::Acquire) < self.max_bytes
+    }
+
+    /// Whether the reader may take one more request while `running` are not answered yet.
+    fn has_room_for_request(&self, running: usize) -> bool {
+        let bytes = self.bytes.load(Ordering::Acquire);
+        let expected = running.saturating_mul(self.answer_bytes.load(Ordering::Relaxed));
+        self.commands.load(Ordering::Acquire) < self.max_commands
+            && (bytes == 0 || bytes.saturating_add(expected) < self.max_bytes)
+    }
+
+    fn add(&self, bytes: usize, answer: bool) {
+        self.commands.fetch_add(1, Ordering::AcqRel);
+        self.bytes.fetch_add(bytes, Ordering::AcqRel);
+        if answer {
+            // A moving average over about eight answers; racing updates only blur it.
+            let average = self.answer_bytes.load(Ordering::Relaxed);
+            self.answer_bytes.store(average - average / 8 + bytes / 8, Ordering::Relaxed);
+        }
+    }
+
+    /// Counts a command off the queue; returns whether the reader waits for the room this made.
+    fn take(&self, bytes: usize) -> bool {
+        self.commands.fetch_sub(1, Ordering::AcqRel);
+        self.bytes.fetch_sub(bytes, Ordering::AcqRel);
+        self.waiting.load(Ordering::Acquire) && self.waiting.swap(false, Ordering::AcqRel)
+    }
+}
+
+/// About how many bytes `message` takes once encoded: its strings and raw JSON, and a few bytes
+/// for every other value, read without encoding it.
+fn weight(message: &JsonRpcMessage) -> usize {
+    fn value(v: &Value) -> usize {
+        match v {
+            Value::String(s) => s.len() + 2,
+            Value::Array(items) => 2 + items.iter().map(value).sum::<usize>(),
+            Value::Object(members) => 2 + members.iter().map(|(k, v)| k.len() + 3 + value(v)).sum::<usize>(),
+            _ => 8,
+        }
+    }
+    let optional = |v: &Option<Value>| v.as_ref().map_or(0, value);
+    64 + match message {
+        JsonRpcMessage::Request(r) => r.method.len() + optional(&r.params),
+        JsonRpcMessage::Notification(n) => n.method.len() + optional(&n.params),
+        JsonRpcMessage::Response(r) => value(&r.result),
+        JsonRpcMessage::Encoded(r) => r.result.get().len(),
+        JsonRpcMessage::Error(e) => e.error.message.len() + optional(&e.error.data),
     }
 }
 
@@ -261,12 +354,23 @@ impl PeerInner {
     fn command(&self, command: WriterCommand, priority: Priority) -> Result<(), Error> {
         match &self.out {
             Output::Queue(queue) => {
-                if priority == Priority::Bounded && !queue.has_room() {
+                if priority == Priority::Bounded && !queue.fill.has_room() {
                     return Err(Error::QueueFull);
                 }
-                queue.queued.fetch_add(1, Ordering::AcqRel);
-                queue.tx.send(Box::new(command)).map_err(|_| {
-                    queue.queued.fetch_sub(1, Ordering::AcqRel);
+                let bytes = match &command {
+                    WriterCommand::Send(outbound) => weight(&outbound.message),
+                    WriterCommand::CloseStream(_) => 0,
+                };
+                let answer = matches!(
+                    &command,
+                    WriterCommand::Send(Outbound {
+                        message: JsonRpcMessage::Response(_) | JsonRpcMessage::Encoded(_) | JsonRpcMessage::Error(_),
+                        ..
+                    })
+                );
+                queue.fill.add(bytes, answer);
+                queue.tx.send(Box::new(Queued { command, bytes })).map_err(|_| {
+                    queue.fill.take(bytes);
                     Error::TransportClosed
                 })
             }
@@ -280,15 +384,18 @@ impl PeerInner {
         }
     }
 
-    /// Waits until the outgoing queue has room, or the session is over; at once for transports
-    /// without a queue.
+    /// Waits until the outgoing queue has room for the answer of one more request, or the
+    /// session is over; at once for transports without a queue.
     async fn room(&self) {
         let Output::Queue(queue) = &self.out else { return };
         loop {
             let notified = queue.room.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if queue.has_room() || self.closed.is_cancelled() {
+            queue.fill.waiting.store(true, Ordering::Release);
+            let running = lock(&self.inflight).len();
+            if queue.fill.has_room_for_request(running) || self.closed.is_cancelled() {
+                queue.fill.waiting.store(false, Ordering::Release);
                 return;
             }
             tokio::select! {
@@ -695,6 +802,8 @@ pub(crate) struct SessionConfig {
     pub(crate) max_in_flight: usize,
     /// How many outgoing messages a byte-stream session queues.
     pub(crate) max_queued: usize,
+    /// How many bytes of outgoing messages a byte-stream session queues.
+    pub(crate) max_queued_bytes: usize,
 }
 
 impl Default for SessionConfig {
@@ -704,6 +813,7 @@ impl Default for SessionConfig {
             drain_timeout: Duration::from_secs(1),
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             max_queued: DEFAULT_MAX_QUEUED_MESSAGES,
+            max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
         }
     }
 }
@@ -716,8 +826,9 @@ pub(crate) fn start<S: Service>(
 ) -> (Peer, JoinHandle<()>) {
     let (writer, reader) = transport.split();
     let (tx, out_rx) = mpsc::unbounded_channel();
-    let queue = OutQueue { tx, queued: Arc::default(), limit: config.max_queued.max(1), room: Arc::default() };
-    let taken = Taken { queued: queue.queued.clone(), limit: queue.limit, room: queue.room.clone() };
+    let fill = Arc::new(Fill::new(config.max_queued, config.max_queued_bytes));
+    let queue = OutQueue { tx, fill: fill.clone(), room: Arc::default() };
+    let taken = Taken { fill, room: queue.room.clone() };
     let peer = Peer::new(Output::Queue(queue), &config);
     let writer_task = tokio::spawn(run_writer(writer, out_rx, taken, peer.inner.closed.clone()));
     let reader_peer = peer.clone();
@@ -828,8 +939,8 @@ enum WriterCommand {
     CloseStream(RequestId),
 }
 
-async fn execute(writer: &mut Box<dyn TransportWriter>, command: Box<WriterCommand>) -> Result<(), Error> {
-    match *command {
+async fn execute(writer: &mut Box<dyn TransportWriter>, command: WriterCommand) -> Result<(), Error> {
+    match command {
         WriterCommand::Send(outbound) => writer.send(outbound).await,
         WriterCommand::CloseStream(request) => writer.close_request_stream(&request).await,
     }
@@ -837,22 +948,24 @@ async fn execute(writer: &mut Box<dyn TransportWriter>, command: Box<WriterComma
 
 /// The writer task's side of the queue bound: it counts what it takes and wakes the waiters.
 struct Taken {
-    queued: Arc<AtomicUsize>,
-    limit: usize,
+    fill: Arc<Fill>,
     room: Arc<Notify>,
 }
 
 impl Taken {
-    fn one(&self) {
-        if self.queued.fetch_sub(1, Ordering::AcqRel) == self.limit {
+    /// Counts `queued` off the queue and returns its command.
+    fn one(&self, queued: Box<Queued>) -> WriterCommand {
+        let Queued { command, bytes } = *queued;
+        if self.fill.take(bytes) {
             self.room.notify_waiters();
         }
+        command
     }
 }
 
 async fn run_writer(
     mut writer: Box<dyn TransportWriter>,
-    mut rx: mpsc::UnboundedReceiver<Box<WriterCommand>>,
+    mut rx: mpsc::UnboundedReceiver<Box<Queued>>,
     taken: Taken,
     closed: CancellationToken,
 ) {
@@ -864,12 +977,10 @@ async fn run_writer(
                 _ = closed.cancelled() => None,
             };
             let Some(first) = first else { break };
-            taken.one();
-            execute(&mut writer, first).await?;
+            execute(&mut writer, taken.one(first)).await?;
             loop {
                 while let Ok(next) = rx.try_recv() {
-                    taken.one();
-                    execute(&mut writer, next).await?;
+                    execute(&mut writer, taken.one(next)).await?;
                 }
                 // Yielding once lets the tasks that are ready (on a multi-thread runtime, those
                 // answering beside this one) queue their messages, which then share this flush.
@@ -882,7 +993,7 @@ async fn run_writer(
         }
         // Whatever handlers queued before the end still goes out.
         while let Ok(next) = rx.try_recv() {
-            execute(&mut writer, next).await?;
+            execute(&mut writer, next.command).await?;
         }
         writer.flush().await
     }

@@ -373,6 +373,59 @@ async fn a_client_that_does_not_read_cannot_make_the_server_queue_without_bound(
     assert!(sent < 64, "{sent} messages were queued for a client that did not read");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_does_not_read_large_answers_holds_the_server_to_its_byte_bound() {
+    let served = Arc::new(AtomicUsize::new(0));
+    let counted = served.clone();
+    let server = Server::builder(Implementation::new("large", "1"))
+        .max_queued_bytes(1024 * 1024)
+        .tool(Tool::without_arguments("large", "Answers 256 KiB."), move |_args: JsonObject, _ctx: RequestContext| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async move { Ok(CallToolResult::text("L".repeat(256 * 1024))) }
+        })
+        .build()
+        .unwrap();
+    let (ours, theirs) = tokio::io::duplex(8 * 1024);
+    let (their_r, their_w) = tokio::io::split(theirs);
+    let _session = server.serve(StreamTransport::new(their_r, their_w));
+    let (r, mut w) = tokio::io::split(ours);
+    let mut lines = BufReader::new(r).lines();
+    let line = |value: Value| format!("{value}\n");
+    let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" } } });
+    within(w.write_all(line(init).as_bytes())).await.unwrap();
+    within(lines.next_line()).await.unwrap().unwrap();
+    within(w.write_all(line(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).as_bytes()))
+        .await
+        .unwrap();
+    // Two hundred calls for 50 MiB of answers, none of which is read for now.
+    let call = move |id: i64| {
+        line(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "large" } }))
+    };
+    for id in 1..=200 {
+        within(w.write_all(call(id).as_bytes())).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let burst = served.load(Ordering::SeqCst);
+    // With a megabyte of answers unread, the server reads no further request.
+    let writer = tokio::spawn(async move {
+        for id in 201..=250 {
+            w.write_all(call(id).as_bytes()).await.unwrap();
+        }
+        w
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(served.load(Ordering::SeqCst), burst, "requests were read while a megabyte of answers was unread");
+    // Reading now, every call is answered: nothing was lost, only held back.
+    for _ in 0..250 {
+        let line = within(lines.next_line()).await.unwrap().expect("a line");
+        let value: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(value["result"]["content"][0]["text"].as_str().map(str::len), Some(256 * 1024), "{}", &line[..80]);
+    }
+    within(writer).await.unwrap();
+    assert_eq!(served.load(Ordering::SeqCst), 250);
+}
+
 #[tokio::test]
 async fn a_panicking_handler_fails_its_request_and_the_session_goes_on() {
     let (client, _events, _session) = connect(&panicking_server()).await;

@@ -184,6 +184,7 @@ async def test_limits_and_extra_capabilities() -> None:
         max_uri_length=32,
         max_in_flight_requests=1,
         max_queued_messages=16,
+        max_queued_bytes=1 << 20,
         max_subscriptions=2,
         capabilities={"experimental": {"probe": {}}},
     )

@@ -72,6 +72,7 @@ struct ServerSpec {
     max_uri_length: Option<usize>,
     max_in_flight_requests: Option<usize>,
     max_queued_messages: Option<usize>,
+    max_queued_bytes: Option<usize>,
     max_subscriptions: Option<usize>,
 }
 
@@ -111,6 +112,9 @@ impl ServerSpec {
         }
         if let Some(n) = self.max_queued_messages {
             options.max_queued_messages = n.max(1);
+        }
+        if let Some(n) = self.max_queued_bytes {
+            options.max_queued_bytes = n.max(1);
         }
         if let Some(n) = self.max_subscriptions {
             options.max_subscriptions = n.max(1);
@@ -242,8 +246,8 @@ impl Server {
     /// the client sets one), `resourceSubscriptions`, `requestTimeoutMs` (of requests to the
     /// client), `capabilities` (declared beyond what the registrations imply) and `tasks`
     /// (`true`, or an object with `maxTtlMs`, `defaultTtlMs`, `pollIntervalMs`, `maxTasks`),
-    /// and the limits `maxUriLength`, `maxInFlightRequests`, `maxQueuedMessages` and
-    /// `maxSubscriptions`.
+    /// and the limits `maxUriLength`, `maxInFlightRequests`, `maxQueuedMessages`,
+    /// `maxQueuedBytes` and `maxSubscriptions`.
     ///
     /// An unknown key is an error, so a misspelt setting never goes unnoticed.
     pub fn new(spec: Value) -> Result<Server, Error> {

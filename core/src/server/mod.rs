@@ -100,6 +100,10 @@ pub struct ServerOptions {
     /// reads slowly; [`DEFAULT_MAX_QUEUED_MESSAGES`](rt::DEFAULT_MAX_QUEUED_MESSAGES) by
     /// default. Streamable HTTP bounds each stream instead.
     pub max_queued_messages: usize,
+    /// How many bytes of outgoing messages a stdio or child-process session queues for a
+    /// client that reads slowly, counted before encoding;
+    /// [`DEFAULT_MAX_QUEUED_BYTES`](rt::DEFAULT_MAX_QUEUED_BYTES) by default.
+    pub max_queued_bytes: usize,
     /// How many resources one session may be subscribed to at once; a `resources/subscribe`
     /// beyond it is refused with an invalid-params error. [`DEFAULT_MAX_SUBSCRIPTIONS`] by
     /// default.
@@ -126,6 +130,7 @@ impl Default for ServerOptions {
             max_uri_length: DEFAULT_MAX_URI_LENGTH,
             max_in_flight_requests: rt::DEFAULT_MAX_IN_FLIGHT,
             max_queued_messages: rt::DEFAULT_MAX_QUEUED_MESSAGES,
+            max_queued_bytes: rt::DEFAULT_MAX_QUEUED_BYTES,
             max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
         }
     }
@@ -205,6 +210,13 @@ impl ServerOptions {
         self
     }
 
+    /// Sets how many bytes of outgoing messages a stdio or child-process session queues for a
+    /// client that reads slowly (at least 1; one message is always let through).
+    pub fn with_max_queued_bytes(mut self, bytes: usize) -> Self {
+        self.max_queued_bytes = bytes.max(1);
+        self
+    }
+
     /// Sets how many resources one session may be subscribed to at once (at least 1).
     pub fn with_max_subscriptions(mut self, subscriptions: usize) -> Self {
         self.max_subscriptions = subscriptions.max(1);
@@ -224,6 +236,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("max_uri_length", &self.max_uri_length)
             .field("max_in_flight_requests", &self.max_in_flight_requests)
             .field("max_queued_messages", &self.max_queued_messages)
+            .field("max_queued_bytes", &self.max_queued_bytes)
             .field("max_subscriptions", &self.max_subscriptions)
             .finish()
     }
@@ -365,6 +378,7 @@ impl ServerInner {
             default_timeout: self.options.request_timeout,
             max_in_flight: self.options.max_in_flight_requests,
             max_queued: self.options.max_queued_messages,
+            max_queued_bytes: self.options.max_queued_bytes,
             ..SessionConfig::default()
         }
     }
@@ -726,6 +740,13 @@ impl ServerBuilder {
     /// client (at least 1).
     pub fn max_queued_messages(mut self, messages: usize) -> Self {
         self.options().max_queued_messages = messages.max(1);
+        self
+    }
+
+    /// Sets how many bytes of outgoing messages a stdio or child-process session queues for a
+    /// slow client (at least 1).
+    pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
+        self.options().max_queued_bytes = bytes.max(1);
         self
     }
 

@@ -258,8 +258,8 @@ class Server:
     with ``maxTtlMs``, ``defaultTtlMs``, ``pollIntervalMs`` and ``maxTasks``) to let tools
     declared with ``task_support`` run as tasks, ``capabilities`` declared beyond what the
     registrations imply, and the limits ``max_uri_length`` (bytes), ``max_in_flight_requests``
-    (per session), ``max_queued_messages`` (per stdio session) and ``max_subscriptions`` (per
-    session).
+    (per session), ``max_queued_messages`` and ``max_queued_bytes`` (per stdio session) and
+    ``max_subscriptions`` (per session).
 
     ``lifespan``, as in FastMCP, is ``lifespan(server)`` returning an async context manager
     (an ``@asynccontextmanager`` function): it is entered when serving starts (``run``,
@@ -286,6 +286,7 @@ class Server:
         max_uri_length: Optional[int] = None,
         max_in_flight_requests: Optional[int] = None,
         max_queued_messages: Optional[int] = None,
+        max_queued_bytes: Optional[int] = None,
         max_subscriptions: Optional[int] = None,
         lifespan: Optional[Callable[[Server], AbstractAsyncContextManager[Any]]] = None,
     ) -> None:
@@ -316,6 +317,7 @@ class Server:
             maxUriLength=max_uri_length,
             maxInFlightRequests=max_in_flight_requests,
             maxQueuedMessages=max_queued_messages,
+            maxQueuedBytes=max_queued_bytes,
             maxSubscriptions=max_subscriptions,
         )
         self._native = _native.Server(spec)
