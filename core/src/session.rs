@@ -954,8 +954,8 @@ struct Taken {
 
 impl Taken {
     /// Counts `queued` off the queue and returns its command.
-    fn one(&self, queued: Box<Queued>) -> WriterCommand {
-        let Queued { command, bytes } = *queued;
+    fn one(&self, queued: Queued) -> WriterCommand {
+        let Queued { command, bytes } = queued;
         if self.fill.take(bytes) {
             self.room.notify_waiters();
         }
@@ -977,10 +977,10 @@ async fn run_writer(
                 _ = closed.cancelled() => None,
             };
             let Some(first) = first else { break };
-            execute(&mut writer, taken.one(first)).await?;
+            execute(&mut writer, taken.one(*first)).await?;
             loop {
                 while let Ok(next) = rx.try_recv() {
-                    execute(&mut writer, taken.one(next)).await?;
+                    execute(&mut writer, taken.one(*next)).await?;
                 }
                 // Yielding once lets the tasks that are ready (on a multi-thread runtime, those
                 // answering beside this one) queue their messages, which then share this flush.
