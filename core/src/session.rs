@@ -203,6 +203,38 @@ struct OutQueue {
     fill: Arc<Fill>,
     /// Fires when the writer takes commands off a queue that was at one of its limits.
     room: Arc<Notify>,
+    /// The latest progress of each token that found the queue full.
+    coalesced: Arc<Coalesced>,
+}
+
+/// Progress notifications that found the writer's queue full: only the latest of each token
+/// is kept, and the writer sends them once it has emptied the queue. A handler reporting
+/// progress faster than the peer reads thus never fails; the peer sees fewer, later steps.
+#[derive(Default)]
+struct Coalesced {
+    any: AtomicBool,
+    latest: Mutex<FastMap<ProgressToken, Outbound>>,
+}
+
+impl Coalesced {
+    fn keep(&self, token: ProgressToken, outbound: Outbound) {
+        lock(&self.latest).insert(token, outbound);
+        self.any.store(true, Ordering::Release);
+    }
+
+    /// Forgets the progress of `request`, which is answered: nothing of it may follow.
+    fn answered(&self, request: &RequestId) {
+        if self.any.load(Ordering::Acquire) {
+            lock(&self.latest).retain(|_, o| o.related_request.as_ref() != Some(request));
+        }
+    }
+
+    fn take(&self) -> Vec<Outbound> {
+        if !self.any.swap(false, Ordering::AcqRel) {
+            return Vec::new();
+        }
+        lock(&self.latest).drain().map(|(_, outbound)| outbound).collect()
+    }
 }
 
 /// A command in the writer task's queue, with the bytes its message counts for.
@@ -298,10 +330,13 @@ fn weight(message: &JsonRpcMessage) -> usize {
 }
 
 /// Whether a message is refused when the outgoing queue is full.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Priority {
     /// Refused when the queue is full: notifications and raw messages.
     Bounded,
+    /// A progress notification of this token: when the queue is full, it replaces the one of
+    /// the same token that waits for room, if any.
+    Progress(ProgressToken),
     /// Always queued. Answers are bounded by the reader, which takes no new request from the
     /// peer while the queue is full; requests this side sends are bounded by their callers.
     Always,
@@ -354,8 +389,14 @@ impl PeerInner {
     fn command(&self, command: WriterCommand, priority: Priority) -> Result<(), Error> {
         match &self.out {
             Output::Queue(queue) => {
-                if priority == Priority::Bounded && !queue.fill.has_room() {
-                    return Err(Error::QueueFull);
+                if priority != Priority::Always && !queue.fill.has_room() {
+                    return match (priority, command) {
+                        (Priority::Progress(token), WriterCommand::Send(outbound)) => {
+                            queue.coalesced.keep(token, outbound);
+                            Ok(())
+                        }
+                        _ => Err(Error::QueueFull),
+                    };
                 }
                 let bytes = match &command {
                     WriterCommand::Send(outbound) => weight(&outbound.message),
@@ -368,6 +409,9 @@ impl PeerInner {
                         ..
                     })
                 );
+                if answer && let WriterCommand::Send(Outbound { related_request: Some(request), .. }) = &command {
+                    queue.coalesced.answered(request);
+                }
                 queue.fill.add(bytes, answer);
                 queue.tx.send(Box::new(Queued { command, bytes })).map_err(|_| {
                     queue.fill.take(bytes);
@@ -681,7 +725,9 @@ impl IncomingRequest {
             *last = Some(progress);
         }
         let params = ProgressNotificationParams { progress_token: token.clone(), progress, total, message, meta: None };
-        self.peer.notify(methods::NOTIFICATIONS_PROGRESS, &params, self.related())
+        let params = crate::finite::to_value(&params)?;
+        let message = JsonRpcMessage::notification(methods::NOTIFICATIONS_PROGRESS, Some(params));
+        self.peer.send_with(message, self.related(), Priority::Progress(token.clone()))
     }
 
     /// Returns the request that messages sent on behalf of this one belong to: the request
@@ -827,8 +873,8 @@ pub(crate) fn start<S: Service>(
     let (writer, reader) = transport.split();
     let (tx, out_rx) = mpsc::unbounded_channel();
     let fill = Arc::new(Fill::new(config.max_queued, config.max_queued_bytes));
-    let queue = OutQueue { tx, fill: fill.clone(), room: Arc::default() };
-    let taken = Taken { fill, room: queue.room.clone() };
+    let queue = OutQueue { tx, fill: fill.clone(), room: Arc::default(), coalesced: Arc::default() };
+    let taken = Taken { fill, room: queue.room.clone(), coalesced: queue.coalesced.clone() };
     let peer = Peer::new(Output::Queue(queue), &config);
     let writer_task = tokio::spawn(run_writer(writer, out_rx, taken, peer.inner.closed.clone()));
     let reader_peer = peer.clone();
@@ -950,6 +996,7 @@ async fn execute(writer: &mut Box<dyn TransportWriter>, command: WriterCommand) 
 struct Taken {
     fill: Arc<Fill>,
     room: Arc<Notify>,
+    coalesced: Arc<Coalesced>,
 }
 
 impl Taken {
@@ -988,6 +1035,10 @@ async fn run_writer(
                 if rx.is_empty() {
                     break;
                 }
+            }
+            // The queue is empty: the progress that found it full goes out now.
+            for outbound in taken.coalesced.take() {
+                writer.send(outbound).await?;
             }
             writer.flush().await?;
         }

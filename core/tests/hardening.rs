@@ -15,7 +15,8 @@ use std::{
 use async_trait::async_trait;
 use common::*;
 use mcpweft::{
-    ClientHandler, Error, ErrorData, RequestContext, Server, model::*, server::Json, transport::StreamTransport,
+    ClientHandler, Error, ErrorData, RequestContext, RequestOptions, Server, model::*, server::Json,
+    transport::StreamTransport,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -424,6 +425,36 @@ async fn a_client_that_does_not_read_large_answers_holds_the_server_to_its_byte_
     }
     within(writer).await.unwrap();
     assert_eq!(served.load(Ordering::SeqCst), 250);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_faster_than_the_peer_reads_is_coalesced_not_refused() {
+    const STEPS: u32 = 20_000;
+    let server = Server::builder(Implementation::new("eager", "1"))
+        .max_queued_messages(8)
+        .tool(
+            Tool::without_arguments("steps", "Reports progress in a tight loop."),
+            |_args: JsonObject, ctx: RequestContext| async move {
+                for step in 1..=STEPS {
+                    ctx.report_progress(f64::from(step), Some(f64::from(STEPS)), None)
+                        .map_err(|e| ErrorData::internal_error(format!("step {step}: {e}")))?;
+                }
+                Ok(CallToolResult::text("done"))
+            },
+        )
+        .build()
+        .unwrap();
+    let (client, _events, _session) = connect(&server).await;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let options = RequestOptions::new().with_progress({
+        let seen = seen.clone();
+        move |p: ProgressNotificationParams| seen.lock().unwrap().push(p.progress)
+    });
+    let result = within(client.call_tool_with(CallToolRequestParams::new("steps", JsonObject::new()), options)).await;
+    assert_eq!(first_text(&result.unwrap()), "done");
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty() && seen.len() < STEPS as usize, "{} progress notifications", seen.len());
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "progress went back");
 }
 
 #[tokio::test]

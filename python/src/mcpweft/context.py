@@ -132,7 +132,10 @@ class Context:
         return self._native.client_capabilities
 
     def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> Done:
-        """Reports progress, when the client asked for it; ``progress`` must increase."""
+        """Reports progress, when the client asked for it; ``progress`` must increase.
+
+        It never fails because the client reads slowly: when the outgoing queue is full, only
+        the latest progress waits for room, so the client sees fewer, later steps."""
         self._native.report_progress(progress, total, message)
         return _DONE
 
