@@ -222,6 +222,11 @@ impl Coalesced {
         self.any.store(true, Ordering::Release);
     }
 
+    /// Whether progress of `token` waits for room.
+    fn holds(&self, token: &ProgressToken) -> bool {
+        self.any.load(Ordering::Acquire) && lock(&self.latest).contains_key(token)
+    }
+
     /// Forgets the progress of `request`, which is answered: nothing of it may follow.
     fn answered(&self, request: &RequestId) {
         if self.any.load(Ordering::Acquire) {
@@ -389,7 +394,13 @@ impl PeerInner {
     fn command(&self, command: WriterCommand, priority: Priority) -> Result<(), Error> {
         match &self.out {
             Output::Queue(queue) => {
-                if priority != Priority::Always && !queue.fill.has_room() {
+                // A token whose progress waits for room keeps waiting there, so that its
+                // progress never goes out of order.
+                let waiting = match &priority {
+                    Priority::Progress(token) => queue.coalesced.holds(token),
+                    _ => false,
+                };
+                if priority != Priority::Always && (waiting || !queue.fill.has_room()) {
                     return match (priority, command) {
                         (Priority::Progress(token), WriterCommand::Send(outbound)) => {
                             queue.coalesced.keep(token, outbound);
