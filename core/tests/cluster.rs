@@ -435,6 +435,44 @@ impl Drop for Cluster {
     }
 }
 
+impl Cluster {
+    /// Runs `redis-cli` against this cluster's Redis and returns its output's lines.
+    fn redis_cli(&self, args: &[&str]) -> Vec<String> {
+        let out =
+            Command::new("redis-cli").arg("-s").arg(&self.redis_socket).args(args).output().expect("redis-cli runs");
+        String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).filter(|l| !l.is_empty()).collect()
+    }
+
+    /// The Redis keys of this cluster that name `session`.
+    fn session_keys(&self, session: &str) -> Vec<String> {
+        self.redis_cli(&["--scan", "--pattern", &format!("{}:*{session}*", self.prefix)])
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_holds_the_streams_of_live_requests_and_sessions_only() {
+    let Some(cluster) = Cluster::start() else { return };
+    let mcp = cluster.mcp();
+    let session = mcp.initialize(json!({})).await;
+    // Calls with a progress token: each has a stream of events in Redis.
+    for id in 1..=20 {
+        let reply = send(mcp.post(Some(&session), &call(id, "steps", json!({}), Some("s")))).await;
+        messages_until(&mut SseStream::new(reply), |m| m.get("result").is_some()).await;
+    }
+    let streams: Vec<String> =
+        cluster.session_keys(&session).into_iter().filter(|k| k.contains(":events:") && !k.ends_with(":0")).collect();
+    assert_eq!(streams.len(), 20, "{streams:?}");
+    // Each answered stream stays only for a client cut off before its answer to resume it.
+    for key in &streams {
+        let ttl: i64 = cluster.redis_cli(&["TTL", key])[0].parse().unwrap();
+        assert!((1..=60).contains(&ttl), "{key} lives {ttl} s more");
+    }
+    // A deleted session takes every key of its own with it.
+    assert_eq!(send(mcp.delete(&session)).await.status(), 200);
+    let left = cluster.session_keys(&session);
+    assert!(left.is_empty(), "left after DELETE: {left:?}");
+}
+
 /// Calls `pid` and returns the process that answered.
 async fn pid(mcp: &Mcp, session: &str, id: i64) -> String {
     result_text(&mcp.call_json(Some(session), id, "pid", json!({})).await).to_owned()

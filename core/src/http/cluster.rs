@@ -31,8 +31,11 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    sync::{Arc, Mutex},
-    time::Duration,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
 };
 
 use futures::StreamExt;
@@ -204,7 +207,24 @@ struct Append {
     message: Vec<u8>,
     request: Option<String>,
     notice: String,
+    /// The set of its session's request streams, for a request stream's event.
+    streams: Option<String>,
+    /// Whether it answers its request, which ends its stream.
+    last: bool,
+    /// What it holds in memory until it is written, counted against [`MAX_PENDING_APPENDS`].
+    bytes: usize,
 }
+
+/// How many bytes of events a process holds on their way into Redis, all sessions together:
+/// 16 MiB. Past it, while Redis is slow or away, notifications are shed (progress and logs,
+/// which later ones supersede or which only a resumed stream would replay) with a warning;
+/// answers are always kept, as the requests in flight bound them.
+const MAX_PENDING_APPENDS: usize = 16 * 1024 * 1024;
+
+/// How long the events of a request stream stay in Redis once its answer is stored: long
+/// enough for a client cut off before the answer to resume the stream, short enough that Redis
+/// holds the streams of live requests, not of every request a session ever made.
+const FINISHED_STREAM_TTL: Duration = Duration::from_secs(60);
 
 /// A process's link to the cluster's shared state.
 pub(super) struct Cluster {
@@ -216,6 +236,10 @@ pub(super) struct Cluster {
     /// How long a session may stay unused, in seconds.
     session_ttl: u64,
     appends: mpsc::UnboundedSender<Appending>,
+    /// The bytes of the events handed to the appending task and not written yet.
+    pending: Arc<AtomicUsize>,
+    /// Notifications shed since the last warning, and when that warning was.
+    shed: Mutex<(u64, Option<Instant>)>,
     /// Resources whose subscribers are to be told of an update.
     updates: mpsc::UnboundedSender<String>,
     /// Task snapshots to store, in order.
@@ -264,7 +288,10 @@ impl Cluster {
         let mut tasks = Vec::new();
         tasks.push(tokio::spawn(run_task_writes(appender.clone(), task_writes_rx)));
         tasks.push(tokio::spawn(keep_alive(conn.clone(), alive_key, options.liveness_ttl, stopped.clone())));
-        tasks.push(tokio::spawn(run_appends(appender, rx, options.max_events_per_stream, session_ttl, prefix.clone())));
+        let pending = Arc::new(AtomicUsize::new(0));
+        let appending =
+            Appender { max_events: options.max_events_per_stream, ttl: session_ttl, prefix: prefix.clone() };
+        tasks.push(tokio::spawn(run_appends(appender, rx, appending, pending.clone())));
         let cluster = Arc::new_cyclic(|weak: &std::sync::Weak<Cluster>| {
             tasks.push(tokio::spawn(listen(client, prefix.clone(), process, weak.clone(), on_event, stopped.clone())));
             tasks.push(tokio::spawn(run_updates(weak.clone(), updated)));
@@ -274,6 +301,8 @@ impl Cluster {
                 process,
                 session_ttl: session_ttl.as_secs().max(1),
                 appends,
+                pending,
+                shed: Mutex::default(),
                 updates,
                 task_writes,
                 waiters: Mutex::default(),
@@ -301,6 +330,33 @@ impl Cluster {
 
     fn events_key(&self, session: &str, stream: u64) -> String {
         format!("{}:events:{session}:{stream}", self.options.prefix)
+    }
+
+    /// The key of the set of a session's request streams, which go with the session.
+    fn streams_key(&self, session: &str) -> String {
+        format!("{}:streams:{session}", self.options.prefix)
+    }
+
+    /// Hands an event to the appending task, or sheds it when it is a notification and the
+    /// events not yet written hold [`MAX_PENDING_APPENDS`] bytes.
+    fn hand_over(&self, append: Append, notification: bool) {
+        let bytes = append.bytes;
+        if notification && self.pending.load(Ordering::Relaxed) + bytes > MAX_PENDING_APPENDS {
+            let mut shed = lock(&self.shed);
+            shed.0 += 1;
+            if shed.1.is_none_or(|at| at.elapsed() >= Duration::from_secs(10)) {
+                tracing::warn!(
+                    shed = shed.0,
+                    "Redis does not keep up: notifications were not stored (a resumed stream will miss them)"
+                );
+                *shed = (0, Some(Instant::now()));
+            }
+            return;
+        }
+        self.pending.fetch_add(bytes, Ordering::Relaxed);
+        if self.appends.send(Appending::Event(append)).is_err() {
+            self.pending.fetch_sub(bytes, Ordering::Relaxed);
+        }
     }
 
     /// Records a new session in the directory.
@@ -420,22 +476,21 @@ impl Cluster {
         }))
     }
 
-    /// Deletes a session everywhere: its directory entry and standalone events, and its copies
-    /// on other processes.
+    /// Deletes a session everywhere: its directory entry, its standalone events and those of
+    /// its request streams, and its copies on other processes.
     pub(super) async fn delete(&self, session: &str) -> Result<(), Unavailable> {
         let mut conn = self.conn.clone();
         let notice = json!({ "k": "end", "s": session }).to_string();
-        let () = redis::pipe()
-            .del(&[
-                self.key(&format!("session:{session}")),
-                self.events_key(session, 0),
-                self.key(&format!("delivered:{session}")),
-            ])
-            .ignore()
-            .publish(self.key("bus"), notice)
-            .ignore()
-            .query_async(&mut conn)
-            .await?;
+        let streams_key = self.streams_key(session);
+        let mut keys: Vec<String> = conn.smembers(&streams_key).await?;
+        keys.extend([
+            self.key(&format!("session:{session}")),
+            self.events_key(session, 0),
+            self.key(&format!("delivered:{session}")),
+            streams_key,
+        ]);
+        let () =
+            redis::pipe().del(&keys).ignore().publish(self.key("bus"), notice).ignore().query_async(&mut conn).await?;
         Ok(())
     }
 
@@ -525,25 +580,41 @@ impl Cluster {
     /// Stores an event of a request stream under its sequence number, in order with the others
     /// this process stores.
     pub(super) fn append(&self, session: &str, stream: u64, seq: u64, request: &RequestId, message: &JsonRpcMessage) {
-        let _ = self.appends.send(Appending::Event(Append {
-            key: self.events_key(session, stream),
+        let encoded = message.encode();
+        let key = self.events_key(session, stream);
+        let notice = notice(session, stream);
+        let bytes = encoded.len() + 2 * key.len() + notice.len() + 64;
+        let append = Append {
+            key,
             entry: format!("{seq}-0"),
-            message: message.encode(),
+            message: encoded,
             request: serde_json::to_string(request).ok(),
-            notice: notice(session, stream),
-        }));
+            notice,
+            streams: Some(self.streams_key(session)),
+            last: message.answers() == Some(request),
+            bytes,
+        };
+        self.hand_over(append, matches!(message, JsonRpcMessage::Notification(_)));
     }
 
     /// Stores a message of a session's standalone stream, for whichever process holds the
     /// client's GET stream.
     pub(super) fn append_standalone(&self, session: &str, message: &JsonRpcMessage) {
-        let _ = self.appends.send(Appending::Event(Append {
-            key: self.events_key(session, 0),
+        let encoded = message.encode();
+        let key = self.events_key(session, 0);
+        let notice = notice(session, 0);
+        let bytes = encoded.len() + key.len() + notice.len() + 64;
+        let append = Append {
+            key,
             entry: "*".to_owned(),
-            message: message.encode(),
+            message: encoded,
             request: None,
-            notice: notice(session, 0),
-        }));
+            notice,
+            streams: None,
+            last: false,
+            bytes,
+        };
+        self.hand_over(append, matches!(message, JsonRpcMessage::Notification(_)));
     }
 
     /// Completes once every event this process handed over so far is stored (or failed to be),
@@ -943,23 +1014,34 @@ async fn keep_alive(mut conn: ConnectionManager, key: String, ttl: Duration, sto
     let _: Result<(), _> = conn.del(&key).await;
 }
 
-/// Writes events into Redis in the order they were produced, many per round trip.
-async fn run_appends(
-    mut conn: ConnectionManager,
-    mut rx: mpsc::UnboundedReceiver<Appending>,
+/// How the appending task writes events: the bound of each stream and how long they stay.
+struct Appender {
     max_events: usize,
     ttl: Duration,
     prefix: String,
+}
+
+/// Writes events into Redis in the order they were produced, many per round trip, and counts
+/// their bytes off `pending` once written (or failed).
+async fn run_appends(
+    mut conn: ConnectionManager,
+    mut rx: mpsc::UnboundedReceiver<Appending>,
+    appender: Appender,
+    pending: Arc<AtomicUsize>,
 ) {
-    let ttl = ttl.as_secs().max(1) as i64;
-    let bus = format!("{prefix}:bus");
+    let ttl = appender.ttl.as_secs().max(1) as i64;
+    let finished_ttl = FINISHED_STREAM_TTL.as_secs() as i64;
+    let bus = format!("{}:bus", appender.prefix);
     let mut batch = Vec::with_capacity(64);
     while rx.recv_many(&mut batch, 256).await > 0 {
         let mut pipe = redis::pipe();
         let mut notices = HashSet::new();
         let mut keys = HashSet::new();
+        let mut finished = HashSet::new();
+        let mut sets: HashMap<String, HashSet<String>> = HashMap::new();
         let mut waiting = Vec::new();
         let mut events = 0usize;
+        let mut bytes = 0usize;
         for appending in batch.drain(..) {
             let append = match appending {
                 Appending::Event(append) => append,
@@ -969,11 +1051,12 @@ async fn run_appends(
                 }
             };
             events += 1;
+            bytes += append.bytes;
             let mut xadd = redis::cmd("XADD");
             xadd.arg(&append.key)
                 .arg("MAXLEN")
                 .arg("~")
-                .arg(max_events)
+                .arg(appender.max_events)
                 .arg(&append.entry)
                 .arg("m")
                 .arg(&append.message);
@@ -981,10 +1064,20 @@ async fn run_appends(
                 xadd.arg("r").arg(request);
             }
             pipe.add_command(xadd).ignore();
+            if let Some(set) = append.streams {
+                sets.entry(set).or_default().insert(append.key.clone());
+            }
+            if append.last {
+                finished.insert(append.key.clone());
+            }
             keys.insert(append.key);
             notices.insert(append.notice);
         }
+        for (set, members) in &sets {
+            pipe.sadd(set, members.iter().collect::<Vec<_>>()).ignore().expire(set, ttl).ignore();
+        }
         for key in keys {
+            let ttl = if finished.contains(&key) { finished_ttl } else { ttl };
             pipe.expire(key, ttl).ignore();
         }
         for notice in notices {
@@ -995,6 +1088,7 @@ async fn run_appends(
             if let Err(e) = written {
                 tracing::warn!(error = %e, "SSE events could not be stored in Redis: a resumed stream will miss them");
             }
+            pending.fetch_sub(bytes, Ordering::Relaxed);
         }
         for done in waiting {
             let _ = done.send(());
