@@ -165,6 +165,25 @@ fn add_cluster_tools(server: &mcpweft::Server) {
             },
         )
         .unwrap();
+    let schema = obj(json!({ "type": "object", "properties": { "ms": { "type": "integer" } } }));
+    server
+        .add_tool(
+            Tool::new("flood", "Reports progress of 1 KiB in a loop for `ms` milliseconds.", schema),
+            |args: JsonObject, ctx: RequestContext| async move {
+                let until = Instant::now() + Duration::from_millis(args.get("ms").and_then(Value::as_u64).unwrap_or(0));
+                let pad = "p".repeat(1024);
+                let mut step = 0u32;
+                while Instant::now() < until {
+                    step += 1;
+                    ctx.report_progress(f64::from(step), None, Some(pad.clone())).map_err(internal)?;
+                    if step % 64 == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+                Ok(CallToolResult::text(format!("{step} steps")))
+            },
+        )
+        .unwrap();
     server
         .add_tool(
             Tool::without_arguments("ask_progress", "Elicits between two progress reports."),
@@ -471,6 +490,43 @@ async fn redis_holds_the_streams_of_live_requests_and_sessions_only() {
     assert_eq!(send(mcp.delete(&session)).await.status(), 200);
     let left = cluster.session_keys(&session);
     assert!(left.is_empty(), "left after DELETE: {left:?}");
+}
+
+/// The resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap_or("VmRSS: 0 kB");
+    line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_redis_bounds_what_a_process_holds_for_it() {
+    let Some(cluster) = Cluster::start() else { return };
+    let member = cluster.member(0);
+    let session = member.initialize(json!({})).await;
+    let pid = cluster.servers[0].as_ref().unwrap().id();
+    let redis = cluster.redis.as_ref().unwrap().id().to_string();
+    let before = rss_kib(pid);
+    // A handler reports progress in a loop for three seconds while Redis is frozen.
+    let flood = tokio::spawn(send(member.post(Some(&session), &call(1, "flood", json!({ "ms": 3000 }), Some("f")))));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(Command::new("kill").args(["-STOP", &redis]).status().unwrap().success());
+    tokio::time::sleep(Duration::from_millis(3000)).await;
+    let frozen = rss_kib(pid);
+    assert!(Command::new("kill").args(["-CONT", &redis]).status().unwrap().success());
+    let reply = within_for(Duration::from_secs(30), flood).await.unwrap();
+    let body = within_for(Duration::from_secs(30), reply.text()).await.unwrap();
+    let steps = body.rfind("steps").map(|end| &body[end.saturating_sub(12)..end + 5]).unwrap_or("no answer");
+    let grown = frozen.saturating_sub(before) / 1024;
+    assert!(grown < 64, "the process grew {grown} MiB while Redis was frozen ({steps})");
+    // Once Redis is back, the session is served again.
+    assert_eq!(pid_of(&member, &session, 2).await, pid.to_string());
+}
+
+/// Calls `pid` on `mcp` and returns the process that answered.
+async fn pid_of(mcp: &Mcp, session: &str, id: i64) -> String {
+    result_text(&within_for(Duration::from_secs(30), mcp.call_json(Some(session), id, "pid", json!({}))).await)
+        .to_owned()
 }
 
 /// Calls `pid` and returns the process that answered.
