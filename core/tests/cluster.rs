@@ -176,7 +176,7 @@ fn add_cluster_tools(server: &mcpweft::Server) {
                 while Instant::now() < until {
                     step += 1;
                     ctx.report_progress(f64::from(step), None, Some(pad.clone())).map_err(internal)?;
-                    if step % 64 == 0 {
+                    if step.is_multiple_of(64) {
                         tokio::task::yield_now().await;
                     }
                 }
