@@ -4,10 +4,11 @@
 //! (elicitation, sampling, roots) that the request does not carry yet, the server answers
 //! with an `input_required` result listing what it needs and a `requestState`; the client
 //! retries the request with `inputResponses` and that state, and the handler runs again from the
-//! start, now finding its answers. The state is authenticated with a key of the server, and bound
-//! to the request it was made for, to the identity that made that request and to a short
-//! lifetime ([`STATE_LIFETIME`]), so it cannot be forged, nor replayed for another request, by
-//! another identity or later on.
+//! start, now finding its answers. The state is sealed with a key of the server
+//! (XChaCha20-Poly1305): a client can neither read the handler's state in it nor forge one. It is
+//! bound to the request it was made for, to the identity that made that request and to a short
+//! lifetime ([`STATE_LIFETIME`]), so it cannot be replayed for another request, by another
+//! identity or later on.
 //!
 //! `inputResponses` can be large: they are moved out of the request's params once, never copied.
 
@@ -21,15 +22,13 @@ use std::{
 };
 
 use base64::Engine;
-use hmac::{Hmac, Mac};
+use chacha20poly1305::{Key, KeyInit, XChaCha20Poly1305, XNonce, aead::Aead};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::tasks::TaskStore;
 use crate::{jsonrpc::ErrorData, sync::lock};
-
-type HmacSha256 = Hmac<Sha256>;
 
 /// How long a `requestState` is accepted after it was made: the time a user has to answer the
 /// requests for input of one round.
@@ -220,26 +219,31 @@ impl Rounds {
         let _ = self.shared.set(key);
     }
 
-    fn mac(&self) -> Option<HmacSha256> {
+    fn cipher(&self) -> Option<XChaCha20Poly1305> {
         let key = self.shared.get().or(self.key.as_ref())?;
-        HmacSha256::new_from_slice(key).ok()
+        Some(XChaCha20Poly1305::new(Key::from_slice(key)))
     }
 
+    /// Seals `payload`: a random nonce, then the payload encrypted and authenticated, in base64.
     fn sign(&self, payload: &Value) -> Option<String> {
-        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-        let body = engine.encode(payload.to_string());
-        let mut mac = self.mac()?;
-        mac.update(body.as_bytes());
-        Some(format!("{body}.{}", engine.encode(mac.finalize().into_bytes())))
+        let mut nonce = XNonce::default();
+        getrandom::fill(&mut nonce).ok()?;
+        let mut sealed = nonce.to_vec();
+        sealed.extend(self.cipher()?.encrypt(&nonce, payload.to_string().as_bytes()).ok()?);
+        Some(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sealed))
     }
 
+    /// Opens what [`Rounds::sign`] sealed, or `None` when it was not sealed with this key or was
+    /// altered.
     fn verify(&self, text: &str) -> Option<Value> {
-        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-        let (body, tag) = text.split_once('.')?;
-        let mut mac = self.mac()?;
-        mac.update(body.as_bytes());
-        mac.verify_slice(&engine.decode(tag).ok()?).ok()?;
-        serde_json::from_slice(&engine.decode(body).ok()?).ok()
+        let sealed = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(text).ok()?;
+        let nonce_len = XNonce::default().len();
+        if sealed.len() < nonce_len {
+            return None;
+        }
+        let (nonce, ciphertext) = sealed.split_at(nonce_len);
+        let plain = self.cipher()?.decrypt(XNonce::from_slice(nonce), ciphertext).ok()?;
+        serde_json::from_slice(&plain).ok()
     }
 }
 
@@ -298,6 +302,9 @@ mod tests {
     fn a_state_opens_only_for_its_request_and_untouched() {
         let rounds = Rounds::new();
         let state = first_state(&rounds, json!({ "name": "book", "arguments": { "n": 1 } }), None);
+        // The handler's state is sealed: the client cannot read it.
+        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(&state).unwrap();
+        assert!(!String::from_utf8_lossy(&raw).contains("step"), "the state is readable");
 
         let retry = json!({ "name": "book", "arguments": { "n": 1 }, "requestState": state, "_meta": { "a": 1 },
             "inputResponses": { "guests": { "action": "accept", "content": { "n": 2 } } } });
