@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist check-platforms lint-workflows
+.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist check-platforms lint-workflows test-conformance-and-builds
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -32,19 +32,22 @@ conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs t
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust-cluster
 	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server rust-cluster
 
-test: lint lint-workflows check-platforms test-rust test-cluster test-oidc test-python test-node test-node-install test-dist test-interop test-swift test-conformance fuzz-smoke ## Runs every test: lints (the release workflows too), a check of the shipped crates for Windows and macOS, Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite, a short fuzzing pass.
+test: lint lint-workflows test-rust test-cluster test-oidc test-python test-node test-node-install test-dist test-interop test-swift test-conformance-and-builds fuzz-smoke ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite (beside a check of the shipped crates for Windows and macOS and the fuzz targets' build), a short fuzzing pass.
 
-lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
-	$(CARGO) fmt --all --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	@for crate in mcpweft mcpweft-bridge; do \
-	  if $(CARGO) tree -p $$crate -e normal --prefix none | grep -E '^(pyo3|napi|uniffi)'; then \
-	    echo "$$crate must not depend on an FFI crate" >&2; exit 1; \
-	  fi; \
-	done
+# The packages make test installs are built without link-time optimization: their files, tags
+# and behaviour are those of make dist, and the cold run saves minutes of linking on two cores.
+test: export CARGO_PROFILE_RELEASE_LTO = off
 
-# The Swift glue has no Rust tests (test-swift drives it), and uniffi-bindgen is a tool: leaving
-# them out keeps uniffi's code generator out of this build.
+# The conformance suites mostly wait on their clients and servers, so the platform check and the
+# build of the fuzz targets (cargo, both cores) run beside them; their output follows.
+test-conformance-and-builds:
+	@log="$(CARGO_TARGET_DIR)/builds-beside-conformance.log"; mkdir -p "$(CARGO_TARGET_DIR)"; \
+	{ $(MAKE) --no-print-directory check-platforms && FUZZ_BUILD_ONLY=1 fuzz/run.sh; } >"$$log" 2>&1 & builds=$$!; \
+	$(MAKE) --no-print-directory test-conformance; conformance=$$?; \
+	wait $$builds; built=$$?; \
+	if [ $$built -eq 0 ]; then grep -E '^(check-platforms|fuzz):' "$$log"; else cat "$$log"; fi; \
+	[ $$conformance -eq 0 ] && [ $$built -eq 0 ]
+
 check-platforms: ## Checks the shipped crates for Windows (x86_64) and macOS (arm64, x86_64) with the nightly toolchain's rust-src and zig as the C compiler, installing both when missing.
 	release/check-platforms.sh
 

@@ -4,7 +4,8 @@
 # New inputs go to fuzz/corpus/<target> (not committed); the committed seeds in
 # fuzz/seeds/<target> are read, never written. Crashes are saved in fuzz/artifacts/<target>.
 # cargo-fuzz is installed with `cargo install` when missing; without the nightly toolchain the run
-# is skipped with a message, since libFuzzer needs it.
+# is skipped with a message, since libFuzzer needs it. With FUZZ_BUILD_ONLY set, the targets are
+# built and not run.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -20,6 +21,10 @@ fi
 target_dir="${CARGO_TARGET_DIR:-$PWD/../target}/fuzz"
 
 cargo +nightly fuzz build --target-dir "$target_dir"
+if [ -n "${FUZZ_BUILD_ONLY:-}" ]; then
+    echo "fuzz: targets built"
+    exit 0
+fi
 for target in $(cargo +nightly fuzz list); do
     echo "fuzz: $target for ${seconds}s"
     mkdir -p "corpus/$target"
