@@ -117,7 +117,7 @@ class StdioPeer {
   }
 }
 
-test('on the wire: input_required results, a signed requestState, and a tampered or replayed one refused', async () => {
+test('on the wire: input_required results, a sealed requestState, and a tampered or replayed one refused', async () => {
   const peer = new StdioPeer(ROUNDS);
   try {
     const book = { name: 'book', arguments: {} };
@@ -137,9 +137,11 @@ test('on the wire: input_required results, a signed requestState, and a tampered
     assert.equal(done.resultType, 'complete');
     assert.equal(done.content[0].text, `4 guests on June 2 (${NEXT})`);
 
-    // The state is readable but signed: changing one character of the signature is refused.
-    const [body, signature] = second.requestState.split('.');
-    const flipped = `${body}.${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
+    // The state is sealed: the client cannot read it, and changing one character is refused.
+    const sealed = Buffer.from(second.requestState, 'base64url').toString('latin1');
+    assert.ok(!sealed.includes('guests'), 'the handler state is readable');
+    const at = second.requestState.length >> 1;
+    const flipped = `${second.requestState.slice(0, at)}${second.requestState[at] === 'A' ? 'B' : 'A'}${second.requestState.slice(at + 1)}`;
     const tampered = await peer.call({ ...book, inputResponses: date, requestState: flipped });
     assert.equal(tampered.error?.code, -32602, JSON.stringify(tampered));
     // Nor does it serve another request: other arguments make another request.
