@@ -26,6 +26,7 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 
 mod listen;
+pub mod skills;
 
 pub use listen::{Subscription, SubscriptionFilter};
 

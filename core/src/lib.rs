@@ -19,7 +19,12 @@ pub mod model;
 mod random;
 pub mod server;
 pub mod session;
-pub mod skills;
+/// The skills extension (`io.modelcontextprotocol/skills`) in one place: its wire types and
+/// methods ([`model::skills`]) and the client's verified reads ([`client::skills`]).
+pub mod skills {
+    pub use crate::client::skills::*;
+    pub use crate::model::skills::*;
+}
 mod sync;
 pub mod transport;
 

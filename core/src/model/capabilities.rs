@@ -151,7 +151,7 @@ impl ClientCapabilities {
     }
 
     /// Declares support for the extension `id` (revision 2026-07-28), such as
-    /// [`SKILLS_EXTENSION`](crate::skills::SKILLS_EXTENSION), with its settings.
+    /// [`SKILLS_EXTENSION`](crate::model::skills::SKILLS_EXTENSION), with its settings.
     pub fn with_extension(mut self, id: impl Into<String>, settings: JsonObject) -> Self {
         self.extensions.get_or_insert_with(JsonObject::new).insert(id.into(), Value::Object(settings));
         self

@@ -283,7 +283,7 @@ pub(crate) struct ServerInner {
     pub(crate) templates: Mutex<Registry<TemplateEntry>>,
     pub(crate) prompts: Mutex<Registry<PromptEntry>>,
     /// The skills served (the skills extension), keyed by the URI of their `SKILL.md`.
-    pub(crate) skills: Mutex<Registry<crate::skills::SkillEntry>>,
+    pub(crate) skills: Mutex<Registry<crate::model::skills::SkillEntry>>,
     pub(crate) completion: Mutex<Option<Arc<dyn CompletionHandler>>>,
     sessions: Mutex<Vec<Weak<ServerSession>>>,
     /// The key and bookkeeping of revision 2026-07-28's requests for input across rounds.
@@ -346,7 +346,7 @@ impl ServerInner {
         if !lock(&self.skills).is_empty() {
             caps.extensions
                 .get_or_insert_with(JsonObject::new)
-                .entry(crate::skills::SKILLS_EXTENSION)
+                .entry(crate::model::skills::SKILLS_EXTENSION)
                 .or_insert_with(|| serde_json::json!({ "directoryRead": true }));
         }
         caps

@@ -481,7 +481,7 @@ impl ServerSession {
     /// `SKILL.md`).
     fn skills_request(&self, method: &str, params: Option<Value>) -> Result<Value, ErrorData> {
         let skills = lock(&self.server.skills);
-        if method == crate::skills::SKILLS_GET {
+        if method == crate::model::skills::SKILLS_GET {
             let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
             let uri = uri.ok_or_else(|| ErrorData::invalid_params("skills/get needs the uri of a SKILL.md"))?;
             let entry =
@@ -509,7 +509,7 @@ impl ServerSession {
             for file in &entry.resources {
                 let Some(rest) = file.uri.strip_prefix(&prefix) else { continue };
                 let child = match rest.split_once('/') {
-                    Some((directory, _)) => (format!("{prefix}{directory}"), crate::skills::DIRECTORY_MIME_TYPE),
+                    Some((directory, _)) => (format!("{prefix}{directory}"), crate::model::skills::DIRECTORY_MIME_TYPE),
                     None if rest.ends_with(".md") => (file.uri.clone(), "text/markdown"),
                     None => (file.uri.clone(), "text/plain"),
                 };
@@ -631,11 +631,11 @@ impl ServerSession {
                 gated(declared, m, || Reply::Now(self.subscribe(params, subscribe)))
             }
             methods::PROMPTS_LIST => gated(caps.prompts.is_some(), m, || Reply::Now(self.list_prompts(params))),
-            crate::skills::RESOURCES_DIRECTORY_READ => {
+            crate::model::skills::RESOURCES_DIRECTORY_READ => {
                 let served = !lock(&self.server.skills).is_empty();
                 gated(served, m, || Reply::Now(self.read_directory(params)))
             }
-            crate::skills::SKILLS_LIST | crate::skills::SKILLS_GET => {
+            crate::model::skills::SKILLS_LIST | crate::model::skills::SKILLS_GET => {
                 let served = !lock(&self.server.skills).is_empty();
                 gated(served, m, || Reply::Now(self.skills_request(m, params)))
             }
@@ -683,8 +683,8 @@ impl ServerSession {
                 | methods::RESOURCES_TEMPLATES_LIST
                 | methods::RESOURCES_READ
                 | methods::SERVER_DISCOVER
-                | crate::skills::SKILLS_LIST
-                | crate::skills::SKILLS_GET
+                | crate::model::skills::SKILLS_LIST
+                | crate::model::skills::SKILLS_GET
         );
         let mut params = params;
         let round = match self.server.rounds.open(m, &mut params, self.principal()) {

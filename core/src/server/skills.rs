@@ -6,13 +6,14 @@
 //! the server declares the extension to 2026-07-28 clients.
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use super::{RequestContext, ResourceRequest, Server, ServerBuilder};
 use crate::{
     Error,
-    model::{JsonObject, ReadResourceResult, Resource, ResourceContents},
-    skills::{SkillEntry, SkillFile, parse_skill_md},
+    model::{
+        JsonObject, ReadResourceResult, Resource, ResourceContents,
+        skills::{SkillEntry, SkillFile, parse_skill_md, sha256_digest},
+    },
     sync::lock,
 };
 
@@ -45,7 +46,7 @@ impl Skill {
     /// non-empty `description`.
     pub fn new(skill_md: impl Into<String>) -> Result<Skill, Error> {
         let text = skill_md.into();
-        let (frontmatter, _) = parse_skill_md(&text).map_err(|e| Error::Config(e.to_string()))?;
+        let (frontmatter, _) = parse_skill_md(&text).map_err(Error::Config)?;
         let name = frontmatter.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
         if !is_valid_skill_name(&name) {
             return Err(Error::Config(format!(
@@ -90,14 +91,11 @@ impl Skill {
         let resources = self
             .files
             .iter()
-            .map(|(path, text)| {
-                let digest: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-                SkillFile {
-                    uri: self.uri(path),
-                    digest: format!("sha256:{digest}"),
-                    size: text.len() as u64,
-                    extra: JsonObject::new(),
-                }
+            .map(|(path, text)| SkillFile {
+                uri: self.uri(path),
+                digest: sha256_digest(text.as_bytes()),
+                size: text.len() as u64,
+                extra: JsonObject::new(),
             })
             .collect();
         SkillEntry {
@@ -158,7 +156,7 @@ mod tests {
         assert_eq!(entry.resources.len(), 2);
         assert_eq!(entry.resources[1].uri, "skill://pdf-processing/references/FORMS.md");
         assert_eq!(entry.resources[1].size, 7);
-        assert!(crate::skills::verify_file(&entry.resources[0], SKILL_MD.as_bytes()).is_ok());
+        assert_eq!(entry.resources[0].digest, sha256_digest(SKILL_MD.as_bytes()));
     }
 
     #[test]

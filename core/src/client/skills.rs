@@ -22,66 +22,19 @@
 use std::collections::HashSet;
 
 use base64::Engine;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
+pub use crate::model::skills::{SkillEntry, SkillFile};
 use crate::{
     Client, Error, RequestOptions,
-    model::{JsonObject, ResourceContents},
+    model::{
+        JsonObject, ResourceContents,
+        skills::{SKILLS_EXTENSION, SKILLS_LIST, parse_skill_md, sha256_digest},
+    },
 };
-
-/// The identifier of the skills extension, the key under `capabilities.extensions`.
-pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
-
-/// The method that lists a server's skills.
-pub const SKILLS_LIST: &str = "skills/list";
-
-/// The method that returns the entry of one skill, named by the URI of its `SKILL.md`.
-pub const SKILLS_GET: &str = "skills/get";
-
-/// The method that lists the direct children of a directory of skill files (the extension's
-/// optional `directoryRead`).
-pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";
-
-/// The MIME type of a directory among the children `resources/directory/read` lists.
-pub const DIRECTORY_MIME_TYPE: &str = "inode/directory";
 
 /// How many pages of `skills/list` one listing follows at most.
 const MAX_PAGES: usize = 100;
-
-/// One file of a skill, as its entry lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct SkillFile {
-    /// The file's resource URI.
-    pub uri: String,
-    /// The SHA-256 digest of the file's bytes, as `sha256:<hex>`.
-    pub digest: String,
-    /// The file's length in bytes.
-    pub size: u64,
-    /// Every other member, kept as it came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
-}
-
-/// A skill as `skills/list` describes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct SkillEntry {
-    /// The URI of the skill's `SKILL.md`.
-    pub uri: String,
-    /// The frontmatter of the skill's `SKILL.md`, which must match the file's exactly.
-    pub frontmatter: JsonObject,
-    /// Every file of the skill, `SKILL.md` included.
-    #[serde(default)]
-    pub resources: Vec<SkillFile>,
-    /// Every other member, kept as it came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
-}
 
 /// A skill whose `SKILL.md` was fetched and verified.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,36 +68,11 @@ pub fn verify_file(file: &SkillFile, bytes: &[u8]) -> Result<(), Error> {
     let Some(expected) = file.digest.strip_prefix("sha256:") else {
         return Err(Error::Protocol(format!("skill file {} has a digest of unknown form: {}", file.uri, file.digest)));
     };
-    let actual: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
-    if !actual.eq_ignore_ascii_case(expected) {
+    let actual = sha256_digest(bytes);
+    if !actual["sha256:".len()..].eq_ignore_ascii_case(expected) {
         return Err(Error::Protocol(format!("skill file {} does not match its digest: refused", file.uri)));
     }
     Ok(())
-}
-
-/// Splits a `SKILL.md` into its YAML frontmatter (parsed) and its body.
-pub fn parse_skill_md(text: &str) -> Result<(JsonObject, String), Error> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let missing = || Error::Protocol("the SKILL.md has no YAML frontmatter".to_owned());
-    let rest = text.strip_prefix("---\r\n").or_else(|| text.strip_prefix("---\n")).ok_or_else(missing)?;
-    let mut offset = 0;
-    let (yaml, body) = loop {
-        let line_end = rest[offset..].find('\n').map_or(rest.len(), |i| offset + i + 1);
-        let line = &rest[offset..line_end];
-        if line.trim_end_matches(['\r', '\n']).trim_end_matches([' ', '\t']) == "---" {
-            break (&rest[..offset], &rest[line_end..]);
-        }
-        if line_end >= rest.len() {
-            return Err(missing());
-        }
-        offset = line_end;
-    };
-    let value: Value = serde_yaml_ng::from_str(yaml)
-        .map_err(|e| Error::Protocol(format!("the SKILL.md frontmatter is not valid YAML: {e}")))?;
-    match value {
-        Value::Object(map) => Ok((map, body.to_owned())),
-        _ => Err(Error::Protocol("the SKILL.md frontmatter is not a mapping".to_owned())),
-    }
 }
 
 /// Returns the first field where two frontmatters differ, if any.
@@ -216,7 +144,7 @@ impl Client {
         let bytes = self.read_skill_file(entry, &entry.uri).await?;
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::Protocol(format!("the SKILL.md at {} is not UTF-8", entry.uri)))?;
-        let (frontmatter, body) = parse_skill_md(&text)?;
+        let (frontmatter, body) = parse_skill_md(&text).map_err(Error::Protocol)?;
         if let Some(field) = first_difference(&entry.frontmatter, &frontmatter) {
             return Err(Error::Protocol(format!(
                 "the frontmatter of {} differs from its entry in `{field}`: the skill is not loaded",
@@ -234,10 +162,9 @@ mod tests {
     const SKILL: &str = "---\nname: pdf-processing\ndescription: Extract PDF text\n---\n\nSkill body.\n";
 
     fn file(uri: &str, bytes: &[u8]) -> SkillFile {
-        let digest: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
         SkillFile {
             uri: uri.to_owned(),
-            digest: format!("sha256:{digest}"),
+            digest: sha256_digest(bytes),
             size: bytes.len() as u64,
             extra: JsonObject::new(),
         }
