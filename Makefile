@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist check-platforms lint-workflows test-conformance-and-builds
+.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist check-platforms lint-workflows
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -32,21 +32,26 @@ conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs t
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust-cluster
 	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server rust-cluster
 
-test: lint lint-workflows test-rust test-cluster test-oidc test-python test-node test-node-install test-dist test-interop test-swift test-conformance-and-builds fuzz-smoke ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite (beside a check of the shipped crates for Windows and macOS and the fuzz targets' build), a short fuzzing pass.
+# The steps of make test, in order; tests/all.sh runs them, with the check of the shipped crates for
+# Windows and macOS and the build of the fuzz targets in the background from the start, then a
+# short fuzzing pass, and prints how long each step took.
+TEST_STEPS = lint lint-workflows test-rust test-cluster test-oidc test-python test-node test-node-install test-dist test-interop test-swift test-conformance
+
+test: ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite, a check of the shipped crates for Windows and macOS, a short fuzzing pass.
+	tests/all.sh $(TEST_STEPS)
 
 # The packages make test installs are built without link-time optimization: their files, tags
 # and behaviour are those of make dist, and the cold run saves minutes of linking on two cores.
 test: export CARGO_PROFILE_RELEASE_LTO = off
 
-# The conformance suites mostly wait on their clients and servers, so the platform check and the
-# build of the fuzz targets (cargo, both cores) run beside them; their output follows.
-test-conformance-and-builds:
-	@log="$(CARGO_TARGET_DIR)/builds-beside-conformance.log"; mkdir -p "$(CARGO_TARGET_DIR)"; \
-	{ $(MAKE) --no-print-directory check-platforms && FUZZ_BUILD_ONLY=1 fuzz/run.sh; } >"$$log" 2>&1 & builds=$$!; \
-	$(MAKE) --no-print-directory test-conformance; conformance=$$?; \
-	wait $$builds; built=$$?; \
-	if [ $$built -eq 0 ]; then grep -E '^(check-platforms|fuzz):' "$$log"; else cat "$$log"; fi; \
-	[ $$conformance -eq 0 ] && [ $$built -eq 0 ]
+lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	@for crate in mcpweft mcpweft-bridge; do \
+	  if $(CARGO) tree -p $$crate -e normal --prefix none | grep -E '^(pyo3|napi|uniffi)'; then \
+	    echo "$$crate must not depend on an FFI crate" >&2; exit 1; \
+	  fi; \
+	done
 
 check-platforms: ## Checks the shipped crates for Windows (x86_64) and macOS (arm64, x86_64) with the nightly toolchain's rust-src and zig as the C compiler, installing both when missing.
 	release/check-platforms.sh
@@ -66,6 +71,8 @@ test-dist: dist ## Installs the packages of make dist with no cargo on PATH and 
 	python/scripts/test-dist.sh
 	cd node && node --test --test-reporter=spec test/dist/*.test.mjs
 
+# The Swift glue has no Rust tests (test-swift drives it), and uniffi-bindgen is a tool: leaving
+# them out keeps uniffi's code generator out of this build.
 test-rust: ## Runs the Rust unit, integration and doc tests.
 	$(CARGO) test --workspace --exclude mcpweft-swift --exclude uniffi-bindgen
 
@@ -107,7 +114,7 @@ test-node: build-node tests/conformance/node_modules/.package-lock.json ## Build
 	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \
 		node --test --test-reporter=spec test/*.test.mjs
 
-test-node-install: test-node ## Packs the checkout's Node main package, installs it into a fresh project (nothing compiles), builds its addon with the opt-in build-from-source script and runs it from ESM and CommonJS.
+test-node-install: build-node ## Packs the checkout's Node main package, installs it into a fresh project (nothing compiles), builds its addon with the opt-in build-from-source script and runs it from ESM and CommonJS.
 	cd node && node --test --test-reporter=spec test/install/*.test.mjs
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
@@ -143,8 +150,8 @@ bench-cluster: ## Prints the cluster benchmark: 64 sessions through haproxy over
 fuzz: ## Runs each fuzz target for FUZZ_SECONDS (default 60); needs the nightly toolchain, installs cargo-fuzz if missing.
 	fuzz/run.sh
 
-fuzz-smoke: ## Runs each fuzz target for a few seconds (FUZZ_SECONDS=5).
-	FUZZ_SECONDS=5 fuzz/run.sh
+fuzz-smoke: ## Runs each fuzz target for a few seconds (FUZZ_SECONDS=5), built without optimizations.
+	FUZZ_SECONDS=5 FUZZ_DEV=1 fuzz/run.sh
 
 soak: ## Drives 64 HTTP sessions and a stdio session for SOAK_SECONDS (default 60); fails on any error or memory growth.
 	$(CARGO) build --release -p mcpweft-bench --bin mcpweft-soak

@@ -5,7 +5,8 @@
 # fuzz/seeds/<target> are read, never written. Crashes are saved in fuzz/artifacts/<target>.
 # cargo-fuzz is installed with `cargo install` when missing; without the nightly toolchain the run
 # is skipped with a message, since libFuzzer needs it. With FUZZ_BUILD_ONLY set, the targets are
-# built and not run.
+# built and not run; with FUZZ_DEV set, they are built without optimizations (minutes faster to
+# build, slower to run: for short passes).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -19,8 +20,12 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     cargo +nightly install cargo-fuzz --locked
 fi
 target_dir="${CARGO_TARGET_DIR:-$PWD/../target}/fuzz"
+profile=()
+if [ -n "${FUZZ_DEV:-}" ]; then
+    profile=(--dev)
+fi
 
-cargo +nightly fuzz build --target-dir "$target_dir"
+cargo +nightly fuzz build "${profile[@]}" --target-dir "$target_dir"
 if [ -n "${FUZZ_BUILD_ONLY:-}" ]; then
     echo "fuzz: targets built"
     exit 0
@@ -33,7 +38,7 @@ for target in $(cargo +nightly fuzz list); do
         # The embedded interpreter is never finalized, so what it holds at exit is not a leak.
         leaks=0
     fi
-    ASAN_OPTIONS="detect_leaks=$leaks" cargo +nightly fuzz run --target-dir "$target_dir" "$target" \
+    ASAN_OPTIONS="detect_leaks=$leaks" cargo +nightly fuzz run "${profile[@]}" --target-dir "$target_dir" "$target" \
         "corpus/$target" "seeds/$target" -- \
         -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -detect_leaks="$leaks"
 done

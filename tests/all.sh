@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs every test of `make test`: the make targets named as arguments, in order, stopping at the
+# first failure, then a short fuzzing pass. Two jobs that only build, the check of the shipped
+# crates for Windows and macOS (`make check-platforms`) and the build of the fuzz targets, run in
+# the background from the start, on the CPU the tests leave idle while they wait on servers,
+# package installs and the conformance suites; their summary lines are printed when the steps are
+# done. Each step's duration is printed after it, so the run shows where its time goes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+make="${MAKE:-make}"
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+log="$target_dir/background-builds.log"
+mkdir -p "$target_dir"
+rm -f "$log.rc"
+
+# The background jobs get a session of their own, so that a failing step ends them all.
+setsid bash -c '{ "$1" --no-print-directory check-platforms && FUZZ_BUILD_ONLY=1 FUZZ_DEV=1 fuzz/run.sh; } >"$2" 2>&1 </dev/null; echo $? >"$2.rc"' \
+    background-builds "$make" "$log" &
+builds=$!
+trap 'kill -- -"$builds" 2>/dev/null || true' EXIT
+
+start=$SECONDS
+for step in "$@"; do
+    began=$SECONDS
+    "$make" --no-print-directory "$step"
+    echo "make test: $step took $((SECONDS - began)) s"
+done
+
+# Bounded: the background jobs take a few minutes once the steps are done.
+waited=0
+until [ -f "$log.rc" ] || [ "$waited" -ge 3600 ]; do
+    sleep 5
+    waited=$((waited + 5))
+done
+if [ "$(cat "$log.rc" 2>/dev/null)" != 0 ]; then
+    cat "$log"
+    echo "make test: the background builds failed (check-platforms, then the fuzz targets)" >&2
+    exit 1
+fi
+grep -E '^(check-platforms|fuzz):' "$log"
+echo "make test: waited $waited s for the background builds"
+
+began=$SECONDS
+FUZZ_SECONDS=5 FUZZ_DEV=1 fuzz/run.sh
+echo "make test: fuzz-smoke took $((SECONDS - began)) s"
+echo "make test: every step passed in $((SECONDS - start)) s"
