@@ -43,7 +43,6 @@ const EXEMPT: &[(&str, &str)] = &[
 
 /// Entry points that one binding does not expose, with the reason: `(binding, entry, why)`.
 const EXEMPT_FOR: &[(&str, &str, &str)] = &[
-    ("python", "set_blocking_scope", "Python sets it once, in the module's initialisation"),
     ("node", "set_blocking_scope", "Node's handlers never block a Tokio thread: they run on its own loop"),
     ("swift", "set_blocking_scope", "Swift's handlers run on Swift's pool, never on the blocking pool"),
     ("node", "set_blocking_limit", "Node's handlers never use the blocking pool"),
@@ -184,7 +183,7 @@ fn names(code: &str, needle: &str) -> bool {
 /// Whether the glue `code` calls `entry`.
 fn exposes(code: &str, entry: &str) -> bool {
     match entry.split_once("::") {
-        Some((ty, method)) => {
+        Some((_, method)) => {
             names(code, entry)
                 || (method != "new" && (names(code, &format!(".{method}")) || names(code, &format!("::{method}"))))
         }

@@ -485,21 +485,22 @@ fn capabilities_follow_the_callbacks_given() {
 fn a_second_registration_of_a_name_is_refused_unless_it_asks_to_replace() {
     let server = Server::new(json!({ "name": "x", "version": "1" })).unwrap();
     let noop = callback(|_p, _c| async { Ok(Value::Null) });
-    let registrations: [(&str, Value, &dyn Fn(Value, bool) -> Result<(), mcpweft_bridge::Error>); 4] = [
-        ("tool", json!({ "name": "t" }), &|d, r| server.add_tool(d, noop.clone(), r)),
-        ("resource", json!({ "uri": "a://r", "name": "r" }), &|d, r| server.add_resource(d, noop.clone(), r)),
+    type Register<'a> = &'a dyn Fn(Value, bool) -> Option<mcpweft_bridge::Error>;
+    let registrations: [(&str, Value, Register<'_>); 4] = [
+        ("tool", json!({ "name": "t" }), &|d, r| server.add_tool(d, noop.clone(), r).err()),
+        ("resource", json!({ "uri": "a://r", "name": "r" }), &|d, r| server.add_resource(d, noop.clone(), r).err()),
         ("resource template", json!({ "uriTemplate": "a://{x}", "name": "x" }), &|d, r| {
-            server.add_resource_template(d, noop.clone(), r)
+            server.add_resource_template(d, noop.clone(), r).err()
         }),
-        ("prompt", json!({ "name": "p" }), &|d, r| server.add_prompt(d, noop.clone(), r)),
+        ("prompt", json!({ "name": "p" }), &|d, r| server.add_prompt(d, noop.clone(), r).err()),
     ];
     for (what, descriptor, add) in registrations {
-        add(descriptor.clone(), false).unwrap();
-        let twice = add(descriptor.clone(), false).unwrap_err();
+        assert!(add(descriptor.clone(), false).is_none(), "{what}");
+        let twice = add(descriptor.clone(), false).expect("a second registration is refused");
         assert_eq!(twice.kind, ErrorKind::Config, "{what}");
         assert!(twice.message.contains(&format!("the {what} ")), "{}", twice.message);
         assert!(twice.message.contains("already registered"), "{}", twice.message);
-        add(descriptor, true).unwrap();
+        assert!(add(descriptor, true).is_none(), "{what} replaced");
     }
     let skill = json!({ "skillMd": "---\nname: s\ndescription: S.\n---\n" });
     server.add_skill(skill.clone(), false).unwrap();
