@@ -57,7 +57,7 @@ def test_misuse_raises_at_decoration_time() -> None:
     def once() -> str:
         return "first"
 
-    with pytest.raises(ConfigError, match="the tool \"once\" is already registered; register it with replace"):
+    with pytest.raises(ConfigError, match='the tool "once" is already registered; register it with replace'):
 
         @server.tool(name="once")
         def twice() -> str:
@@ -83,7 +83,7 @@ def test_misuse_raises_at_decoration_time() -> None:
     def matched(a: str, rest: str, ctx: Context, q: str = "") -> str:
         return a
 
-    with pytest.raises(ConfigError, match="the resource \"x://fixed\" is already registered"):
+    with pytest.raises(ConfigError, match='the resource "x://fixed" is already registered'):
         for _ in range(2):
             server.resource("x://fixed")(lambda: "x")
     server.resource("x://fixed", replace=True)(lambda: "y")
@@ -96,13 +96,13 @@ def test_misuse_raises_at_decoration_time() -> None:
     def hello() -> str:
         return "hello"
 
-    with pytest.raises(ConfigError, match="the prompt \"hello\" is already registered"):
+    with pytest.raises(ConfigError, match='the prompt "hello" is already registered'):
         server.prompt(name="hello")(hello)
     server.prompt(name="hello", replace=True)(hello)
 
     skill_md = "---\nname: forms\ndescription: Fills forms.\n---\n"
     server.add_skill(skill_md)
-    with pytest.raises(ConfigError, match="the skill \"forms\" is already registered"):
+    with pytest.raises(ConfigError, match='the skill "forms" is already registered'):
         server.add_skill(skill_md)
     server.add_skill(skill_md, {"more.md": "More."}, replace=True)
 

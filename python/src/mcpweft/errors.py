@@ -136,7 +136,7 @@ class UrlElicitationRequired(_CodedError):
 class _LocalError(_CodedError):
     """A local failure: kind ``KIND`` of the bridge's table, never an answer to a request."""
 
-    CODE = None
+    CODE: ClassVar[Optional[int]] = None
     local = True
 
 
