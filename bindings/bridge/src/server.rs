@@ -408,9 +408,11 @@ impl Server {
     }
 }
 
+/// Converts a registration's failure into a configuration error whose message is the core's
+/// text without its prefix, since the kind says it already.
 fn config_error(e: mcpweft::Error) -> Error {
     let message = match e {
-        mcpweft::Error::Protocol(text) => text,
+        mcpweft::Error::Protocol(text) | mcpweft::Error::Config(text) => text,
         other => other.to_string(),
     };
     Error::config(message)

@@ -498,7 +498,7 @@ fn a_second_registration_of_a_name_is_refused_unless_it_asks_to_replace() {
         assert!(add(descriptor.clone(), false).is_none(), "{what}");
         let twice = add(descriptor.clone(), false).expect("a second registration is refused");
         assert_eq!(twice.kind, ErrorKind::Config, "{what}");
-        assert!(twice.message.contains(&format!("the {what} ")), "{}", twice.message);
+        assert!(twice.message.starts_with(&format!("the {what} ")), "{}", twice.message);
         assert!(twice.message.contains("already registered"), "{}", twice.message);
         assert!(add(descriptor, true).is_none(), "{what} replaced");
     }
