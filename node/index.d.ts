@@ -370,12 +370,16 @@ export type ErrorKind =
   | 'overloaded'
   | 'internal';
 
-/** Every error mcpweft raises; `cause` holds the chain of underlying errors. */
+/**
+ * Every error mcpweft raises; `cause` holds the chain of underlying errors, and `causes` their
+ * messages, outermost first.
+ */
 export declare class McpweftError extends Error {
-  constructor(message: string, options?: { kind?: ErrorKind; code?: number; data?: unknown; cause?: unknown });
+  constructor(message: string, options?: { kind?: ErrorKind; code?: number; data?: unknown; cause?: unknown; causes?: string[] });
   readonly kind: ErrorKind;
   readonly code?: number;
   readonly data?: unknown;
+  readonly causes: string[];
 }
 
 /**
@@ -388,7 +392,7 @@ export declare class McpError extends McpweftError {
   readonly code: number;
 }
 
-type KindErrorOptions = { code?: number; data?: unknown; cause?: unknown };
+type KindErrorOptions = { code?: number; data?: unknown; cause?: unknown; causes?: string[] };
 
 /** The connection is closed, or closed while the request was in flight. */
 export declare class TransportClosedError extends McpweftError {
@@ -410,7 +414,7 @@ export declare class ProtocolError extends McpweftError {
 export declare class CapabilityMissingError extends McpweftError {
   constructor(message: string, options?: KindErrorOptions);
 }
-/** A registration or setting is invalid (a schema, a URI template, a name, an option). */
+/** A registration or setting is invalid (a schema, a URI template, a name registered twice, an option). */
 export declare class ConfigError extends McpweftError {
   constructor(message: string, options?: KindErrorOptions);
 }
@@ -558,6 +562,8 @@ export interface ToolConfig<In extends SchemaInput | undefined = undefined, Out 
   icons?: Icon[];
   execution?: Tool['execution'];
   _meta?: Meta;
+  /** Replaces a tool of the same name; without it, registering the name again throws a `ConfigError`. */
+  replace?: boolean;
 }
 
 /**
@@ -592,6 +598,8 @@ export interface ResourceMetadata {
   annotations?: Annotations;
   icons?: Icon[];
   _meta?: Meta;
+  /** Replaces the resource at the same URI (or template); without it, a second one throws a `ConfigError`. */
+  replace?: boolean;
 }
 
 /**
@@ -610,6 +618,8 @@ export interface PromptConfig<Args extends ZodRawShape | undefined = undefined> 
   _meta?: Meta;
   /** Completion functions by argument name. */
   complete?: { [argument: string]: CompleteFunction };
+  /** Replaces a prompt of the same name; without it, registering the name again throws a `ConfigError`. */
+  replace?: boolean;
 }
 
 /** What a prompt handler returns: text, messages, or a whole `GetPromptResult`. */
@@ -745,7 +755,7 @@ export declare class Server {
   constructor(info: ServerInfo & ServerOptions, options?: ServerOptions);
   /** The capabilities the server declares now. */
   readonly capabilities: ServerCapabilities;
-  /** Registers a tool, or replaces the one with its name. */
+  /** Registers a tool; a tool of the same name throws a `ConfigError` unless `config.replace`. */
   registerTool<In extends SchemaInput | undefined = undefined, Out extends SchemaInput | undefined = undefined>(
     name: string,
     config: ToolConfig<In, Out>,
@@ -779,10 +789,11 @@ export declare class Server {
    * SKILL.md, whose YAML frontmatter gives its `name` (lowercase letters, digits and single
    * hyphens) and `description`; `files` maps each supporting file's path within the skill (such
    * as `references/FORMS.md`) to its text. Each file is served as a resource under
-   * `skill://<name>/` and listed with its digest; a skill of the same name is replaced. A bad
-   * name, frontmatter or path throws a `ConfigError`.
+   * `skill://<name>/` and listed with its digest. A skill of the same name throws a
+   * `ConfigError` unless `options.replace`, which also stops serving the old skill's files the
+   * new one lacks. A bad name, frontmatter or path throws a `ConfigError`.
    */
-  addSkill(skillMd: string, files?: Record<string, string>): void;
+  addSkill(skillMd: string, files?: Record<string, string>, options?: { replace?: boolean }): void;
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string | URL): void;
   /** Sends a log message to every client whose level lets it through. */

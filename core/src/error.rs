@@ -28,7 +28,7 @@ pub enum Error {
     Protocol(String),
     /// A configuration mistake, found when something is registered or set up, before any
     /// message is exchanged: an invalid tool name or schema, an invalid URI template, a name
-    /// registered twice in one builder, an invalid endpoint URL or header value.
+    /// registered twice without asking to replace it, an invalid endpoint URL or header value.
     #[error("configuration error: {0}")]
     Config(String),
     /// The peer did not declare the capability that a request needs.

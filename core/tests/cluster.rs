@@ -128,9 +128,11 @@ fn add_cluster_tools(server: &mcpweft::Server) {
             Ok(CallToolResult::text(format!("{} guests on {}", guests["content"]["v"], date["content"]["v"])))
         })
         .unwrap();
-    server.add_resource(Resource::new("test://doc", "doc"), |req: mcpweft::server::ResourceRequest, _| async move {
-        Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "doc")], meta: None })
-    });
+    server
+        .add_resource(Resource::new("test://doc", "doc"), |req: mcpweft::server::ResourceRequest, _| async move {
+            Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "doc")], meta: None })
+        })
+        .unwrap();
     let announcer = server.clone();
     server
         .add_tool(

@@ -83,9 +83,49 @@ fn a_name_registered_twice_in_a_builder_is_a_configuration_error() {
 }
 
 #[test]
-fn replacing_a_registration_on_a_running_server_is_allowed() {
+fn a_name_registered_twice_is_refused_unless_replaced() {
     let server = builder().tool(Tool::without_arguments("same", "First."), nothing).build().unwrap();
-    server.add_tool(Tool::without_arguments("same", "Second."), nothing).unwrap();
+    assert_config(
+        server.add_tool(Tool::without_arguments("same", "Second."), nothing),
+        "\"same\" is already registered",
+    );
+    server.replace_tool(Tool::without_arguments("same", "Second."), nothing).unwrap();
+    server.replace_tool(Tool::without_arguments("fresh", "Replace adds too."), nothing).unwrap();
+    assert!(server.remove_tool("fresh"));
+
+    server.add_resource(Resource::new("mem://same", "same"), no_contents).unwrap();
+    assert_config(server.add_resource(Resource::new("mem://same", "again"), no_contents), "mem://same");
+    server.replace_resource(Resource::new("mem://same", "again"), no_contents);
+
+    let template = || ResourceTemplate::new("books://{id}", "book");
+    server.add_resource_template(template(), no_contents).unwrap();
+    assert_config(server.add_resource_template(template(), no_contents), "books://{id}");
+    server.replace_resource_template(template(), no_contents).unwrap();
+
+    let render = |_args: std::collections::HashMap<String, String>, _ctx| async move {
+        Ok(GetPromptResult { description: None, messages: Vec::new(), meta: None })
+    };
+    server.add_prompt(Prompt::new("same"), render).unwrap();
+    assert_config(server.add_prompt(Prompt::new("same"), render), "prompt \"same\"");
+    server.replace_prompt(Prompt::new("same"), render);
+}
+
+#[test]
+fn a_skill_served_twice_is_refused_and_a_replaced_skill_drops_its_old_files() {
+    use mcpweft::server::Skill;
+    let md = "---\nname: forms\ndescription: Fills forms\n---\n";
+    let skill = || Skill::new(md).unwrap();
+    let server = builder().skill(skill().with_file("old.md", "Old.").unwrap()).build().unwrap();
+    assert_config(server.add_skill(skill()), "skill \"forms\"");
+    assert_config(builder().skill(skill()).skill(skill()).build(), "forms");
+
+    server.replace_skill(skill().with_file("new.md", "New.").unwrap());
+    assert!(!server.remove_resource("skill://forms/old.md"), "the old skill's file is no longer served");
+    assert!(server.remove_resource("skill://forms/new.md"));
+
+    let taken = builder().build().unwrap();
+    taken.add_resource(Resource::new("skill://forms/SKILL.md", "mine"), no_contents).unwrap();
+    assert_config(taken.add_skill(skill()), "skill://forms/SKILL.md");
 }
 
 #[test]

@@ -205,9 +205,11 @@ async fn undeclared_capabilities_are_refused_on_both_sides() {
 async fn subscriptions_can_be_turned_off() {
     let options = mcpweft::server::ServerOptions::new().with_resource_subscriptions(false);
     let server = Server::new(Implementation::new("nosub", "1"), options);
-    server.add_resource(Resource::new("mem://a", "a"), |req: mcpweft::server::ResourceRequest, _ctx| async move {
-        Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "a")], meta: None })
-    });
+    server
+        .add_resource(Resource::new("mem://a", "a"), |req: mcpweft::server::ResourceRequest, _ctx| async move {
+            Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "a")], meta: None })
+        })
+        .unwrap();
     let (client, _events, _session) = connect(&server).await;
     assert_eq!(client.server().capabilities.resources.as_ref().unwrap().subscribe, Some(false));
     assert!(matches!(within(client.subscribe("mem://a")).await, Err(Error::CapabilityMissing(_))));

@@ -196,16 +196,20 @@ async fn updates_arrive_only_while_subscribed() {
 async fn resource_registrations_notify_list_changed() {
     let server = library();
     let (client, mut events, _session) = connect(&server).await;
-    server.add_resource(Resource::new("mem://new", "new"), |req: ResourceRequest, _ctx| async move {
-        Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "new")], meta: None })
-    });
+    server
+        .add_resource(Resource::new("mem://new", "new"), |req: ResourceRequest, _ctx| async move {
+            Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "new")], meta: None })
+        })
+        .unwrap();
     assert_eq!(events.next().await, Event::ListChanged("notifications/resources/list_changed".into()));
     assert_eq!(within(client.list_all_resources()).await.unwrap().len(), 3);
     assert!(server.remove_resource("mem://new"));
     assert_eq!(events.next().await, Event::ListChanged("notifications/resources/list_changed".into()));
-    server.add_prompt(Prompt::new("other"), |_args: HashMap<String, String>, _ctx| async move {
-        Ok(GetPromptResult { description: None, messages: vec![], meta: None })
-    });
+    server
+        .add_prompt(Prompt::new("other"), |_args: HashMap<String, String>, _ctx| async move {
+            Ok(GetPromptResult { description: None, messages: vec![], meta: None })
+        })
+        .unwrap();
     assert_eq!(events.next().await, Event::ListChanged("notifications/prompts/list_changed".into()));
 }
 

@@ -2,7 +2,7 @@
 // The two directions of a call across the native boundary: a native task settled into a
 // promise, and a JavaScript handler run for the bridge (the trampoline).
 
-const { fromNative, isRpcError, sync } = require('./errors.cjs');
+const { describe, fromNative, sync } = require('./errors.cjs');
 
 /**
  * Starts a native call that settles through `done(error, value)` and returns its promise.
@@ -57,15 +57,9 @@ function answer(native, value) {
 
 function fail(native, error) {
   try {
-    if (isRpcError(error)) {
-      const data = error.data === undefined ? null : JSON.stringify(error.data);
-      native.reject('rpc', error.code, String(error.message), data ?? null);
-    } else {
-      const message = error instanceof Error ? error.message : String(error);
-      native.reject('handler', null, message, null);
-    }
+    native.reject(...describe(error));
   } catch {
-    native.reject('handler', null, 'the handler failed', null);
+    native.reject('handler', null, 'the handler failed', null, null);
   }
 }
 

@@ -7,15 +7,32 @@ const native = require('./native.cjs');
 /** The JSON-RPC error codes MCP uses, from the bridge's table. */
 const ErrorCode = Object.freeze(JSON.parse(native.errorCodes()));
 
-/** Every error mcpweft raises; `kind` is the bridge's stable kind name. */
+/** The bridge's table of error kinds: `{ name, code, meaning }` for each. */
+const ERROR_KINDS = Object.freeze(JSON.parse(native.errorKinds()).map((row) => Object.freeze(row)));
+
+/**
+ * Every error mcpweft raises; `kind` is the bridge's stable kind name, `causes` the messages of
+ * the underlying errors, outermost first (also chained as `cause`).
+ */
 class McpweftError extends Error {
-  constructor(message, { kind = 'internal', code, data, cause } = {}) {
+  constructor(message, { kind = 'internal', code, data, cause, causes } = {}) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = new.target.name;
     this.kind = kind;
     if (code !== undefined) this.code = code;
     if (data !== undefined) this.data = data;
+    this.causes = causes ?? causesOf(cause);
   }
+}
+
+/** The messages of an error's chain of `cause`s, outermost first (at most 32). */
+function causesOf(cause) {
+  const messages = [];
+  for (let next = cause; next !== undefined && next !== null && messages.length < 32; next = next.cause) {
+    messages.push(next instanceof Error ? next.message : String(next));
+    if (typeof next !== 'object') break;
+  }
+  return messages;
 }
 
 /** A JSON-RPC error: one the peer answered with, or one a handler throws to answer with it. */
@@ -61,13 +78,15 @@ function causeChain(causes) {
 function fromNative(json) {
   const flat = JSON.parse(json);
   const cause = causeChain(flat.causes);
+  const causes = [...(flat.causes ?? [])];
   if (flat.kind === 'rpc') {
     const error = new McpError(flat.code, flat.message, flat.data ?? undefined);
     if (cause !== undefined) error.cause = cause;
+    error.causes = causes;
     return error;
   }
   const Class = classes[KINDS[flat.kind]] ?? McpweftError;
-  return new Class(flat.message, { kind: flat.kind, cause });
+  return new Class(flat.message, { kind: flat.kind, cause, causes });
 }
 
 /** Runs a synchronous native call, turning a bridge error it throws into its class. */
@@ -85,4 +104,19 @@ function isRpcError(error) {
   return error instanceof McpError || (error instanceof Error && error.name === 'McpError' && Number.isInteger(error.code));
 }
 
-module.exports = { ErrorCode, ...classes, fromNative, sync, isRpcError };
+/**
+ * What a thrown value says about itself, for the bridge's one rule (`Error.from_foreign`):
+ * its kind (`rpc` for a JSON-RPC error, ours or the TypeScript SDK's; the kind of any other
+ * mcpweft error; `handler` for the rest), code, message, the JSON text of its data, and the
+ * messages of its causes.
+ */
+function describe(error) {
+  const kind = isRpcError(error) ? 'rpc' : error instanceof McpweftError ? error.kind : 'handler';
+  const code = Number.isInteger(error?.code) ? error.code : null;
+  const message = error instanceof Error ? String(error.message) : String(error);
+  const data = error?.data === undefined ? null : (JSON.stringify(error.data) ?? null);
+  const causes = error instanceof McpweftError ? [...error.causes] : causesOf(error?.cause);
+  return [kind, code, message, data, causes];
+}
+
+module.exports = { ErrorCode, ERROR_KINDS, ...classes, fromNative, sync, isRpcError, describe };

@@ -280,12 +280,12 @@ class Server {
   }
 
   /**
-   * Registers a tool, or replaces the one with its name. `inputSchema` and `outputSchema` are
-   * JSON Schema, zod schemas, or raw shapes of zod schemas; with zod, the arguments are
-   * parsed by it before the handler gets them.
+   * Registers a tool. `inputSchema` and `outputSchema` are JSON Schema, zod schemas, or raw
+   * shapes of zod schemas; with zod, the arguments are parsed by it before the handler gets
+   * them. A tool of the same name throws a `ConfigError` unless `config.replace` is true.
    */
   registerTool(name, config, handler) {
-    const { inputSchema, outputSchema, ...rest } = config ?? {};
+    const { inputSchema, outputSchema, replace = false, ...rest } = config ?? {};
     const zod = zodSchema(inputSchema);
     const descriptor = defined({
       name,
@@ -297,38 +297,41 @@ class Server {
       zod === undefined
         ? (args, ctx) => handler(args, new Context(ctx))
         : async (args, ctx) => handler(await zod.parseAsync(args), new Context(ctx));
-    sync(() => this.#native.addTool(JSON.stringify(descriptor), trampoline(run)));
+    sync(() => this.#native.addTool(JSON.stringify(descriptor), trampoline(run), replace === true));
     return { name, remove: () => this.removeTool(name) };
   }
 
   /**
    * Registers a resource at a fixed URI (`handler(uri, ctx)`) or a URI template given as a
    * `ResourceTemplate` (`handler(uri, variables, ctx)`). The handler returns text, bytes,
-   * JSON, contents objects or a whole result.
+   * JSON, contents objects or a whole result. A resource at the same URI (or a template with
+   * the same URI template) throws a `ConfigError` unless `metadata.replace` is true.
    */
-  registerResource(name, uriOrTemplate, metadata, handler) {
+  registerResource(name, uriOrTemplate, fullMetadata, handler) {
+    const { replace = false, ...metadata } = fullMetadata ?? {};
     if (uriOrTemplate instanceof ResourceTemplate) {
       const uriTemplate = uriOrTemplate.uriTemplate;
       const descriptor = JSON.stringify(defined({ name, uriTemplate, ...metadata }));
       const run = ({ uri, variables }, ctx) => mapValue(handler(toUrl(uri), variables, new Context(ctx)), resourceValue);
-      sync(() => this.#native.addResourceTemplate(descriptor, trampoline(run)));
+      sync(() => this.#native.addResourceTemplate(descriptor, trampoline(run), replace === true));
       if (uriOrTemplate.complete !== undefined) this.#complete('templates', uriTemplate, uriOrTemplate.complete);
       return { name, remove: () => this.removeResourceTemplate(uriTemplate) };
     }
     const uri = String(uriOrTemplate);
     const descriptor = JSON.stringify(defined({ name, uri, ...metadata }));
     const run = (payload, ctx) => mapValue(handler(toUrl(payload.uri), new Context(ctx)), resourceValue);
-    sync(() => this.#native.addResource(descriptor, trampoline(run)));
+    sync(() => this.#native.addResource(descriptor, trampoline(run), replace === true));
     return { name, remove: () => this.removeResource(uri) };
   }
 
   /**
    * Registers a prompt. `argsSchema` is a raw shape of zod schemas (or `arguments` the
    * prompt arguments themselves); `complete` maps argument names to completion functions
-   * `(value, context) => string[]`.
+   * `(value, context) => string[]`. A prompt of the same name throws a `ConfigError` unless
+   * `config.replace` is true.
    */
   registerPrompt(name, config, handler) {
-    const { argsSchema, complete, ...rest } = config ?? {};
+    const { argsSchema, complete, replace = false, ...rest } = config ?? {};
     const args = argsSchema === undefined ? rest.arguments : promptArguments(argsSchema);
     const descriptor = JSON.stringify(defined({ name, ...rest, arguments: args }));
     const zod = argsSchema === undefined ? undefined : zodSchema(argsSchema);
@@ -336,7 +339,7 @@ class Server {
       zod === undefined
         ? (payload, ctx) => handler(payload, new Context(ctx))
         : async (payload, ctx) => handler(await zod.parseAsync(payload), new Context(ctx));
-    sync(() => this.#native.addPrompt(descriptor, trampoline(run)));
+    sync(() => this.#native.addPrompt(descriptor, trampoline(run), replace === true));
     if (complete !== undefined) this.#complete('prompts', name, complete);
     return { name, remove: () => this.removePrompt(name) };
   }
@@ -400,10 +403,11 @@ class Server {
    * Serves a skill of the skills extension (`io.modelcontextprotocol/skills`): `skillMd` is its
    * SKILL.md, whose YAML frontmatter gives its `name` and `description`, and `files` maps each
    * supporting file's path within the skill to its text. Each file is served as a resource under
-   * `skill://<name>/`; a skill of the same name is replaced.
+   * `skill://<name>/`. A skill of the same name throws a `ConfigError` unless `replace` is
+   * true, which also stops serving the old skill's files that the new one lacks.
    */
-  addSkill(skillMd, files = {}) {
-    sync(() => this.#native.addSkill(JSON.stringify({ skillMd: String(skillMd), files })));
+  addSkill(skillMd, files = {}, { replace = false } = {}) {
+    sync(() => this.#native.addSkill(JSON.stringify({ skillMd: String(skillMd), files }), replace === true));
   }
 
   /** Tells the clients subscribed to `uri` that the resource changed. */

@@ -13,6 +13,8 @@ import {
   TimeoutError,
 } from '../index.mjs';
 import { connect, next, waitFor } from './helpers.mjs';
+import * as mcpweft from '../index.mjs';
+import errors from '../lib/errors.cjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -402,6 +404,59 @@ test('a roots change reaches the server, which asks for them', async () => {
   client.notifyRootsChanged();
   await waitFor(() => seen.length === 1);
   assert.equal(seen[0][0].uri, 'file:///b');
+  await client.close();
+});
+
+test('a name registered twice throws a ConfigError unless the registration asks to replace', async () => {
+  const server = new Server({ name: 'twice', version: '1' });
+  const registrations = {
+    tool: (options) => server.registerTool('t', { ...options }, () => 'tool'),
+    resource: (options) => server.registerResource('r', 'mem://r', { ...options }, () => 'resource'),
+    'resource template': (options) => server.registerResource('x', new ResourceTemplate('mem://{x}'), { ...options }, () => 'x'),
+    prompt: (options) => server.registerPrompt('p', { ...options }, () => 'prompt'),
+    skill: (options) => server.addSkill('---\nname: s\ndescription: S.\n---\n', {}, options),
+  };
+  for (const [what, register] of Object.entries(registrations)) {
+    register({});
+    assert.throws(() => register({}), (error) => {
+      assert.ok(error instanceof ConfigError, what);
+      assert.equal(error.kind, 'config');
+      assert.match(error.message, new RegExp(`^the ${what} ".*" is already registered`));
+      return true;
+    });
+    register({ replace: true });
+  }
+  server.registerTool('t', { replace: true }, () => 'second');
+  const client = await connect(server);
+  assert.equal((await client.callTool('t', {})).content[0].text, 'second');
+  assert.equal((await client.listAll('tools')).length, 1, 'the replaced tool is listed once');
+  await client.close();
+});
+
+test('every error kind of the bridge has its class, and handlers hand over kinds and causes', async () => {
+  const table = errors.ERROR_KINDS;
+  assert.ok(table.length >= 12);
+  for (const { name, meaning } of table) {
+    assert.ok(meaning, name);
+    const error = errors.fromNative(JSON.stringify({ kind: name, code: null, message: 'm', data: null, causes: ['c'] }));
+    assert.equal(error.kind, name);
+    assert.notEqual(error.constructor, mcpweft.McpweftError, `the kind ${name} has a class of its own`);
+    assert.equal(mcpweft[error.constructor.name], error.constructor, `${error.constructor.name} is exported`);
+    assert.deepEqual(error.causes, ['c']);
+    assert.equal(error.cause.message, 'c');
+  }
+  const server = new Server({ name: 'kinds', version: '1' });
+  server.registerTool('cancelled', {}, () => {
+    throw new CancelledError('stopped', { cause: new Error('the user left') });
+  });
+  server.registerTool('chained', {}, () => {
+    throw new Error('outer', { cause: new Error('inner') });
+  });
+  const client = await connect(server);
+  const cancelled = await client.callTool('cancelled', {});
+  assert.deepEqual([cancelled.isError, cancelled.content[0].text], [true, 'stopped']);
+  const chained = await client.callTool('chained', {});
+  assert.deepEqual([chained.isError, chained.content[0].text], [true, 'outer']);
   await client.close();
 });
 

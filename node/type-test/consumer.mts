@@ -50,6 +50,10 @@ const fails = server.registerTool('fail', {}, () => {
   throw new McpError(ErrorCode.InvalidParams, 'bad', { why: 1 });
 });
 fails.remove();
+server.registerTool('fail', { replace: true }, () => 'replaced');
+server.registerPrompt('p', { replace: true }, () => 'prompt');
+server.registerResource('r', 'mem://r', { replace: true }, () => 'resource');
+server.addSkill('---\nname: s\ndescription: S.\n---\n', {}, { replace: true });
 server.registerTool('ask', {}, async (_args, ctx) => {
   const sampled = await ctx.sample('hello', { maxTokens: 5 });
   const form = await ctx.elicit('Your name?', z.object({ name: z.string() }));
@@ -123,7 +127,7 @@ try {
   await client.ping();
 } catch (error) {
   if (error instanceof McpError) console.error(error.code, error.data);
-  else if (error instanceof CancelledError || error instanceof McpweftError) console.error(error.kind);
+  else if (error instanceof CancelledError || error instanceof McpweftError) console.error(error.kind, error.causes.join('; '));
 }
 await client.close();
 const guarded = await server.serveHttp({

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from mcpweft import Client, Server
-from mcpweft.errors import McpError
+from mcpweft.errors import McpError, TransportClosed
 
 
 async def test_subscriptions_and_updates() -> None:
@@ -65,12 +65,12 @@ async def test_server_wide_log_and_level() -> None:
 async def test_using_a_closed_client_fails() -> None:
     server = Server("closing")
     client = Client.memory(server)
-    with pytest.raises(RuntimeError, match="not connected"):
+    with pytest.raises(TransportClosed, match="not connected"):
         await client.ping()
     await client.connect()
     await client.ping()
     await client.close()
-    with pytest.raises(RuntimeError, match="not connected"):
+    with pytest.raises(TransportClosed, match="not connected"):
         await client.ping()
     await client.close()  # Closing twice is harmless.
 

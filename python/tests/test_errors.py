@@ -61,21 +61,70 @@ def test_codes_match_the_native_table() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "cls"),
+    ("kind", "cls", "builtin"),
     [
-        ("transport_closed", errors.TransportClosed),
-        ("timeout", errors.RequestTimeout),
-        ("cancelled", errors.RequestCancelled),
-        ("protocol", errors.ProtocolError),
-        ("capability_missing", errors.CapabilityMissing),
-        ("config", ValueError),
-        ("invalid_input", ValueError),
-        ("io", OSError),
-        ("overloaded", RuntimeError),
-        ("internal", RuntimeError),
+        ("transport_closed", errors.TransportClosed, None),
+        ("timeout", errors.RequestTimeout, None),
+        ("cancelled", errors.RequestCancelled, None),
+        ("protocol", errors.ProtocolError, None),
+        ("capability_missing", errors.CapabilityMissing, None),
+        ("config", errors.ConfigError, ValueError),
+        ("invalid_input", errors.InvalidInputError, ValueError),
+        ("io", errors.IoError, OSError),
+        ("handler", errors.HandlerError, RuntimeError),
+        ("overloaded", errors.OverloadedError, RuntimeError),
+        ("internal", errors.InternalFailure, RuntimeError),
     ],
 )
-def test_native_error_kinds_map_to_classes(kind: str, cls: type[Exception]) -> None:
-    error = errors._from_native(kind, None, "what happened", None)
+def test_native_error_kinds_map_to_classes(kind: str, cls: type[Exception], builtin: type[Exception] | None) -> None:
+    error = errors._from_native(kind, None, "what happened", {"d": 1}, ["outer", "inner"])
     assert type(error) is cls
+    assert isinstance(error, errors.McpError)
+    if builtin is not None:
+        assert isinstance(error, builtin)
     assert str(error) == "what happened"
+    assert (error.kind, error.data, error.causes) == (kind, {"d": 1}, ["outer", "inner"])
+    assert error.local
+
+
+def test_error_classes_match_the_native_kind_table() -> None:
+    """Every kind of the bridge has its class here, with the kind's code: a kind added to the
+    bridge fails this test until it has one."""
+    names = [row["name"] for row in _native.ERROR_KINDS]
+    assert sorted(names) == sorted(errors.BY_KIND), "the kinds of the bridge and of mcpweft.errors differ"
+    for row in _native.ERROR_KINDS:
+        cls = errors.BY_KIND[row["name"]]
+        assert cls.KIND == row["name"]
+        assert row["meaning"], row
+        if row["name"] != "rpc":
+            assert issubclass(cls, errors._CodedError)
+            assert cls.CODE == row["code"], row
+            assert cls.__name__ in errors.__all__
+            assert cls().kind == row["name"]
+
+
+def test_an_unknown_native_kind_is_still_an_mcp_error() -> None:
+    error = errors._from_native("brand_new", None, "new", None)
+    assert type(error) is errors.McpError
+    assert (error.kind, error.code, error.causes) == ("brand_new", None, [])
+
+
+def test_rpc_errors_from_native_keep_their_causes() -> None:
+    error = errors._from_native("rpc", -32602, "bad", None, ["because"])
+    assert type(error) is errors.InvalidParams
+    assert (error.kind, error.code, error.causes) == ("rpc", -32602, ["because"])
+    assert not error.local
+
+
+async def test_native_failures_raise_mcp_errors_with_their_builtin_bases() -> None:
+    from mcpweft import Client, Server
+
+    with pytest.raises(errors.IoError) as spawned:
+        await Client.stdio("/no/such/program").connect()
+    assert isinstance(spawned.value, OSError)
+    assert spawned.value.kind == "io"
+    assert spawned.value.causes, "the OS error is kept as a cause"
+    with pytest.raises(errors.InvalidInputError) as level:
+        Server("x").log("loud", "x")  # type: ignore[arg-type]
+    assert isinstance(level.value, ValueError)
+    assert level.value.code is None

@@ -12,6 +12,7 @@ import datetime
 import decimal
 import json
 import pathlib
+import re
 import uuid
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Union
@@ -20,7 +21,7 @@ import pydantic
 import pytest
 from pydantic import Field
 
-from mcpweft import Audio, Client, Context, File, Image, Server
+from mcpweft import Audio, Client, ConfigError, Context, File, Image, Server
 
 
 def test_decorators_work_with_and_without_parentheses() -> None:
@@ -56,7 +57,7 @@ def test_misuse_raises_at_decoration_time() -> None:
     def once() -> str:
         return "first"
 
-    with pytest.raises(ValueError, match="already registered; pass replace=True"):
+    with pytest.raises(ConfigError, match='the tool "once" is already registered; register it with replace'):
 
         @server.tool(name="once")
         def twice() -> str:
@@ -82,9 +83,28 @@ def test_misuse_raises_at_decoration_time() -> None:
     def matched(a: str, rest: str, ctx: Context, q: str = "") -> str:
         return a
 
-    with pytest.raises(ValueError, match="resource URI 'x://fixed' is already registered"):
+    with pytest.raises(ConfigError, match='the resource "x://fixed" is already registered'):
         for _ in range(2):
             server.resource("x://fixed")(lambda: "x")
+    server.resource("x://fixed", replace=True)(lambda: "y")
+
+    with pytest.raises(ConfigError, match=re.escape('the resource template "x://{a}/{+rest}{?q}" is already')):
+        server.resource("x://{a}/{+rest}{?q}")(matched)
+    server.resource("x://{a}/{+rest}{?q}", replace=True)(matched)
+
+    @server.prompt()
+    def hello() -> str:
+        return "hello"
+
+    with pytest.raises(ConfigError, match='the prompt "hello" is already registered'):
+        server.prompt(name="hello")(hello)
+    server.prompt(name="hello", replace=True)(hello)
+
+    skill_md = "---\nname: forms\ndescription: Fills forms.\n---\n"
+    server.add_skill(skill_md)
+    with pytest.raises(ConfigError, match='the skill "forms" is already registered'):
+        server.add_skill(skill_md)
+    server.add_skill(skill_md, {"more.md": "More."}, replace=True)
 
 
 @dataclasses.dataclass

@@ -10,7 +10,7 @@ from typing import Optional
 
 import pytest
 
-from mcpweft import Client, Context, InvalidParams, ResourceNotFound, Server, TransportClosed
+from mcpweft import Client, ConfigError, Context, InvalidParams, ResourceNotFound, Server, TransportClosed
 from mcpweft.types import LogMessage
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -98,7 +98,7 @@ async def test_example_served_over_http(calculator_command: list[str], free_port
 
 async def test_blocking_run_inside_a_loop_is_refused() -> None:
     server = Server("guarded")
-    with pytest.raises(RuntimeError, match="asyncio event loop"):
+    with pytest.raises(ConfigError, match="asyncio event loop"):
         server.run()
 
 

@@ -76,6 +76,56 @@ impl ErrorKind {
     pub fn from_name(name: &str) -> Option<ErrorKind> {
         ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
     }
+
+    /// Returns the JSON-RPC code that a local error of this kind stands for, when there is one
+    /// (an [`ErrorKind::Rpc`] error carries its own code).
+    pub fn code(self) -> Option<i64> {
+        match self {
+            ErrorKind::TransportClosed => Some(jsonrpc::CONNECTION_CLOSED),
+            ErrorKind::Timeout => Some(jsonrpc::REQUEST_TIMEOUT),
+            ErrorKind::Cancelled => Some(REQUEST_CANCELLED),
+            ErrorKind::CapabilityMissing => Some(jsonrpc::METHOD_NOT_FOUND),
+            _ => None,
+        }
+    }
+
+    /// Returns what the kind means, in one line for people.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ErrorKind::Rpc => "a JSON-RPC error: one the peer answered with, or one a handler raised on purpose",
+            ErrorKind::TransportClosed => "the connection is closed, or closed while the request was in flight",
+            ErrorKind::Timeout => "the request got no response within its time-out",
+            ErrorKind::Cancelled => "the request was cancelled by this side",
+            ErrorKind::Protocol => "the peer broke the protocol, or the negotiation failed",
+            ErrorKind::CapabilityMissing => "the peer did not declare the capability that a request needs",
+            ErrorKind::Config => "a registration or setting is invalid, such as a name registered twice",
+            ErrorKind::InvalidInput => "a value handed to mcpweft does not have the shape it needs",
+            ErrorKind::Io => "an input/output error, such as a command that cannot be spawned or a port in use",
+            ErrorKind::Handler => "a handler failed without choosing a JSON-RPC error",
+            ErrorKind::Overloaded => "too much work is queued already; the call may be tried again",
+            ErrorKind::Internal => "a failure inside mcpweft itself, such as a panic",
+        }
+    }
+}
+
+/// The code that JSON-RPC peers (the Language Server Protocol's `RequestCancelled`) give a
+/// request cancelled on purpose; MCP itself answers a cancelled request with nothing.
+const REQUEST_CANCELLED: i64 = -32800;
+
+/// Returns the table of error kinds every binding exports and tests its error classes
+/// against: a JSON array with, for each kind in [`ErrorKind::ALL`] order, `{"name", "code",
+/// "meaning"}` (`code` is `null` for a kind without one).
+pub fn error_kinds() -> Value {
+    ErrorKind::ALL
+        .iter()
+        .map(|kind| serde_json::json!({ "name": kind.as_str(), "code": kind.code(), "meaning": kind.meaning() }))
+        .collect()
+}
+
+/// Parses the JSON text `text` that a binding was handed for a value named `what`; text that
+/// is not JSON is an [`ErrorKind::InvalidInput`] error naming the value.
+pub fn parse_json(text: &str, what: &str) -> Result<Value, Error> {
+    serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("{what} is not valid JSON: {e}")))
 }
 
 /// The JSON-RPC error codes MCP uses, by the name each binding gives its error class.
@@ -163,6 +213,59 @@ impl Error {
     /// Returns the stable name of the error's kind.
     pub fn kind_name(&self) -> &'static str {
         self.kind.as_str()
+    }
+
+    /// Returns the JSON text of the error's `data`, for bindings that hand it over as text.
+    pub fn data_text(&self) -> Option<String> {
+        self.data.as_ref().map(Value::to_string)
+    }
+
+    /// Returns the error as the JSON object `{"kind", "code", "message", "data", "causes"}`, the
+    /// shape in which bindings that cross it as JSON hand it to their language.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "kind": self.kind_name(),
+            "code": self.code,
+            "message": self.message,
+            "data": self.data,
+            "causes": self.causes,
+        })
+    }
+
+    /// Builds the error a foreign handler or callback failed with, from what its language's
+    /// error says; this is the one rule every binding applies to a thrown exception.
+    ///
+    /// Kind `rpc` with a `code` is exactly that JSON-RPC error (the peer gets its code,
+    /// message and `data`); another known kind name keeps its kind (a cancellation stays one);
+    /// an unknown or missing kind, or `rpc` without a code, is a [`ErrorKind::Handler`]
+    /// failure. The causes are kept, outermost first.
+    pub fn from_foreign(
+        kind: Option<&str>,
+        code: Option<i64>,
+        message: impl Into<String>,
+        data: Option<Value>,
+        causes: Vec<String>,
+    ) -> Self {
+        let kind = kind.and_then(ErrorKind::from_name).unwrap_or(ErrorKind::Handler);
+        let error = match (kind, code) {
+            (ErrorKind::Rpc, Some(code)) => Error::rpc(code, message, data),
+            (ErrorKind::Rpc, None) => Error::handler(message),
+            (kind, _) => Error::new(kind, message),
+        };
+        Error { causes, ..error }
+    }
+
+    /// Builds the error a foreign handler failed with, as [`Error::from_foreign`] does, when
+    /// its `data` crosses as JSON text; text that is not JSON is dropped.
+    pub fn from_foreign_text(
+        kind: Option<&str>,
+        code: Option<i64>,
+        message: impl Into<String>,
+        data: Option<&str>,
+        causes: Vec<String>,
+    ) -> Self {
+        let data = data.and_then(|text| serde_json::from_str(text).ok());
+        Error::from_foreign(kind, code, message, data, causes)
     }
 
     /// Returns the JSON-RPC error a server answers with when a handler fails with this error:
@@ -285,6 +388,50 @@ mod tests {
         assert_eq!((chosen.code, chosen.data), (-32602, Some(serde_json::json!(1))));
         let other = Error::handler("oops").to_error_data();
         assert_eq!((other.code, other.message.as_str()), (jsonrpc::INTERNAL_ERROR, "oops"));
+    }
+
+    #[test]
+    fn the_kind_table_lists_every_kind_once_with_its_meaning() {
+        let table = error_kinds();
+        let rows = table.as_array().unwrap();
+        assert_eq!(rows.len(), ErrorKind::ALL.len());
+        for (row, kind) in rows.iter().zip(ErrorKind::ALL) {
+            assert_eq!(row["name"], kind.as_str());
+            assert_eq!(row["code"].as_i64(), kind.code());
+            assert!(!row["meaning"].as_str().unwrap().is_empty());
+        }
+        assert_eq!(ErrorKind::Timeout.code(), Some(jsonrpc::REQUEST_TIMEOUT));
+        assert_eq!(ErrorKind::Config.code(), None);
+    }
+
+    #[test]
+    fn foreign_errors_follow_one_rule() {
+        let rpc = Error::from_foreign(Some("rpc"), Some(-32602), "bad", Some(serde_json::json!({"a": 1})), vec![]);
+        assert_eq!(rpc, Error::rpc(-32602, "bad", Some(serde_json::json!({"a": 1}))));
+        let cancelled = Error::from_foreign(Some("cancelled"), None, "stop", None, vec!["why".into()]);
+        assert_eq!((cancelled.kind, cancelled.causes), (ErrorKind::Cancelled, vec!["why".to_owned()]));
+        for (kind, code) in [(None, None), (Some("rpc"), None), (Some("no_such_kind"), Some(1))] {
+            let error = Error::from_foreign(kind, code, "oops", None, vec![]);
+            assert_eq!((error.kind, error.code), (ErrorKind::Handler, None), "{kind:?}");
+        }
+        let text = Error::from_foreign_text(Some("rpc"), Some(-32002), "gone", Some("{\"uri\":\"x\"}"), vec![]);
+        assert_eq!(text.data, Some(serde_json::json!({"uri": "x"})));
+        let garbled = Error::from_foreign_text(Some("rpc"), Some(-32002), "gone", Some("{"), vec![]);
+        assert_eq!(garbled.data, None);
+    }
+
+    #[test]
+    fn errors_cross_as_one_json_shape_and_bad_json_text_is_invalid_input() {
+        let error = Error::rpc(-32602, "bad", Some(serde_json::json!([1]))).with_cause("inner");
+        assert_eq!(
+            error.to_json(),
+            serde_json::json!({"kind": "rpc", "code": -32602, "message": "bad", "data": [1], "causes": ["inner"]})
+        );
+        assert_eq!(error.data_text().as_deref(), Some("[1]"));
+        let bad = parse_json("{", "tool").unwrap_err();
+        assert_eq!(bad.kind, ErrorKind::InvalidInput);
+        assert!(bad.message.starts_with("tool is not valid JSON: "), "{}", bad.message);
+        assert_eq!(parse_json("[1]", "tool").unwrap(), serde_json::json!([1]));
     }
 
     #[test]

@@ -30,7 +30,7 @@ mod skills;
 pub use callback::{Callback, SharedCallback};
 pub use client::{CallOptions, Client, ClientCallbacks};
 pub use context::Context;
-pub use error::{ERROR_CODES, Error, ErrorKind};
+pub use error::{ERROR_CODES, Error, ErrorKind, error_kinds, parse_json};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
 pub use pool::{
     BlockingScope, DEFAULT_BLOCKING_LIMIT, blocking_limit, run_blocking, set_blocking_limit, set_blocking_scope,

@@ -269,53 +269,75 @@ impl Server {
         self.roots_changed.set(callback).map_err(|_| Error::config("the roots-changed callback is already set"))
     }
 
-    /// Registers a tool described by a `Tool` object, or replaces the one with its name;
-    /// `callback` gets the arguments (validated against `inputSchema`, which defaults to
-    /// `{"type": "object", "properties": {}}`) and returns JSON turned into a result by [`results::tool_result`].
-    pub fn add_tool(&self, descriptor: Value, callback: Arc<dyn Callback>) -> Result<(), Error> {
+    /// Registers a tool described by a `Tool` object; `callback` gets the arguments (validated
+    /// against `inputSchema`, which defaults to `{"type": "object", "properties": {}}`) and
+    /// returns JSON turned into a result by [`results::tool_result`].
+    ///
+    /// A tool of the same name registered already is a configuration error unless `replace`
+    /// asks to replace it: the one rule of duplicates for every registration and language.
+    pub fn add_tool(&self, descriptor: Value, callback: Arc<dyn Callback>, replace: bool) -> Result<(), Error> {
         let mut descriptor = descriptor;
         if let Some(object) = descriptor.as_object_mut() {
             object.entry("inputSchema").or_insert_with(|| json!({ "type": "object", "properties": {} }));
         }
         let tool: Tool = parse(descriptor, "tool")?;
         let adapter = Adapter { output_schema: tool.output_schema.clone(), ..Adapter::new(callback) };
-        self.inner.add_tool(tool, adapter).map_err(config_error)
+        let outcome = if replace { self.inner.replace_tool(tool, adapter) } else { self.inner.add_tool(tool, adapter) };
+        outcome.map_err(config_error)
     }
 
     /// Registers a resource described by a `Resource` object; `callback` gets
     /// `{"uri", "variables": {}}` and returns JSON turned into a result by
-    /// [`results::resource_result`].
-    pub fn add_resource(&self, descriptor: Value, callback: Arc<dyn Callback>) -> Result<(), Error> {
+    /// [`results::resource_result`]. A resource at the same URI is refused unless `replace`.
+    pub fn add_resource(&self, descriptor: Value, callback: Arc<dyn Callback>, replace: bool) -> Result<(), Error> {
         let resource: Resource = parse(descriptor, "resource")?;
         let adapter = Adapter { detail: resource.mime_type.clone(), ..Adapter::new(callback) };
-        self.inner.add_resource(resource, adapter);
-        Ok(())
+        if replace {
+            self.inner.replace_resource(resource, adapter);
+            return Ok(());
+        }
+        self.inner.add_resource(resource, adapter).map_err(config_error)
     }
 
     /// Registers a resource template described by a `ResourceTemplate` object; `callback`
-    /// gets `{"uri", "variables"}` with the values of the template's variables.
-    pub fn add_resource_template(&self, descriptor: Value, callback: Arc<dyn Callback>) -> Result<(), Error> {
+    /// gets `{"uri", "variables"}` with the values of the template's variables. A template
+    /// with the same URI template is refused unless `replace`.
+    pub fn add_resource_template(
+        &self,
+        descriptor: Value,
+        callback: Arc<dyn Callback>,
+        replace: bool,
+    ) -> Result<(), Error> {
         let template: ResourceTemplate = parse(descriptor, "resource template")?;
         let adapter = Adapter { detail: template.mime_type.clone(), ..Adapter::new(callback) };
-        self.inner.add_resource_template(template, adapter).map_err(config_error)
+        let outcome = if replace {
+            self.inner.replace_resource_template(template, adapter)
+        } else {
+            self.inner.add_resource_template(template, adapter)
+        };
+        outcome.map_err(config_error)
     }
 
     /// Registers a prompt described by a `Prompt` object; `callback` gets the arguments (the
     /// required ones checked present) and returns JSON turned into a result by
-    /// [`results::prompt_result`].
-    pub fn add_prompt(&self, descriptor: Value, callback: Arc<dyn Callback>) -> Result<(), Error> {
+    /// [`results::prompt_result`]. A prompt of the same name is refused unless `replace`.
+    pub fn add_prompt(&self, descriptor: Value, callback: Arc<dyn Callback>, replace: bool) -> Result<(), Error> {
         let prompt: Prompt = parse(descriptor, "prompt")?;
         let adapter = Adapter { detail: prompt.description.clone(), ..Adapter::new(callback) };
-        self.inner.add_prompt(prompt, adapter);
-        Ok(())
+        if replace {
+            self.inner.replace_prompt(prompt, adapter);
+            return Ok(());
+        }
+        self.inner.add_prompt(prompt, adapter).map_err(config_error)
     }
 
     /// Serves a skill of the skills extension (`io.modelcontextprotocol/skills`): `descriptor`
     /// is `{"skillMd", "files"}`, the text of its `SKILL.md` (YAML frontmatter giving `name`
     /// and `description`) and its supporting files as an object of texts by relative path.
-    /// Each file becomes a resource under `skill://<name>/`; a skill of the same name is
-    /// replaced. A bad name, frontmatter or path is a configuration error.
-    pub fn add_skill(&self, descriptor: Value) -> Result<(), Error> {
+    /// Each file becomes a resource under `skill://<name>/`. A skill of the same name is
+    /// refused unless `replace`, which also stops serving the old skill's files that the new
+    /// one lacks; a bad name, frontmatter or path is a configuration error.
+    pub fn add_skill(&self, descriptor: Value, replace: bool) -> Result<(), Error> {
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase", deny_unknown_fields)]
         struct SkillSpec {
@@ -328,8 +350,11 @@ impl Server {
         for (path, text) in spec.files {
             skill = skill.with_file(path, text).map_err(config_error)?;
         }
-        self.inner.add_skill(skill);
-        Ok(())
+        if replace {
+            self.inner.replace_skill(skill);
+            return Ok(());
+        }
+        self.inner.add_skill(skill).map_err(config_error)
     }
 
     /// Sets the answer to `completion/complete`: `callback` gets the request's params
@@ -383,9 +408,11 @@ impl Server {
     }
 }
 
+/// Converts a registration's failure into a configuration error whose message is the core's
+/// text without its prefix, since the kind says it already.
 fn config_error(e: mcpweft::Error) -> Error {
     let message = match e {
-        mcpweft::Error::Protocol(text) => text,
+        mcpweft::Error::Protocol(text) | mcpweft::Error::Config(text) => text,
         other => other.to_string(),
     };
     Error::config(message)

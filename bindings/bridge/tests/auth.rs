@@ -19,7 +19,7 @@ where
 fn server() -> Server {
     let server = Server::new(json!({ "name": "protected", "version": "1" })).unwrap();
     let whoami = callback(|_args, ctx: Context| async move { Ok(ctx.auth().unwrap_or(Value::Null)) });
-    server.add_tool(json!({ "name": "whoami", "inputSchema": { "type": "object" } }), whoami).unwrap();
+    server.add_tool(json!({ "name": "whoami", "inputSchema": { "type": "object" } }), whoami, false).unwrap();
     server
 }
 

@@ -48,7 +48,7 @@ fn booking_server(runs: Arc<AtomicUsize>) -> Server {
             Ok(json!(format!("{guests} guests on {} ({version})", date["content"]["day"].as_str().unwrap_or("?"))))
         }
     });
-    server.add_tool(json!({ "name": "book" }), book).unwrap();
+    server.add_tool(json!({ "name": "book" }), book, false).unwrap();
     server
 }
 
@@ -110,7 +110,7 @@ const SKILL_MD: &str =
 fn a_skill_added_through_the_bridge_is_listed_and_its_files_are_resources() {
     let server = Server::new(json!({ "name": "skills", "version": "1" })).unwrap();
     let files = json!({ "references/FORMS.md": "Forms have fields.\n" });
-    server.add_skill(json!({ "skillMd": SKILL_MD, "files": files })).unwrap();
+    server.add_skill(json!({ "skillMd": SKILL_MD, "files": files }), false).unwrap();
     let options = json!({ "name": "tester", "version": "1", "protocolVersion": NEXT });
     let client = block_on(Client::connect_memory(&server, options, ClientCallbacks::new())).unwrap();
     let extensions = &client.server_info()["capabilities"]["extensions"];
@@ -129,8 +129,9 @@ fn a_skill_added_through_the_bridge_is_listed_and_its_files_are_resources() {
     assert_eq!(read["contents"][0]["text"], "Forms have fields.\n");
     block_on(client.close()).unwrap();
 
-    let refused = server.add_skill(json!({ "skillMd": SKILL_MD.replace("pdf-processing", "PDF--x") })).unwrap_err();
+    let refused =
+        server.add_skill(json!({ "skillMd": SKILL_MD.replace("pdf-processing", "PDF--x") }), false).unwrap_err();
     assert_eq!(refused.kind, ErrorKind::Config, "{refused:?}");
     let escaping = json!({ "skillMd": SKILL_MD, "files": { "../up.md": "x" } });
-    assert_eq!(server.add_skill(escaping).unwrap_err().kind, ErrorKind::Config);
+    assert_eq!(server.add_skill(escaping, false).unwrap_err().kind, ErrorKind::Config);
 }

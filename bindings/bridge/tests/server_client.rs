@@ -46,6 +46,7 @@ fn server() -> Server {
                 "inputSchema": { "type": "object", "properties": { "z": {}, "a": {} } },
             }),
             echo,
+            false,
         )
         .unwrap();
     server
@@ -56,6 +57,7 @@ fn server() -> Server {
                 "outputSchema": { "type": "object", "properties": { "result": { "type": "number" } }, "required": ["result"] },
             }),
             callback(|args, _ctx| async move { Ok(json!(args["a"].as_f64().unwrap() + args["b"].as_f64().unwrap())) }),
+            false,
         )
         .unwrap();
     server
@@ -67,6 +69,7 @@ fn server() -> Server {
                     None => Err(Error::handler("it broke")),
                 }
             }),
+            false,
         )
         .unwrap();
     server
@@ -78,24 +81,28 @@ fn server() -> Server {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 Ok(json!("done"))
             }),
+            false,
         )
         .unwrap();
     server
         .add_resource(
             json!({ "uri": "mem://readme", "name": "readme", "mimeType": "text/markdown" }),
             callback(|_p, _ctx| async move { Ok(json!("# Hi")) }),
+            false,
         )
         .unwrap();
     server
         .add_resource_template(
             json!({ "uriTemplate": "mem://users/{id}", "name": "user" }),
             callback(|p, _ctx| async move { Ok(json!({ "id": p["variables"]["id"] })) }),
+            false,
         )
         .unwrap();
     server
         .add_prompt(
             json!({ "name": "greet", "description": "Greets.", "arguments": [{ "name": "who", "required": true }] }),
             callback(|p, _ctx| async move { Ok(json!([format!("Hello {}", p["who"].as_str().unwrap())])) }),
+            false,
         )
         .unwrap();
     server.set_completion(callback(|p, _ctx| async move {
@@ -264,12 +271,14 @@ fn the_context_asks_the_client_for_input() {
                            "client": ctx.client_info(), "version": ctx.protocol_version(), "id": ctx.request_id(),
                            "session": ctx.session_id() }))
             }),
+            false,
         )
         .unwrap();
     server
         .add_tool(
             json!({ "name": "ask_without" }),
             callback(|_args, ctx: Context| async move { ctx.sample(json!({ "messages": [], "maxTokens": 1 })).await }),
+            false,
         )
         .unwrap();
 
@@ -342,6 +351,7 @@ fn cancelling_a_call_reaches_the_handler() {
                     Ok(Value::Null)
                 }
             }),
+            false,
         )
         .unwrap();
     let client = connect(&server, ClientCallbacks::new());
@@ -377,6 +387,7 @@ fn a_cancel_handle_cancels_a_call_and_its_request() {
                     Ok(Value::Null)
                 }
             }),
+            false,
         )
         .unwrap();
     let client = connect(&server, ClientCallbacks::new());
@@ -447,7 +458,11 @@ fn roots_changes_reach_the_server_callback() {
 fn capabilities_follow_the_callbacks_given() {
     let server = Server::new(json!({ "name": "caps", "version": "1" })).unwrap();
     server
-        .add_tool(json!({ "name": "caps" }), callback(|_a, ctx: Context| async move { Ok(ctx.client_capabilities()) }))
+        .add_tool(
+            json!({ "name": "caps" }),
+            callback(|_a, ctx: Context| async move { Ok(ctx.client_capabilities()) }),
+            false,
+        )
         .unwrap();
     let none = || callback(|_p, _c| async { Ok(Value::Null) });
     let cases = [
@@ -467,6 +482,33 @@ fn capabilities_follow_the_callbacks_given() {
 }
 
 #[test]
+fn a_second_registration_of_a_name_is_refused_unless_it_asks_to_replace() {
+    let server = Server::new(json!({ "name": "x", "version": "1" })).unwrap();
+    let noop = callback(|_p, _c| async { Ok(Value::Null) });
+    type Register<'a> = &'a dyn Fn(Value, bool) -> Option<mcpweft_bridge::Error>;
+    let registrations: [(&str, Value, Register<'_>); 4] = [
+        ("tool", json!({ "name": "t" }), &|d, r| server.add_tool(d, noop.clone(), r).err()),
+        ("resource", json!({ "uri": "a://r", "name": "r" }), &|d, r| server.add_resource(d, noop.clone(), r).err()),
+        ("resource template", json!({ "uriTemplate": "a://{x}", "name": "x" }), &|d, r| {
+            server.add_resource_template(d, noop.clone(), r).err()
+        }),
+        ("prompt", json!({ "name": "p" }), &|d, r| server.add_prompt(d, noop.clone(), r).err()),
+    ];
+    for (what, descriptor, add) in registrations {
+        assert!(add(descriptor.clone(), false).is_none(), "{what}");
+        let twice = add(descriptor.clone(), false).expect("a second registration is refused");
+        assert_eq!(twice.kind, ErrorKind::Config, "{what}");
+        assert!(twice.message.starts_with(&format!("the {what} ")), "{}", twice.message);
+        assert!(twice.message.contains("already registered"), "{}", twice.message);
+        assert!(add(descriptor, true).is_none(), "{what} replaced");
+    }
+    let skill = json!({ "skillMd": "---\nname: s\ndescription: S.\n---\n" });
+    server.add_skill(skill.clone(), false).unwrap();
+    assert_eq!(server.add_skill(skill.clone(), false).unwrap_err().kind, ErrorKind::Config);
+    server.add_skill(skill, true).unwrap();
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let misspelt = Server::new(json!({ "name": "x", "version": "1", "pagesize": 3 })).unwrap_err();
     assert_eq!(misspelt.kind, ErrorKind::InvalidInput);
@@ -474,13 +516,13 @@ fn bad_input_is_a_clear_error() {
     let server = Server::new(json!({ "name": "x", "version": "1" })).unwrap();
     let noop = callback(|_p, _c| async { Ok(Value::Null) });
     let bad_schema = server
-        .add_tool(json!({ "name": "t", "inputSchema": { "type": "object", "minimum": "x" } }), noop.clone())
+        .add_tool(json!({ "name": "t", "inputSchema": { "type": "object", "minimum": "x" } }), noop.clone(), false)
         .unwrap_err();
     assert_eq!(bad_schema.kind, ErrorKind::Config);
     let bad_template =
-        server.add_resource_template(json!({ "uriTemplate": "a://{", "name": "t" }), noop.clone()).unwrap_err();
+        server.add_resource_template(json!({ "uriTemplate": "a://{", "name": "t" }), noop.clone(), false).unwrap_err();
     assert_eq!(bad_template.kind, ErrorKind::Config);
-    assert_eq!(server.add_tool(json!({ "nam": "t" }), noop.clone()).unwrap_err().kind, ErrorKind::InvalidInput);
+    assert_eq!(server.add_tool(json!({ "nam": "t" }), noop.clone(), false).unwrap_err().kind, ErrorKind::InvalidInput);
     assert_eq!(server.log("loud", json!(1), None).unwrap_err().kind, ErrorKind::InvalidInput);
 
     let spawn = block_on(Client::connect(
@@ -513,7 +555,11 @@ fn stdio_clients_get_args_env_and_cwd() {
 fn http_serving_and_connecting() {
     let server = server();
     server
-        .add_tool(json!({ "name": "session" }), callback(|_a, ctx: Context| async move { Ok(json!(ctx.session_id())) }))
+        .add_tool(
+            json!({ "name": "session" }),
+            callback(|_a, ctx: Context| async move { Ok(json!(ctx.session_id())) }),
+            false,
+        )
         .unwrap();
     let http = block_on(server.serve_http(json!({ "port": 0, "path": "mcp", "jsonResponse": false }))).unwrap();
     assert!(http.url().starts_with("http://127.0.0.1:") && http.url().ends_with("/mcp"), "{}", http.url());
@@ -543,6 +589,7 @@ fn an_endpoint_answers_a_host_applications_exchanges() {
         .add_tool(
             json!({ "name": "whoami" }),
             callback(|_args, ctx: Context| async move { Ok(json!(ctx.session_id())) }),
+            false,
         )
         .unwrap();
     let endpoint = server.http_endpoint(json!({ "path": "/mcp" })).unwrap();
@@ -594,7 +641,7 @@ fn an_endpoint_answers_a_host_applications_exchanges() {
 #[test]
 fn tasks_cancel_on_drop_and_report_panics() {
     let server = Server::new(json!({ "name": "p", "version": "1" })).unwrap();
-    server.add_tool(json!({ "name": "boom" }), callback(|_a, _c| async { panic!("handler bug") })).unwrap();
+    server.add_tool(json!({ "name": "boom" }), callback(|_a, _c| async { panic!("handler bug") }), false).unwrap();
     let client = connect(&server, ClientCallbacks::new());
     let boom = block_on(client.call_tool("boom", json!({}), CallOptions::new()));
     assert!(boom.is_err() || boom.as_ref().unwrap()["isError"] == true, "{boom:?}");

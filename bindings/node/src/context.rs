@@ -9,7 +9,7 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::{
-    error::{from_js, invalid_json, parse_or_throw, throw},
+    error::{parse_or_throw, throw},
     task::{Done, Pending, settle},
 };
 
@@ -58,14 +58,23 @@ impl NativeContext {
     /// Answers the call with the JSON text of the handler's value.
     #[napi(catch_unwind)]
     pub fn resolve(&self, value: String) {
-        self.settle(serde_json::from_str(&value).map_err(|e| invalid_json("handler result", e)));
+        self.settle(mcpweft_bridge::parse_json(&value, "the handler's result"));
     }
 
-    /// Fails the call: `kind` is `rpc` for the JSON-RPC error `code` with the JSON text of
-    /// `data`, anything else for a failure the error policy turns into a result.
+    /// Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
+    /// `code` with the JSON text of `data`, another kind name keeps its kind, anything else is a
+    /// failure the error policy turns into a result; `causes` are the messages of its causes.
     #[napi(catch_unwind)]
-    pub fn reject(&self, kind: String, code: Option<i64>, message: String, data: Option<String>) {
-        self.settle(Err(from_js(&kind, code, message, data)));
+    pub fn reject(
+        &self,
+        kind: String,
+        code: Option<i64>,
+        message: String,
+        data: Option<String>,
+        causes: Option<Vec<String>>,
+    ) {
+        let error = Error::from_foreign_text(Some(&kind), code, message, data.as_deref(), causes.unwrap_or_default());
+        self.settle(Err(error));
     }
 
     /// Returns the JSON text of the request's id, outside a request `null`.

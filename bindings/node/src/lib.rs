@@ -37,6 +37,13 @@ pub fn error_codes() -> String {
     serde_json::Value::Object(table).to_string()
 }
 
+/// Returns the bridge's table of error kinds, as the JSON text of an array of
+/// `{name, code, meaning}` (`code` is `null` for a kind without one).
+#[napi(catch_unwind)]
+pub fn error_kinds() -> String {
+    mcpweft_bridge::error_kinds().to_string()
+}
+
 /// Returns the version of the native module.
 #[napi(catch_unwind)]
 pub fn version() -> String {

@@ -29,44 +29,48 @@ impl NativeServer {
         Ok(NativeServer { inner })
     }
 
-    /// Registers a tool from the JSON text of its `Tool` descriptor, or replaces it.
+    /// Registers a tool from the JSON text of its `Tool` descriptor; a tool of the same name is
+    /// refused unless `replace`.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean"
     )]
-    pub fn add_tool(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
+    pub fn add_tool(&self, descriptor: String, handler: Handler<'_>, replace: bool) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "tool")?;
-        self.inner.add_tool(descriptor, callback(handler)?).map_err(throw)
+        self.inner.add_tool(descriptor, callback(handler)?, replace).map_err(throw)
     }
 
-    /// Registers a resource from the JSON text of its `Resource` descriptor.
+    /// Registers a resource from the JSON text of its `Resource` descriptor; one at the same URI
+    /// is refused unless `replace`.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean"
     )]
-    pub fn add_resource(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
+    pub fn add_resource(&self, descriptor: String, handler: Handler<'_>, replace: bool) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "resource")?;
-        self.inner.add_resource(descriptor, callback(handler)?).map_err(throw)
+        self.inner.add_resource(descriptor, callback(handler)?, replace).map_err(throw)
     }
 
-    /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor.
+    /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
+    /// one with the same URI template is refused unless `replace`.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean"
     )]
-    pub fn add_resource_template(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
+    pub fn add_resource_template(&self, descriptor: String, handler: Handler<'_>, replace: bool) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "resource template")?;
-        self.inner.add_resource_template(descriptor, callback(handler)?).map_err(throw)
+        self.inner.add_resource_template(descriptor, callback(handler)?, replace).map_err(throw)
     }
 
-    /// Registers a prompt from the JSON text of its `Prompt` descriptor.
+    /// Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
+    /// refused unless `replace`.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean"
     )]
-    pub fn add_prompt(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
+    pub fn add_prompt(&self, descriptor: String, handler: Handler<'_>, replace: bool) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "prompt")?;
-        self.inner.add_prompt(descriptor, callback(handler)?).map_err(throw)
+        self.inner.add_prompt(descriptor, callback(handler)?, replace).map_err(throw)
     }
 
     /// Sets the handler of `completion/complete`.
@@ -107,11 +111,11 @@ impl NativeServer {
     }
 
     /// Serves a skill of the skills extension, with the JSON text of its descriptor
-    /// (`skillMd`, `files`).
+    /// (`skillMd`, `files`); a skill of the same name is refused unless `replace`.
     #[napi(catch_unwind)]
-    pub fn add_skill(&self, descriptor: String) -> napi::Result<()> {
+    pub fn add_skill(&self, descriptor: String, replace: bool) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "skill")?;
-        self.inner.add_skill(descriptor).map_err(throw)
+        self.inner.add_skill(descriptor, replace).map_err(throw)
     }
 
     /// Tells the clients subscribed to `uri` that the resource changed.

@@ -2,19 +2,20 @@
 //!
 //! The exception classes live in `mcpweft.errors`, whose `_from_native` picks the class of a
 //! bridge error by its kind; this module only calls it, and reads back what a Python handler
-//! raised.
+//! raised, which the bridge's `Error::from_foreign` turns into a bridge error by the rule every
+//! binding shares.
 
 use mcpweft_bridge::Error;
 use pyo3::prelude::*;
 
 use crate::convert;
 
-/// Converts a bridge error into the matching `mcpweft.errors` exception (or `ValueError`,
-/// `OSError`, `RuntimeError` for local failures that are not MCP errors).
+/// Converts a bridge error into its `mcpweft.errors` exception, an `McpError` subclass per
+/// kind (and per JSON-RPC code for kind `rpc`).
 pub(crate) fn to_py(py: Python<'_>, error: Error) -> PyErr {
     let build = || -> PyResult<PyErr> {
         let data = error.data.as_ref().map(|d| convert::to_py(py, d)).transpose()?;
-        let args = (error.kind_name(), error.code, error.message.as_str(), data);
+        let args = (error.kind_name(), error.code, error.message.as_str(), data, error.causes.clone());
         let exception = py.import("mcpweft.errors")?.call_method1("_from_native", args)?;
         Ok(PyErr::from_value(exception))
     };
@@ -35,28 +36,28 @@ impl<T> OrRaise<T> for Result<T, Error> {
 
 /// Converts an exception raised by a Python handler into the bridge error it stands for.
 ///
-/// An `McpError` that is not local keeps its code, message and data, and the peer gets
-/// exactly that JSON-RPC error; anything else (local `McpError`s such as time-outs included)
-/// is a handler failure whose message is the exception's text, or its class name when the
-/// text is empty: a tool returns it as an `isError` result, other handlers as an internal
-/// error.
+/// An `McpError` hands over its `kind`, `code`, `message`, `data` and `causes`; any other
+/// exception is a handler failure whose message is the exception's text, or its class name
+/// when the text is empty. `Error::from_foreign` decides what each becomes.
 pub(crate) fn from_py(py: Python<'_>, err: &PyErr) -> Error {
     let value = err.value(py);
-    if let Some(error) = rpc_error(value) {
+    if let Some(error) = mcpweft_error(value) {
         return error;
     }
     let text = value.str().map(|s| s.to_string()).unwrap_or_default();
     let text = if text.is_empty() { err.get_type(py).name().map(|n| n.to_string()).unwrap_or_default() } else { text };
-    Error::handler(text)
+    Error::from_foreign(None, None, text, None, Vec::new())
 }
 
-fn rpc_error(value: &Bound<'_, PyAny>) -> Option<Error> {
+fn mcpweft_error(value: &Bound<'_, PyAny>) -> Option<Error> {
     let class = value.py().import("mcpweft.errors").and_then(|m| m.getattr("McpError")).ok()?;
-    if !value.is_instance(&class).ok()? || value.getattr("local").and_then(|l| l.is_truthy()).ok()? {
+    if !value.is_instance(&class).ok()? {
         return None;
     }
-    let code = value.getattr("code").and_then(|c| c.extract::<i64>()).ok()?;
+    let kind = value.getattr("kind").and_then(|k| k.extract::<String>()).ok()?;
+    let code = value.getattr("code").and_then(|c| c.extract::<Option<i64>>()).ok().flatten();
     let message = value.getattr("message").and_then(|m| m.extract::<String>()).ok()?;
     let data = value.getattr("data").ok().filter(|d| !d.is_none()).and_then(|d| convert::from_py(&d).ok());
-    Some(Error::rpc(code, message, data))
+    let causes = value.getattr("causes").and_then(|c| c.extract::<Vec<String>>()).unwrap_or_default();
+    Some(Error::from_foreign(Some(&kind), code, message, data, causes))
 }

@@ -44,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         codes.set_item(name, code)?;
     }
     m.add("ERROR_CODES", codes)?;
+    m.add("ERROR_KINDS", convert::to_py(m.py(), &mcpweft_bridge::error_kinds())?)?;
     m.add_function(wrap_pyfunction!(set_sync_handler_limit, m)?)?;
     m.add_function(wrap_pyfunction!(sync_handler_limit, m)?)?;
     m.add_class::<server::PyServer>()?;

@@ -36,7 +36,9 @@ impl PyServer {
 
     /// Registers a handler of `kind` (`tool`, `resource`, `resource_template` or `prompt`)
     /// described by `descriptor`, the schema's dict of that kind. A tool's or prompt's handler
-    /// gets the arguments, a resource's `{"uri", "variables"}`.
+    /// gets the arguments, a resource's `{"uri", "variables"}`. A name (or URI) registered
+    /// already raises `ConfigError` unless `replace`.
+    #[pyo3(signature = (kind, descriptor, handler, is_async, replace=false))]
     fn add(
         &self,
         py: Python<'_>,
@@ -44,13 +46,14 @@ impl PyServer {
         descriptor: &Bound<'_, PyAny>,
         handler: Py<PyAny>,
         is_async: bool,
+        replace: bool,
     ) -> PyResult<()> {
         let (descriptor, callback) = (convert::from_py(descriptor)?, self.event_loop.callback(handler, is_async));
         match kind {
-            "tool" => self.inner.add_tool(descriptor, callback),
-            "resource" => self.inner.add_resource(descriptor, callback),
-            "resource_template" => self.inner.add_resource_template(descriptor, callback),
-            "prompt" => self.inner.add_prompt(descriptor, callback),
+            "tool" => self.inner.add_tool(descriptor, callback, replace),
+            "resource" => self.inner.add_resource(descriptor, callback, replace),
+            "resource_template" => self.inner.add_resource_template(descriptor, callback, replace),
+            "prompt" => self.inner.add_prompt(descriptor, callback, replace),
             _ => Err(Error::invalid_input(format!("unknown kind {kind:?}"))),
         }
         .or_raise(py)
@@ -79,9 +82,11 @@ impl PyServer {
         }
     }
 
-    /// Serves a skill of the skills extension from its descriptor (`skillMd`, `files`).
-    fn add_skill(&self, py: Python<'_>, descriptor: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.add_skill(convert::from_py(descriptor)?).or_raise(py)
+    /// Serves a skill of the skills extension from its descriptor (`skillMd`, `files`); a skill
+    /// of the same name raises `ConfigError` unless `replace`.
+    #[pyo3(signature = (descriptor, replace=false))]
+    fn add_skill(&self, py: Python<'_>, descriptor: &Bound<'_, PyAny>, replace: bool) -> PyResult<()> {
+        self.inner.add_skill(convert::from_py(descriptor)?, replace).or_raise(py)
     }
 
     /// Tells subscribed clients that the resource at `uri` changed.

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use mcpweft_bridge::{ERROR_CODES, Error, ErrorKind};
+use mcpweft_bridge::{ERROR_CODES, Error};
 use serde_json::Value;
 
 /// The flat bridge error as Swift sees it: the stable kind name, the JSON-RPC code, the
@@ -30,24 +30,19 @@ impl From<Error> for NativeError {
         NativeError::Failure {
             kind: e.kind_name().to_owned(),
             code: e.code,
+            data: e.data_text(),
             message: e.message,
-            data: e.data.map(|d| d.to_string()),
             causes: e.causes,
         }
     }
 }
 
 impl From<NativeError> for Error {
+    /// A Swift error becomes a bridge error by the rule every binding shares
+    /// (`Error::from_foreign_text`).
     fn from(e: NativeError) -> Self {
         let NativeError::Failure { kind, code, message, data, causes } = e;
-        let kind = ErrorKind::from_name(&kind).unwrap_or(ErrorKind::Handler);
-        let data = data.and_then(|d| serde_json::from_str(&d).ok());
-        let mut error = match (kind, code) {
-            (ErrorKind::Rpc, Some(code)) => Error::rpc(code, message, data),
-            _ => Error::new(kind, message),
-        };
-        error.causes = causes;
-        error
+        Error::from_foreign_text(Some(&kind), code, message, data.as_deref(), causes)
     }
 }
 
@@ -58,12 +53,19 @@ pub fn native_error_codes() -> HashMap<String, i64> {
     ERROR_CODES.iter().map(|(name, code)| ((*name).to_owned(), *code)).collect()
 }
 
+/// Returns the bridge's table of error kinds as JSON text, an array of `{name, code, meaning}`,
+/// so that the Swift layer can test its `MCPError.Kind` against it.
+#[uniffi::export]
+pub fn native_error_kinds() -> String {
+    mcpweft_bridge::error_kinds().to_string()
+}
+
 /// The result type of every fallible export.
 pub(crate) type Result<T> = std::result::Result<T, NativeError>;
 
 /// Parses the JSON text `text` handed over by Swift, naming `what` in the error.
 pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("invalid JSON in {what}: {e}")).into())
+    Ok(mcpweft_bridge::parse_json(text, what)?)
 }
 
 /// Parses optional JSON text; `None` is `null`.

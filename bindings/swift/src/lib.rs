@@ -17,7 +17,7 @@ mod server;
 
 pub use client::{NativeCallOptions, NativeClient, NativeClientHandlers, native_connect, native_connect_memory};
 pub use context::NativeContext;
-pub use error::{NativeError, native_error_codes};
+pub use error::{NativeError, native_error_codes, native_error_kinds};
 pub use runtime::NativeCancelHandle;
 pub use server::{NativeCall, NativeHandler, NativeHttpServer, NativeListener, NativeReply, NativeServer};
 

@@ -121,25 +121,34 @@ impl NativeServer {
         Ok(Arc::new(NativeServer { inner: Server::new(parse(&spec, "the server description")?)? }))
     }
 
-    /// Registers a tool from the JSON text of its `Tool` descriptor, or replaces one.
-    pub fn add_tool(&self, descriptor: String, handler: Arc<dyn NativeHandler>) -> Result<()> {
-        Ok(self.inner.add_tool(parse(&descriptor, "the tool")?, Foreign::callback(handler))?)
+    /// Registers a tool from the JSON text of its `Tool` descriptor; a tool of the same name is
+    /// refused unless `replace`.
+    pub fn add_tool(&self, descriptor: String, handler: Arc<dyn NativeHandler>, replace: bool) -> Result<()> {
+        Ok(self.inner.add_tool(parse(&descriptor, "the tool")?, Foreign::callback(handler), replace)?)
     }
 
-    /// Registers a resource from the JSON text of its `Resource` descriptor.
-    pub fn add_resource(&self, descriptor: String, handler: Arc<dyn NativeHandler>) -> Result<()> {
-        Ok(self.inner.add_resource(parse(&descriptor, "the resource")?, Foreign::callback(handler))?)
+    /// Registers a resource from the JSON text of its `Resource` descriptor; one at the same URI
+    /// is refused unless `replace`.
+    pub fn add_resource(&self, descriptor: String, handler: Arc<dyn NativeHandler>, replace: bool) -> Result<()> {
+        Ok(self.inner.add_resource(parse(&descriptor, "the resource")?, Foreign::callback(handler), replace)?)
     }
 
-    /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor.
-    pub fn add_resource_template(&self, descriptor: String, handler: Arc<dyn NativeHandler>) -> Result<()> {
+    /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
+    /// one with the same URI template is refused unless `replace`.
+    pub fn add_resource_template(
+        &self,
+        descriptor: String,
+        handler: Arc<dyn NativeHandler>,
+        replace: bool,
+    ) -> Result<()> {
         let descriptor = parse(&descriptor, "the resource template")?;
-        Ok(self.inner.add_resource_template(descriptor, Foreign::callback(handler))?)
+        Ok(self.inner.add_resource_template(descriptor, Foreign::callback(handler), replace)?)
     }
 
-    /// Registers a prompt from the JSON text of its `Prompt` descriptor.
-    pub fn add_prompt(&self, descriptor: String, handler: Arc<dyn NativeHandler>) -> Result<()> {
-        Ok(self.inner.add_prompt(parse(&descriptor, "the prompt")?, Foreign::callback(handler))?)
+    /// Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
+    /// refused unless `replace`.
+    pub fn add_prompt(&self, descriptor: String, handler: Arc<dyn NativeHandler>, replace: bool) -> Result<()> {
+        Ok(self.inner.add_prompt(parse(&descriptor, "the prompt")?, Foreign::callback(handler), replace)?)
     }
 
     /// Sets the handler of `completion/complete`.
@@ -173,9 +182,9 @@ impl NativeServer {
     }
 
     /// Serves a skill of the skills extension, from the JSON text of its descriptor
-    /// (`skillMd`, `files`).
-    pub fn add_skill(&self, descriptor: String) -> Result<()> {
-        Ok(self.inner.add_skill(parse(&descriptor, "the skill")?)?)
+    /// (`skillMd`, `files`); a skill of the same name is refused unless `replace`.
+    pub fn add_skill(&self, descriptor: String, replace: bool) -> Result<()> {
+        Ok(self.inner.add_skill(parse(&descriptor, "the skill")?, replace)?)
     }
 
     /// Tells the clients subscribed to `uri` that the resource changed.

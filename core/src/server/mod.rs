@@ -394,6 +394,29 @@ impl ServerInner {
     }
 
     /// Removes an entry from a registry and, if it existed, tells the sessions with `method`.
+    /// Registers `entry` under `key`, telling sessions with `method`; a key that is registered
+    /// already is a configuration error unless `duplicate` says to replace it. The check and the
+    /// insertion hold one lock, so two registrations racing for one key cannot both succeed.
+    fn register<T>(
+        &self,
+        registry: &Mutex<Registry<T>>,
+        what: &str,
+        key: String,
+        entry: T,
+        duplicate: Duplicate,
+        method: &str,
+    ) -> Result<(), Error> {
+        {
+            let mut registry = lock(registry);
+            if duplicate == Duplicate::Refuse && registry.contains(&key) {
+                return Err(already_registered(what, &key));
+            }
+            registry.insert(key, entry);
+        }
+        self.broadcast(method);
+        Ok(())
+    }
+
     fn remove<T>(&self, registry: &Mutex<Registry<T>>, key: &str, method: &str) -> bool {
         let removed = lock(registry).remove(key);
         if removed {
@@ -426,6 +449,20 @@ impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server").field("info", &self.inner.info).finish()
     }
+}
+
+/// What a registration does when its name (or URI) is registered already.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Duplicate {
+    /// Fail with a configuration error: the `add_*` methods.
+    Refuse,
+    /// Replace the registration, which keeps its place in lists: the `replace_*` methods.
+    Replace,
+}
+
+/// The configuration error of a second registration of `key`, a `what` (tool, prompt...).
+pub(crate) fn already_registered(what: &str, key: &str) -> Error {
+    Error::Config(format!("the {what} {key:?} is already registered; register it with replace to replace it"))
 }
 
 /// Checks what the specification asks of a tool beyond a valid schema: its name follows the
@@ -529,29 +566,47 @@ impl Server {
         self.inner.capabilities()
     }
 
-    /// Registers a tool, or replaces the one with the same name.
+    /// Registers a tool; a tool with the same name already registered is an error.
     ///
-    /// Fails with [`Error::Config`] when the name does not follow the MCP tool-name guidance
-    /// (see [`is_valid_tool_name`]), when the input schema is not an object schema
-    /// (`"type": "object"`), when the input or output schema is not a valid JSON Schema, or
-    /// when an `x-mcp-header` annotation breaks its rules (see
+    /// Fails with [`Error::Config`] when a tool of that name is registered (use
+    /// [`replace_tool`](Self::replace_tool) to replace it), when the name does not follow the
+    /// MCP tool-name guidance (see [`is_valid_tool_name`]), when the input schema is not an
+    /// object schema (`"type": "object"`), when the input or output schema is not a valid JSON
+    /// Schema, or when an `x-mcp-header` annotation breaks its rules (see
     /// [`header_params`](crate::model::headers::header_params)). Sessions in operation get
     /// `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<(), Error> {
         self.add_tool_arc(tool, Arc::new(handler))
     }
 
-    /// Registers a tool whose handler is already shared.
+    /// Registers a tool whose handler is already shared, as [`add_tool`](Self::add_tool) does.
     pub fn add_tool_arc(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), Error> {
+        self.register_tool(tool, handler, Duplicate::Refuse)
+    }
+
+    /// Registers a tool, or replaces the one with the same name, which keeps its place in
+    /// `tools/list`; the checks of [`add_tool`](Self::add_tool) apply but the one for a
+    /// duplicate name.
+    pub fn replace_tool(&self, tool: Tool, handler: impl ToolHandler) -> Result<(), Error> {
+        self.register_tool(tool, Arc::new(handler), Duplicate::Replace)
+    }
+
+    fn register_tool(&self, tool: Tool, handler: Arc<dyn ToolHandler>, duplicate: Duplicate) -> Result<(), Error> {
         check_tool(&tool)?;
         let input = Some(ToolSchema::new(&tool.name, "inputSchema", &tool.input_schema)?);
         let output = tool.output_schema.as_ref().map(|s| ToolSchema::new(&tool.name, "outputSchema", s)).transpose()?;
         let header_params = crate::model::headers::header_params(&tool.input_schema)
             .map_err(|e| Error::Config(format!("the inputSchema of tool {}: {e}", tool.name)))?;
         let name = tool.name.clone();
-        lock(&self.inner.tools).insert(name, ToolEntry { tool, handler, input, output, header_params });
-        self.inner.broadcast(methods::NOTIFICATIONS_TOOLS_LIST_CHANGED);
-        Ok(())
+        let entry = ToolEntry { tool, handler, input, output, header_params };
+        self.inner.register(
+            &self.inner.tools,
+            "tool",
+            name,
+            entry,
+            duplicate,
+            methods::NOTIFICATIONS_TOOLS_LIST_CHANGED,
+        )
     }
 
     /// Removes a tool, returning whether it existed.
@@ -564,16 +619,34 @@ impl Server {
         lock(&self.inner.tools).get(name)
     }
 
-    /// Registers a resource with a fixed URI, or replaces the one with the same URI.
-    pub fn add_resource(&self, resource: Resource, handler: impl ResourceHandler) {
-        self.add_resource_arc(resource, Arc::new(handler));
+    /// Registers a resource with a fixed URI; a resource with the same URI already registered
+    /// is an [`Error::Config`] (use [`replace_resource`](Self::replace_resource) to replace it).
+    pub fn add_resource(&self, resource: Resource, handler: impl ResourceHandler) -> Result<(), Error> {
+        self.add_resource_arc(resource, Arc::new(handler))
     }
 
-    /// Registers a resource whose handler is already shared.
-    pub fn add_resource_arc(&self, resource: Resource, handler: Arc<dyn ResourceHandler>) {
+    /// Registers a resource whose handler is already shared, as
+    /// [`add_resource`](Self::add_resource) does.
+    pub fn add_resource_arc(&self, resource: Resource, handler: Arc<dyn ResourceHandler>) -> Result<(), Error> {
+        self.register_resource(resource, handler, Duplicate::Refuse)
+    }
+
+    /// Registers a resource, or replaces the one with the same URI.
+    pub fn replace_resource(&self, resource: Resource, handler: impl ResourceHandler) {
+        // Replacing never meets a duplicate, the one failure of a resource's registration.
+        let _ = self.register_resource(resource, Arc::new(handler), Duplicate::Replace);
+    }
+
+    fn register_resource(
+        &self,
+        resource: Resource,
+        handler: Arc<dyn ResourceHandler>,
+        duplicate: Duplicate,
+    ) -> Result<(), Error> {
         let uri = resource.uri.clone();
-        lock(&self.inner.resources).insert(uri, ResourceEntry { resource, handler });
-        self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
+        let entry = ResourceEntry { resource, handler };
+        let list_changed = methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED;
+        self.inner.register(&self.inner.resources, "resource", uri, entry, duplicate, list_changed)
     }
 
     /// Removes a resource, returning whether it existed.
@@ -583,7 +656,9 @@ impl Server {
 
     /// Registers a resource template; reads of matching URIs go to its handler.
     ///
-    /// Fails when the template is not a valid RFC 6570 template.
+    /// Fails with [`Error::Config`] when the template is not a valid RFC 6570 template, or when
+    /// a template with the same URI template is registered (use
+    /// [`replace_resource_template`](Self::replace_resource_template) to replace it).
     pub fn add_resource_template(
         &self,
         template: ResourceTemplate,
@@ -592,17 +667,37 @@ impl Server {
         self.add_resource_template_arc(template, Arc::new(handler))
     }
 
-    /// Registers a resource template whose handler is already shared.
+    /// Registers a resource template whose handler is already shared, as
+    /// [`add_resource_template`](Self::add_resource_template) does.
     pub fn add_resource_template_arc(
         &self,
         template: ResourceTemplate,
         handler: Arc<dyn ResourceHandler>,
     ) -> Result<(), Error> {
+        self.register_resource_template(template, handler, Duplicate::Refuse)
+    }
+
+    /// Registers a resource template, or replaces the one with the same URI template; fails
+    /// when the template is not a valid RFC 6570 template.
+    pub fn replace_resource_template(
+        &self,
+        template: ResourceTemplate,
+        handler: impl ResourceHandler,
+    ) -> Result<(), Error> {
+        self.register_resource_template(template, Arc::new(handler), Duplicate::Replace)
+    }
+
+    fn register_resource_template(
+        &self,
+        template: ResourceTemplate,
+        handler: Arc<dyn ResourceHandler>,
+        duplicate: Duplicate,
+    ) -> Result<(), Error> {
         let matcher = UriTemplate::parse(&template.uri_template).map_err(Error::Config)?;
         let key = template.uri_template.clone();
-        lock(&self.inner.templates).insert(key, TemplateEntry { template, matcher, handler });
-        self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
-        Ok(())
+        let entry = TemplateEntry { template, matcher, handler };
+        let list_changed = methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED;
+        self.inner.register(&self.inner.templates, "resource template", key, entry, duplicate, list_changed)
     }
 
     /// Removes a resource template by its URI template, returning whether it existed.
@@ -610,16 +705,34 @@ impl Server {
         self.inner.remove(&self.inner.templates, uri_template, methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED)
     }
 
-    /// Registers a prompt, or replaces the one with the same name.
-    pub fn add_prompt(&self, prompt: Prompt, handler: impl PromptHandler) {
-        self.add_prompt_arc(prompt, Arc::new(handler));
+    /// Registers a prompt; a prompt with the same name already registered is an
+    /// [`Error::Config`] (use [`replace_prompt`](Self::replace_prompt) to replace it).
+    pub fn add_prompt(&self, prompt: Prompt, handler: impl PromptHandler) -> Result<(), Error> {
+        self.add_prompt_arc(prompt, Arc::new(handler))
     }
 
-    /// Registers a prompt whose handler is already shared.
-    pub fn add_prompt_arc(&self, prompt: Prompt, handler: Arc<dyn PromptHandler>) {
+    /// Registers a prompt whose handler is already shared, as [`add_prompt`](Self::add_prompt)
+    /// does.
+    pub fn add_prompt_arc(&self, prompt: Prompt, handler: Arc<dyn PromptHandler>) -> Result<(), Error> {
+        self.register_prompt(prompt, handler, Duplicate::Refuse)
+    }
+
+    /// Registers a prompt, or replaces the one with the same name.
+    pub fn replace_prompt(&self, prompt: Prompt, handler: impl PromptHandler) {
+        // Replacing never meets a duplicate, the one failure of a prompt's registration.
+        let _ = self.register_prompt(prompt, Arc::new(handler), Duplicate::Replace);
+    }
+
+    fn register_prompt(
+        &self,
+        prompt: Prompt,
+        handler: Arc<dyn PromptHandler>,
+        duplicate: Duplicate,
+    ) -> Result<(), Error> {
         let name = prompt.name.clone();
-        lock(&self.inner.prompts).insert(name, PromptEntry { prompt, handler });
-        self.inner.broadcast(methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED);
+        let entry = PromptEntry { prompt, handler };
+        let list_changed = methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED;
+        self.inner.register(&self.inner.prompts, "prompt", name, entry, duplicate, list_changed)
     }
 
     /// Removes a prompt, returning whether it existed.
@@ -762,54 +875,37 @@ impl ServerBuilder {
         self
     }
 
-    /// Records a configuration mistake when `name` is already registered in `registry`.
-    fn is_duplicate<T>(&mut self, registry: &Mutex<Registry<T>>, kind: &str, name: &str) -> bool {
-        let duplicate = lock(registry).get(name).is_some();
-        if duplicate {
-            self.errors.push(Error::Config(format!("{kind} {name:?} is registered twice")));
-        }
-        duplicate
-    }
-
-    /// Adds a tool; a second tool with the same name is a configuration mistake.
-    pub fn tool(mut self, tool: Tool, handler: impl ToolHandler) -> Self {
-        let server = self.server.clone();
-        if !self.is_duplicate(&server.inner.tools, "tool", &tool.name)
-            && let Err(e) = server.add_tool(tool, handler)
-        {
+    /// Records the error of a registration, if it failed.
+    fn record(mut self, outcome: Result<(), Error>) -> Self {
+        if let Err(e) = outcome {
             self.errors.push(e);
         }
         self
     }
 
+    /// Adds a tool; a second tool with the same name is a configuration mistake.
+    pub fn tool(self, tool: Tool, handler: impl ToolHandler) -> Self {
+        let outcome = self.server.add_tool(tool, handler);
+        self.record(outcome)
+    }
+
     /// Adds a resource; a second resource with the same URI is a configuration mistake.
-    pub fn resource(mut self, resource: Resource, handler: impl ResourceHandler) -> Self {
-        let server = self.server.clone();
-        if !self.is_duplicate(&server.inner.resources, "resource", &resource.uri) {
-            server.add_resource(resource, handler);
-        }
-        self
+    pub fn resource(self, resource: Resource, handler: impl ResourceHandler) -> Self {
+        let outcome = self.server.add_resource(resource, handler);
+        self.record(outcome)
     }
 
     /// Adds a resource template; a second template with the same URI template is a
     /// configuration mistake.
-    pub fn resource_template(mut self, template: ResourceTemplate, handler: impl ResourceHandler) -> Self {
-        let server = self.server.clone();
-        if !self.is_duplicate(&server.inner.templates, "resource template", &template.uri_template)
-            && let Err(e) = server.add_resource_template(template, handler)
-        {
-            self.errors.push(e);
-        }
-        self
+    pub fn resource_template(self, template: ResourceTemplate, handler: impl ResourceHandler) -> Self {
+        let outcome = self.server.add_resource_template(template, handler);
+        self.record(outcome)
     }
 
     /// Adds a prompt; a second prompt with the same name is a configuration mistake.
-    pub fn prompt(mut self, prompt: Prompt, handler: impl PromptHandler) -> Self {
-        let server = self.server.clone();
-        if !self.is_duplicate(&server.inner.prompts, "prompt", &prompt.name) {
-            server.add_prompt(prompt, handler);
-        }
-        self
+    pub fn prompt(self, prompt: Prompt, handler: impl PromptHandler) -> Self {
+        let outcome = self.server.add_prompt(prompt, handler);
+        self.record(outcome)
     }
 
     /// Sets the completion handler.

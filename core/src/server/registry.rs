@@ -49,6 +49,11 @@ impl<T> Registry<T> {
         self.by_name.get(name).and_then(|seq| self.by_seq.get(seq)).cloned()
     }
 
+    /// Returns whether an entry has this name.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
     /// Returns whether the registry is empty.
     pub(crate) fn is_empty(&self) -> bool {
         self.by_seq.is_empty()

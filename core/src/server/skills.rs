@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::{RequestContext, ResourceRequest, Server, ServerBuilder};
+use super::{Duplicate, RequestContext, ResourceRequest, Server, ServerBuilder, already_registered};
 use crate::{
     Error,
     model::{
@@ -109,9 +109,42 @@ impl Skill {
 
 impl Server {
     /// Serves a skill: each of its files as a resource, and its entry in `skills/list` and
-    /// `skills/get`; replaces a skill of the same name.
-    pub fn add_skill(&self, skill: Skill) {
+    /// `skills/get`.
+    ///
+    /// Fails with [`Error::Config`] when a skill of the same name is served already (use
+    /// [`replace_skill`](Self::replace_skill) to replace it) or when a resource is registered at
+    /// the URI of one of its files.
+    pub fn add_skill(&self, skill: Skill) -> Result<(), Error> {
+        self.register_skill(skill, Duplicate::Refuse)
+    }
+
+    /// Serves a skill, or replaces the one of the same name: the files of the old skill that
+    /// the new one does not have are no longer served.
+    pub fn replace_skill(&self, skill: Skill) {
+        // Replacing never meets a duplicate, the one failure of a skill's registration.
+        let _ = self.register_skill(skill, Duplicate::Replace);
+    }
+
+    fn register_skill(&self, skill: Skill, duplicate: Duplicate) -> Result<(), Error> {
         let entry = skill.entry();
+        // The skills' lock is held throughout, so that two registrations of one skill cannot
+        // interleave their files.
+        let mut skills = lock(&self.inner.skills);
+        let old = skills.get(&entry.uri);
+        if duplicate == Duplicate::Refuse {
+            if old.is_some() {
+                return Err(already_registered("skill", &skill.name));
+            }
+            let resources = lock(&self.inner.resources);
+            if let Some(taken) = skill.files.iter().map(|(path, _)| skill.uri(path)).find(|u| resources.contains(u)) {
+                return Err(already_registered("resource", &taken));
+            }
+        }
+        for stale in old.iter().flat_map(|old| &old.resources) {
+            if !skill.files.iter().any(|(path, _)| skill.uri(path) == stale.uri) {
+                self.remove_resource(&stale.uri);
+            }
+        }
         for (path, text) in &skill.files {
             let mime = if path.ends_with(".md") { "text/markdown" } else { "text/plain" };
             let uri = skill.uri(path);
@@ -124,20 +157,22 @@ impl Server {
             }
             .with_mime_type(mime);
             let text = text.clone();
-            self.add_resource(resource, move |r: ResourceRequest, _c: RequestContext| {
+            self.replace_resource(resource, move |r: ResourceRequest, _c: RequestContext| {
                 let contents = ResourceContents::text(r.uri, text.clone()).with_mime_type(mime);
                 async move { Ok(ReadResourceResult { contents: vec![contents], meta: None }) }
             });
         }
-        lock(&self.inner.skills).insert(entry.uri.clone(), entry);
+        skills.insert(entry.uri.clone(), entry);
+        Ok(())
     }
 }
 
 impl ServerBuilder {
-    /// Serves a skill (see [`Server::add_skill`]).
+    /// Serves a skill (see [`Server::add_skill`]); a second skill of the same name is a
+    /// configuration mistake.
     pub fn skill(self, skill: Skill) -> Self {
-        self.server.add_skill(skill);
-        self
+        let outcome = self.server.add_skill(skill);
+        self.record(outcome)
     }
 }
 

@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable, Optional
 
 from . import _native
+from .errors import ProtocolError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -58,7 +59,7 @@ class AsgiApp:
             await _lifespan(receive, send, self._lifespan)
             return
         if scope["type"] != "http":
-            raise RuntimeError(f"mcpweft's ASGI app serves HTTP, not {scope['type']!r}")
+            raise ProtocolError(f"mcpweft's ASGI app serves HTTP, not {scope['type']!r}")
         body = await _read_body(receive, self._max_body)
         if body is None:
             await _plain(send, 413, f"the request body is larger than {self._max_body} bytes")

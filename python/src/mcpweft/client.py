@@ -11,6 +11,7 @@ from typing import Any, Callable, Optional, Union, cast
 
 from . import _native
 from .auth import Authorizer, ClientAuth, TokenStore, _authorizer, _token_store
+from .errors import ConfigError, InvalidInputError, TransportClosed
 from .types import (
     CallToolResult,
     CompleteResult,
@@ -166,7 +167,7 @@ def _handlers(
 ) -> Handlers:
     unknown = set(elicitation_modes) - {"form", "url"}
     if unknown:
-        raise ValueError(f"unknown elicitation modes {sorted(unknown)}; use 'form' and 'url'")
+        raise ConfigError(f"unknown elicitation modes {sorted(unknown)}; use 'form' and 'url'")
     handlers: Handlers = {
         "sampling": None if sampling_handler is None else _map(sampling_handler, _sampling_result),
         "sampling_tools": sampling_tools,
@@ -272,7 +273,7 @@ class Client:
         """A client that spawns ``command`` (program and arguments, with ``env`` added to this
         process's environment, in ``cwd``) and talks to it over stdio."""
         if not command:
-            raise ValueError("the command is empty")
+            raise ConfigError("the command is empty")
         program, *args = command
         transport = {"type": "stdio", "command": program, "args": args} | optional(
             env=None if env is None else dict(env), cwd=cwd
@@ -297,7 +298,7 @@ class Client:
         ``auth`` logs in to a protected server with OAuth 2.1 (see ``ClientAuth``) when it
         answers ``401``: ``authorizer(authorization_url)``, a plain or ``async`` function, shows
         the user the URL and returns the URL the authorization server redirected to. A user's
-        login needs an ``authorizer``; connecting without one raises ``ValueError``.
+        login needs an ``authorizer``; connecting without one raises ``ConfigError`` (a ``ValueError``).
         ``token_store`` keeps the tokens between runs (in memory by default).
         """
         transport = {"type": "http", "url": url} | optional(
@@ -348,7 +349,7 @@ class Client:
     @property
     def _session(self) -> _native.Client:
         if self._native is None:
-            raise RuntimeError("the client is not connected; use `async with` or `await client.connect()`")
+            raise TransportClosed("the client is not connected; use `async with` or `await client.connect()`")
         return self._native
 
     @property
@@ -518,7 +519,7 @@ class Client:
     async def set_logging_level(self, level: LoggingLevel, *, timeout: Optional[float] = None) -> None:
         """Sets the lowest level of log messages the server sends."""
         if level not in _LEVELS:
-            raise ValueError(f"unknown logging level {level!r}")
+            raise InvalidInputError(f"unknown logging level {level!r}")
         await self._session.request("logging/setLevel", {"level": level}, timeout)
 
     def notify_roots_changed(self) -> None:

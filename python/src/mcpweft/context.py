@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from . import _native
 from ._schema import SchemaBuilder, coerce, is_structured
+from .errors import InvalidInputError
 
 if TYPE_CHECKING:
     from .auth import AuthInfo
@@ -78,7 +79,7 @@ class Context:
     async def read_resource(self, uri: str) -> ReadResourceResult:
         """Reads one of this server's own resources (or templates), as a client would."""
         if self._server is None:
-            raise RuntimeError("this context belongs to no server")
+            raise InvalidInputError("this context belongs to no server")
         from .client import Client
 
         async with Client.memory(self._server) as client:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .auth import ServerAuth, Verifier
 from ._schema import Signature
 from .context import Context
+from .errors import ConfigError
 from .types import Icon, JsonObject, LoggingLevel, TaskSupport, optional
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -33,7 +34,7 @@ _TEMPLATE = re.compile(r"{[^{}]+}")
 
 
 def ensure_no_running_loop(what: str) -> None:
-    """Raises ``RuntimeError`` when a blocking call is made from a thread running an asyncio loop.
+    """Raises ``ConfigError`` when a blocking call is made from a thread running an asyncio loop.
 
     Such a call would block the very loop its own async handlers need, and hang forever.
     """
@@ -44,7 +45,7 @@ def ensure_no_running_loop(what: str) -> None:
         asyncio.get_running_loop()
     except RuntimeError:
         return
-    raise RuntimeError(
+    raise ConfigError(
         f"{what} blocks until it is done, so it cannot be called from a thread that runs an asyncio "
         "event loop; await the async API instead (for example `await server.serve_stdio()`)"
     )
@@ -212,10 +213,10 @@ def _check_template(uri: str, sig: Signature, fn: Callable[..., Any]) -> None:
     params = {p.name: p for p in sig.params if not p.is_context}
     unknown = sorted(variables - params.keys())
     if unknown:
-        raise ValueError(f"{fn.__name__}() has no parameter for the variables {unknown} of {uri!r}")
+        raise ConfigError(f"{fn.__name__}() has no parameter for the variables {unknown} of {uri!r}")
     missing = sorted(n for n, p in params.items() if n not in variables and p.default is inspect.Parameter.empty)
     if missing:
-        raise ValueError(f"the required parameters {missing} of {fn.__name__}() are not variables of {uri!r}")
+        raise ConfigError(f"the required parameters {missing} of {fn.__name__}() are not variables of {uri!r}")
 
 
 class HttpServer:
@@ -299,9 +300,6 @@ class Server:
         #: Whether a coroutine function was registered as a handler: without one, and without a
         #: lifespan, ``run()`` serves stdio without asyncio.
         self._any_async = False
-        #: The names (tools, prompts) and URIs (resources, templates) registered, to refuse a
-        #: second registration under one of them unless it asks to replace.
-        self._registered: dict[str, set[str]] = {"tool": set(), "prompt": set(), "resource": set()}
         spec = {"name": name, "version": version} | optional(
             title=title,
             description=description,
@@ -326,15 +324,6 @@ class Server:
     def capabilities(self) -> JsonObject:
         """The capabilities the server declares, derived from its registrations."""
         return self._native.capabilities
-
-    def _register(self, kind: str, key: str, replace: bool, add: Callable[[], None]) -> None:
-        """Runs ``add`` to register under ``key`` and records it; a second registration under the
-        same name raises unless ``replace``."""
-        if key in self._registered[kind] and not replace:
-            what = "resource URI" if kind == "resource" else f"{kind} name"
-            raise ValueError(f"the {what} {key!r} is already registered; pass replace=True to replace it")
-        add()
-        self._registered[kind].add(key)
 
     @overload
     def tool(self, name: F, /) -> F: ...
@@ -417,7 +406,7 @@ class Server:
         (not a local one); any other exception becomes an ``isError`` result.
         """
         if task_support not in (None, "forbidden") and not self._tasks:
-            raise ValueError(f"tool {name or fn.__name__!r} declares task support, but the server has no tasks=")
+            raise ConfigError(f"tool {name or fn.__name__!r} declares task support, but the server has no tasks=")
         sig = Signature(fn, Context)
         self._any_async |= sig.is_async
         tool_name = name or fn.__name__
@@ -440,13 +429,13 @@ class Server:
             async def run_async(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
                 return tool_value(await fn(**sig.bind(arguments, ctx, self)))
 
-            self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_async, True))
+            self._native.add("tool", tool, run_async, True, replace)
         else:
 
             def run_sync(arguments: Mapping[str, Any], ctx: _native.Context) -> Any:
                 return tool_value(fn(**sig.bind(arguments, ctx, self)))
 
-            self._register("tool", tool_name, replace, lambda: self._native.add("tool", tool, run_sync, False))
+            self._native.add("tool", tool, run_sync, False, replace)
 
     def resource(
         self,
@@ -492,11 +481,10 @@ class Server:
             handler = _adapt(call, sig.is_async, lambda value: _convert.resource_value(value, mime_type))
             if _TEMPLATE.search(uri):
                 template = {"uriTemplate": uri, **entry}
-                add = lambda: self._native.add("resource_template", template, handler, sig.is_async)  # noqa: E731
+                self._native.add("resource_template", template, handler, sig.is_async, replace)
             else:
                 resource = {"uri": uri, **entry, **optional(size=size)}
-                add = lambda: self._native.add("resource", resource, handler, sig.is_async)  # noqa: E731
-            self._register("resource", uri, replace, add)
+                self._native.add("resource", resource, handler, sig.is_async, replace)
             return fn
 
         return register
@@ -556,9 +544,7 @@ class Server:
                 return fn(**sig.bind(arguments, ctx, self))
 
             handler = _adapt(call, sig.is_async, _convert.prompt_value)
-            self._register(
-                "prompt", prompt["name"], replace, lambda: self._native.add("prompt", prompt, handler, sig.is_async)
-            )
+            self._native.add("prompt", prompt, handler, sig.is_async, replace)
             return fn
 
         return register
@@ -604,30 +590,28 @@ class Server:
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; connected clients are told the list changed."""
-        self._registered["tool"].discard(name)
         return self._native.remove("tool", name)
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt; connected clients are told the list changed."""
-        self._registered["prompt"].discard(name)
         return self._native.remove("prompt", name)
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource or a resource template by its URI (template)."""
-        self._registered["resource"].discard(uri)
         return self._native.remove("resource", uri) or self._native.remove("resource_template", uri)
 
-    def add_skill(self, skill_md: str, files: Optional[Mapping[str, str]] = None) -> None:
+    def add_skill(self, skill_md: str, files: Optional[Mapping[str, str]] = None, *, replace: bool = False) -> None:
         """Serves a skill of the skills extension (``io.modelcontextprotocol/skills``).
 
         ``skill_md`` is the text of its ``SKILL.md``, whose YAML frontmatter gives its ``name``
         (lowercase letters, digits and single hyphens) and ``description``; ``files`` maps each
         supporting file's path within the skill (such as ``"references/FORMS.md"``) to its
         text. Every file is served as a resource under ``skill://<name>/`` and listed with its
-        digest in ``skills/list``; a skill of the same name is replaced. A bad name,
-        frontmatter or path raises ``ValueError``.
+        digest in ``skills/list``. A skill of the same name raises ``ConfigError`` unless
+        ``replace=True``, which also stops serving the old skill's files the new one lacks. A bad
+        name, frontmatter or path raises ``ConfigError`` (a ``ValueError``).
         """
-        self._native.add_skill({"skillMd": skill_md, "files": dict(files or {})})
+        self._native.add_skill({"skillMd": skill_md, "files": dict(files or {})}, replace)
 
     def notify_resource_updated(self, uri: str) -> None:
         """Tells the clients subscribed to ``uri`` that it changed."""
@@ -698,8 +682,8 @@ class Server:
 
         A ``host`` beyond loopback (such as ``"0.0.0.0"`` in a container) needs
         ``allowed_hosts`` (the names clients reach the server by) and, without authorization,
-        ``allow_remote_without_auth=True``; otherwise it is refused with a ``ValueError`` that
-        says so.
+        ``allow_remote_without_auth=True``; otherwise it is refused with a ``ConfigError`` (a
+        ``ValueError``) that says so.
         """
         settings = {"host": host, "port": port, "path": path} | _http_options(options, HttpOptions)
         if auth is not None:
@@ -747,7 +731,7 @@ class Server:
         if transport == "streamable-http":
             transport = "http"
         if transport not in ("stdio", "http"):
-            raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http' ('streamable-http')")
+            raise ConfigError(f"unknown transport {transport!r}; use 'stdio' or 'http' ('streamable-http')")
         try:
             if transport == "stdio" and not self._any_async and self._lifespan is None:
                 with contextlib.redirect_stdout(sys.stderr):

@@ -9,7 +9,7 @@ import McpWeftNative
 /// is the error's message, so the model sees it.
 public struct MCPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure an error is; the names are the same in every mcpweft language.
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         case rpc
         case transportClosed = "transport_closed"
         case timeout
@@ -85,6 +85,12 @@ public struct MCPError: Error, Sendable, Equatable, CustomStringConvertible {
     public static var bridgeCodes: [String: Int] {
         nativeErrorCodes().mapValues { Int($0) }
     }
+
+    /// The bridge's table of error kinds (`name`, `code` where there is one, `meaning`), for
+    /// tests that compare it with `Kind`.
+    public static var bridgeKinds: [JSONValue] {
+        (try? JSONValue(parsing: nativeErrorKinds()))?.arrayValue ?? []
+    }
 }
 
 extension MCPError {
@@ -98,7 +104,8 @@ extension MCPError {
         }
     }
 
-    /// Converts an error thrown by Swift code for the Rust core: an `MCPError` keeps its kind,
+    /// Describes an error thrown by Swift code for the Rust core, whose one rule for foreign
+    /// errors decides what it becomes: an `MCPError` hands over its kind, code, data and causes,
     /// a `CancellationError` is a cancellation, and anything else is a handler failure.
     static func native(from error: Error) -> NativeError {
         let mcp: MCPError

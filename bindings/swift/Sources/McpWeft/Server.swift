@@ -58,10 +58,11 @@ public final class Server: Sendable {
     }
 
     /// Registers a tool taking and returning JSON values; `descriptor` adds keys of the
-    /// `Tool` object (`title`, `annotations`, `outputSchema`, `_meta`, `execution`, ...).
+    /// `Tool` object (`title`, `annotations`, `outputSchema`, `_meta`, `execution`, ...). A tool
+    /// of the same name throws an `MCPError` of kind `.config` unless `replace` is true.
     public func addTool(
         _ name: String, description: String? = nil, inputSchema: JSONValue? = nil,
-        descriptor: [String: JSONValue] = [:],
+        descriptor: [String: JSONValue] = [:], replace: Bool = false,
         handler: @escaping @Sendable (JSONValue, Context) async throws -> JSONValue
     ) throws {
         var tool = descriptor
@@ -69,46 +70,53 @@ public final class Server: Sendable {
         tool["description"] = description.map(JSONValue.string)
         tool["inputSchema"] = inputSchema
         let text = JSONValue.object(tool).jsonText
-        try callNative { try native.addTool(descriptor: text, handler: HandlerBox(handler)) }
+        try callNative { try native.addTool(descriptor: text, handler: HandlerBox(handler), replace: replace) }
     }
 
     /// Registers a tool whose arguments are decoded into `Input` and whose result is encoded
     /// from `Output`.
     public func addTool<Input: Decodable, Output: Encodable>(
         _ name: String, description: String? = nil, inputSchema: JSONValue? = nil,
-        descriptor: [String: JSONValue] = [:],
+        descriptor: [String: JSONValue] = [:], replace: Bool = false,
         handler: @escaping @Sendable (Input, Context) async throws -> Output
     ) throws {
-        try addTool(name, description: description, inputSchema: inputSchema, descriptor: descriptor, handler: typed(handler))
+        try addTool(
+            name, description: description, inputSchema: inputSchema, descriptor: descriptor, replace: replace,
+            handler: typed(handler))
     }
 
     /// Registers a resource; the handler returns its contents (a string is text, an object
-    /// with `text` or `blob` one contents item, an array several).
+    /// with `text` or `blob` one contents item, an array several). A resource at the same URI
+    /// throws an `MCPError` of kind `.config` unless `replace` is true.
     public func addResource(
         _ uri: String, name: String, description: String? = nil, mimeType: String? = nil,
-        descriptor: [String: JSONValue] = [:],
+        descriptor: [String: JSONValue] = [:], replace: Bool = false,
         handler: @escaping @Sendable (ResourceRequest, Context) async throws -> JSONValue
     ) throws {
         let text = resourceDescriptor(descriptor, "uri", uri, name, description, mimeType)
-        try callNative { try native.addResource(descriptor: text, handler: resourceHandler(handler)) }
+        try callNative { try native.addResource(descriptor: text, handler: resourceHandler(handler), replace: replace) }
     }
 
     /// Registers a resource template such as `file:///{path}`; the handler gets the values of
-    /// its variables.
+    /// its variables. A template with the same URI template throws an `MCPError` of kind
+    /// `.config` unless `replace` is true.
     public func addResourceTemplate(
         _ uriTemplate: String, name: String, description: String? = nil, mimeType: String? = nil,
-        descriptor: [String: JSONValue] = [:],
+        descriptor: [String: JSONValue] = [:], replace: Bool = false,
         handler: @escaping @Sendable (ResourceRequest, Context) async throws -> JSONValue
     ) throws {
         let text = resourceDescriptor(descriptor, "uriTemplate", uriTemplate, name, description, mimeType)
-        try callNative { try native.addResourceTemplate(descriptor: text, handler: resourceHandler(handler)) }
+        try callNative {
+            try native.addResourceTemplate(descriptor: text, handler: resourceHandler(handler), replace: replace)
+        }
     }
 
     /// Registers a prompt; the handler gets the arguments and returns the messages (a string
-    /// is one user message, an array several, an object with `messages` the whole result).
+    /// is one user message, an array several, an object with `messages` the whole result). A
+    /// prompt of the same name throws an `MCPError` of kind `.config` unless `replace` is true.
     public func addPrompt(
         _ name: String, description: String? = nil, arguments: [PromptArgument] = [],
-        descriptor: [String: JSONValue] = [:],
+        descriptor: [String: JSONValue] = [:], replace: Bool = false,
         handler: @escaping @Sendable ([String: String], Context) async throws -> JSONValue
     ) throws {
         var prompt = descriptor
@@ -125,7 +133,7 @@ public final class Server: Sendable {
         let box = HandlerBox { payload, context in
             try await handler(payload.objectValue?.compactMapValues(\.stringValue) ?? [:], context)
         }
-        try callNative { try native.addPrompt(descriptor: text, handler: box) }
+        try callNative { try native.addPrompt(descriptor: text, handler: box, replace: replace) }
     }
 
     /// Sets the answer to `completion/complete`; the handler returns the values (an array of
@@ -172,14 +180,16 @@ public final class Server: Sendable {
     /// Serves a skill of the skills extension (`io.modelcontextprotocol/skills`): `skillMD` is
     /// its SKILL.md, whose YAML frontmatter gives its `name` and `description`, and `files` maps
     /// each supporting file's path within the skill (such as `references/FORMS.md`) to its text.
-    /// Each file is served as a resource under `skill://<name>/`; a skill of the same name is
-    /// replaced. A bad name, frontmatter or path throws an `McpWeftError` of kind `config`.
-    public func addSkill(_ skillMD: String, files: [String: String] = [:]) throws {
+    /// Each file is served as a resource under `skill://<name>/`. A skill of the same name
+    /// throws an `MCPError` of kind `.config` unless `replace` is true, which also stops serving
+    /// the old skill's files that the new one lacks. A bad name, frontmatter or path throws an
+    /// `MCPError` of kind `.config`.
+    public func addSkill(_ skillMD: String, files: [String: String] = [:], replace: Bool = false) throws {
         let descriptor: JSONValue = .object([
             "skillMd": .string(skillMD),
             "files": .object(files.mapValues { .string($0) }),
         ])
-        try callNative { try native.addSkill(descriptor: descriptor.jsonText) }
+        try callNative { try native.addSkill(descriptor: descriptor.jsonText, replace: replace) }
     }
 
     /// Tells the clients subscribed to `uri` that the resource changed.

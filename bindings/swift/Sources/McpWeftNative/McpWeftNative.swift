@@ -2555,30 +2555,34 @@ public func FfiConverterTypeNativeReply_lower(_ value: NativeReply) -> UInt64 {
 public protocol NativeServerProtocol: AnyObject, Sendable {
     
     /**
-     * Registers a prompt from the JSON text of its `Prompt` descriptor.
+     * Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
+     * refused unless `replace`.
      */
-    func addPrompt(descriptor: String, handler: NativeHandler) throws 
+    func addPrompt(descriptor: String, handler: NativeHandler, replace: Bool) throws 
     
     /**
-     * Registers a resource from the JSON text of its `Resource` descriptor.
+     * Registers a resource from the JSON text of its `Resource` descriptor; one at the same URI
+     * is refused unless `replace`.
      */
-    func addResource(descriptor: String, handler: NativeHandler) throws 
+    func addResource(descriptor: String, handler: NativeHandler, replace: Bool) throws 
     
     /**
-     * Registers a resource template from the JSON text of its `ResourceTemplate` descriptor.
+     * Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
+     * one with the same URI template is refused unless `replace`.
      */
-    func addResourceTemplate(descriptor: String, handler: NativeHandler) throws 
+    func addResourceTemplate(descriptor: String, handler: NativeHandler, replace: Bool) throws 
     
     /**
      * Serves a skill of the skills extension, from the JSON text of its descriptor
-     * (`skillMd`, `files`).
+     * (`skillMd`, `files`); a skill of the same name is refused unless `replace`.
      */
-    func addSkill(descriptor: String) throws 
+    func addSkill(descriptor: String, replace: Bool) throws 
     
     /**
-     * Registers a tool from the JSON text of its `Tool` descriptor, or replaces one.
+     * Registers a tool from the JSON text of its `Tool` descriptor; a tool of the same name is
+     * refused unless `replace`.
      */
-    func addTool(descriptor: String, handler: NativeHandler) throws 
+    func addTool(descriptor: String, handler: NativeHandler, replace: Bool) throws 
     
     /**
      * Returns the JSON text of the capabilities the server declares now.
@@ -2714,66 +2718,75 @@ public convenience init(spec: String)throws  {
 
     
     /**
-     * Registers a prompt from the JSON text of its `Prompt` descriptor.
+     * Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
+     * refused unless `replace`.
      */
-open func addPrompt(descriptor: String, handler: NativeHandler)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+open func addPrompt(descriptor: String, handler: NativeHandler, replace: Bool)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
         uniffiCallStatus in
     uniffi_mcpweft_swift_fn_method_nativeserver_add_prompt(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(descriptor),
-        FfiConverterTypeNativeHandler_lower(handler),uniffiCallStatus
+        FfiConverterTypeNativeHandler_lower(handler),
+        FfiConverterBool.lower(replace),uniffiCallStatus
     )
 }
 }
     
     /**
-     * Registers a resource from the JSON text of its `Resource` descriptor.
+     * Registers a resource from the JSON text of its `Resource` descriptor; one at the same URI
+     * is refused unless `replace`.
      */
-open func addResource(descriptor: String, handler: NativeHandler)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+open func addResource(descriptor: String, handler: NativeHandler, replace: Bool)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
         uniffiCallStatus in
     uniffi_mcpweft_swift_fn_method_nativeserver_add_resource(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(descriptor),
-        FfiConverterTypeNativeHandler_lower(handler),uniffiCallStatus
+        FfiConverterTypeNativeHandler_lower(handler),
+        FfiConverterBool.lower(replace),uniffiCallStatus
     )
 }
 }
     
     /**
-     * Registers a resource template from the JSON text of its `ResourceTemplate` descriptor.
+     * Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
+     * one with the same URI template is refused unless `replace`.
      */
-open func addResourceTemplate(descriptor: String, handler: NativeHandler)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+open func addResourceTemplate(descriptor: String, handler: NativeHandler, replace: Bool)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
         uniffiCallStatus in
     uniffi_mcpweft_swift_fn_method_nativeserver_add_resource_template(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(descriptor),
-        FfiConverterTypeNativeHandler_lower(handler),uniffiCallStatus
+        FfiConverterTypeNativeHandler_lower(handler),
+        FfiConverterBool.lower(replace),uniffiCallStatus
     )
 }
 }
     
     /**
      * Serves a skill of the skills extension, from the JSON text of its descriptor
-     * (`skillMd`, `files`).
+     * (`skillMd`, `files`); a skill of the same name is refused unless `replace`.
      */
-open func addSkill(descriptor: String)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+open func addSkill(descriptor: String, replace: Bool)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
         uniffiCallStatus in
     uniffi_mcpweft_swift_fn_method_nativeserver_add_skill(
             self.uniffiCloneHandle(),
-        FfiConverterString.lower(descriptor),uniffiCallStatus
+        FfiConverterString.lower(descriptor),
+        FfiConverterBool.lower(replace),uniffiCallStatus
     )
 }
 }
     
     /**
-     * Registers a tool from the JSON text of its `Tool` descriptor, or replaces one.
+     * Registers a tool from the JSON text of its `Tool` descriptor; a tool of the same name is
+     * refused unless `replace`.
      */
-open func addTool(descriptor: String, handler: NativeHandler)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+open func addTool(descriptor: String, handler: NativeHandler, replace: Bool)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
         uniffiCallStatus in
     uniffi_mcpweft_swift_fn_method_nativeserver_add_tool(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(descriptor),
-        FfiConverterTypeNativeHandler_lower(handler),uniffiCallStatus
+        FfiConverterTypeNativeHandler_lower(handler),
+        FfiConverterBool.lower(replace),uniffiCallStatus
     )
 }
 }
@@ -3685,6 +3698,17 @@ public func nativeErrorCodes() -> [String: Int64]  {
     )
 })
 }
+/**
+ * Returns the bridge's table of error kinds as JSON text, an array of `{name, code, meaning}`,
+ * so that the Swift layer can test its `MCPError.Kind` against it.
+ */
+public func nativeErrorKinds() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_func_native_error_kinds(uniffiCallStatus
+    )
+})
+}
 
 private enum InitializationResult {
     case ok
@@ -3708,6 +3732,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_func_native_error_codes() != 33614) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_func_native_error_kinds() != 7013) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_call_tool() != 49870) {
@@ -3830,19 +3857,19 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativereply_resolve() != 51824) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_prompt() != 8935) {
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_prompt() != 42238) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_resource() != 23270) {
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_resource() != 49498) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_resource_template() != 8968) {
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_resource_template() != 35734) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_skill() != 8083) {
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_skill() != 11082) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_tool() != 31769) {
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_tool() != 13308) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeserver_capabilities() != 60521) {

@@ -609,27 +609,27 @@ uint64_t uniffi_mcpweft_swift_fn_constructor_nativeserver_new(RustBuffer spec, R
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_PROMPT
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_PROMPT
-void uniffi_mcpweft_swift_fn_method_nativeserver_add_prompt(uint64_t ptr, RustBuffer descriptor, uint64_t handler, RustCallStatus *_Nonnull out_status
+void uniffi_mcpweft_swift_fn_method_nativeserver_add_prompt(uint64_t ptr, RustBuffer descriptor, uint64_t handler, int8_t replace, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_RESOURCE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_RESOURCE
-void uniffi_mcpweft_swift_fn_method_nativeserver_add_resource(uint64_t ptr, RustBuffer descriptor, uint64_t handler, RustCallStatus *_Nonnull out_status
+void uniffi_mcpweft_swift_fn_method_nativeserver_add_resource(uint64_t ptr, RustBuffer descriptor, uint64_t handler, int8_t replace, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_RESOURCE_TEMPLATE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_RESOURCE_TEMPLATE
-void uniffi_mcpweft_swift_fn_method_nativeserver_add_resource_template(uint64_t ptr, RustBuffer descriptor, uint64_t handler, RustCallStatus *_Nonnull out_status
+void uniffi_mcpweft_swift_fn_method_nativeserver_add_resource_template(uint64_t ptr, RustBuffer descriptor, uint64_t handler, int8_t replace, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_SKILL
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_SKILL
-void uniffi_mcpweft_swift_fn_method_nativeserver_add_skill(uint64_t ptr, RustBuffer descriptor, RustCallStatus *_Nonnull out_status
+void uniffi_mcpweft_swift_fn_method_nativeserver_add_skill(uint64_t ptr, RustBuffer descriptor, int8_t replace, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_TOOL
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_TOOL
-void uniffi_mcpweft_swift_fn_method_nativeserver_add_tool(uint64_t ptr, RustBuffer descriptor, uint64_t handler, RustCallStatus *_Nonnull out_status
+void uniffi_mcpweft_swift_fn_method_nativeserver_add_tool(uint64_t ptr, RustBuffer descriptor, uint64_t handler, int8_t replace, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_CAPABILITIES
@@ -705,6 +705,12 @@ uint64_t uniffi_mcpweft_swift_fn_func_native_connect_memory(uint64_t server, Rus
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_ERROR_CODES
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_ERROR_CODES
 RustBuffer uniffi_mcpweft_swift_fn_func_native_error_codes(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_ERROR_KINDS
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_ERROR_KINDS
+RustBuffer uniffi_mcpweft_swift_fn_func_native_error_kinds(RustCallStatus *_Nonnull out_status
     
 );
 #endif
@@ -983,6 +989,12 @@ uint16_t uniffi_mcpweft_swift_checksum_func_native_connect_memory(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_FUNC_NATIVE_ERROR_CODES
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_FUNC_NATIVE_ERROR_CODES
 uint16_t uniffi_mcpweft_swift_checksum_func_native_error_codes(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_FUNC_NATIVE_ERROR_KINDS
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_FUNC_NATIVE_ERROR_KINDS
+uint16_t uniffi_mcpweft_swift_checksum_func_native_error_kinds(void
     
 );
 #endif

@@ -73,4 +73,17 @@ final class JSONValueTests: XCTestCase {
         XCTAssertEqual(table["ResourceNotFound"], MCPError.Code.resourceNotFound)
         XCTAssertEqual(table["UrlElicitationRequired"], MCPError.Code.urlElicitationRequired)
     }
+
+    /// Every kind of the bridge has its `MCPError.Kind`, and no other: a kind added to the
+    /// bridge fails this test until the Swift layer has it.
+    func testErrorKindsMatchTheBridgeTable() {
+        let table = MCPError.bridgeKinds
+        let names = table.compactMap { $0["name"]?.stringValue }
+        XCTAssertEqual(names.count, table.count)
+        XCTAssertEqual(Set(names), Set(MCPError.Kind.allCases.map(\.rawValue)))
+        for row in table {
+            XCTAssertNotNil(MCPError.Kind(rawValue: row["name"]?.stringValue ?? ""), "\(row)")
+            XCTAssertFalse(row["meaning"]?.stringValue?.isEmpty ?? true, "\(row)")
+        }
+    }
 }

@@ -171,6 +171,28 @@ final class ServerClientTests: XCTestCase {
         await client.close()
     }
 
+    func testANameRegisteredTwiceIsRefusedUnlessReplaced() async throws {
+        let server = try Server(name: "twice", version: "1")
+        let registrations: [(String, (Bool) throws -> Void)] = [
+            ("tool", { replace in try server.addTool("t", replace: replace) { (a: JSONValue, _: Context) in a } }),
+            ("resource", { replace in try server.addResource("mem://r", name: "r", replace: replace) { _, _ in "r" } }),
+            ("resource template", { replace in
+                try server.addResourceTemplate("mem://{x}", name: "x", replace: replace) { _, _ in "x" }
+            }),
+            ("prompt", { replace in try server.addPrompt("p", replace: replace) { _, _ in "p" } }),
+            ("skill", { replace in try server.addSkill("---\nname: s\ndescription: S.\n---\n", replace: replace) }),
+        ]
+        for (what, register) in registrations {
+            try register(false)
+            XCTAssertThrowsError(try register(false), what) { error in
+                XCTAssertEqual((error as? MCPError)?.kind, .config)
+                XCTAssertTrue((error as? MCPError)?.message.hasPrefix("the \(what) ") ?? false, "\(error)")
+                XCTAssertTrue((error as? MCPError)?.message.contains("already registered") ?? false, "\(error)")
+            }
+            try register(true)
+        }
+    }
+
     func testBadInputIsAClearError() async throws {
         XCTAssertThrowsError(try Server(name: "x", version: "1", settings: ["pagesize": 3])) { error in
             XCTAssertEqual((error as? MCPError)?.kind, .invalidInput)

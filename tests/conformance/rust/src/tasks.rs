@@ -162,12 +162,14 @@ pub(crate) fn register(builder: ServerBuilder, server: Arc<OnceLock<Server>>) ->
                 async move {
                     let server = server.ok_or_else(|| ErrorData::internal_error("the server is not built yet"))?;
                     if !server.remove_prompt("dynamic_prompt") {
-                        server.add_prompt(
-                            Prompt::new("dynamic_prompt").with_description("Appears and disappears."),
-                            |_a: std::collections::HashMap<String, String>, _c: RequestContext| async move {
-                                Ok::<_, ErrorData>(prompt_result(Vec::new()))
-                            },
-                        );
+                        server
+                            .add_prompt(
+                                Prompt::new("dynamic_prompt").with_description("Appears and disappears."),
+                                |_a: std::collections::HashMap<String, String>, _c: RequestContext| async move {
+                                    Ok::<_, ErrorData>(prompt_result(Vec::new()))
+                                },
+                            )
+                            .map_err(|e| ErrorData::internal_error(e.to_string()))?;
                     }
                     Ok::<_, ErrorData>(CallToolResult::text("the prompt list changed"))
                 }
