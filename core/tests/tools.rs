@@ -347,7 +347,7 @@ async fn typed_tool_errors_with_a_json_rpc_code_are_json_rpc_errors() {
     assert_eq!(first_text(&timeout), "request timed out after 1s");
     let unreachable = within(call("core", "unreachable")).await.unwrap();
     assert!(unreachable.is_error());
-    assert_eq!(first_text(&unreachable), "cannot reach upstream");
+    assert_eq!(first_text(&unreachable), "cannot reach upstream (code -32000)");
     let plain = within(call("boxed", "plain")).await.unwrap();
     assert!(plain.is_error());
     assert_eq!(first_text(&plain), "plain boxed");
