@@ -70,5 +70,6 @@ async def main() -> None:
                 prompt = await client.get_prompt("explain", {"expression": "2+3"})
                 say(f"prompt explain: {prompt['messages'][0]['content']['text']}")
 
+
 if __name__ == "__main__":
     asyncio.run(main())

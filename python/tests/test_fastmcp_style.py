@@ -172,7 +172,7 @@ async def test_omitted_field_arguments_get_the_fields_defaults() -> None:
     def scale(
         x: float,
         factor: float = Field(2.0, ge=0, le=10),
-        tags: list[str] = Field(default_factory=list),
+        tags: list[str] = Field(default_factory=list),  # noqa: B008 - FastMCP's spelling, under test
         label: Annotated[str, Field(min_length=1)] = "plain",
     ) -> dict[str, Any]:
         tags.append("seen")

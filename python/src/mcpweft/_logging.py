@@ -35,7 +35,8 @@ def threshold() -> int:
     for name, logger in list(manager.loggerDict.items()):
         if name.startswith("mcpweft.") and isinstance(logger, logging.Logger):
             lowest = min(lowest, logger.getEffectiveLevel())
-    return max(lowest, manager.disable + 1)
+    disabled: int = manager.disable
+    return max(lowest, disabled + 1)
 
 
 def refresh() -> None:

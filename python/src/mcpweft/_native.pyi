@@ -15,6 +15,7 @@ __all__ = [
     "ResponseBody",
     "Server",
     "__version__",
+    "set_log_level",
     "set_sync_handler_limit",
     "sync_handler_limit",
 ]

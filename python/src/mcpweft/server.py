@@ -678,9 +678,10 @@ class Server:
         """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one).
 
         ``allowed_hosts`` and ``allowed_origins`` replace the default loopback names on any port
-        (so a reverse proxy on the same machine reaches the server); ``json_response=False`` answers with SSE streams; ``stateful=False`` keeps no
-        sessions; ``session_idle_timeout``, ``sse_retry`` and ``keep_alive`` are in seconds
-        (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes, and
+        (so a reverse proxy on the same machine reaches the server); ``json_response=False``
+        answers with SSE streams; ``stateful=False`` keeps no sessions; ``session_idle_timeout``,
+        ``sse_retry`` and ``keep_alive`` are in seconds (``keep_alive=0`` sends no keep-alive
+        comments); ``max_body_size`` is in bytes, and
         ``max_buffered_body_bytes`` the bytes of request bodies still arriving held at once;
         ``event_store_capacity`` is how many events each session keeps for resumption;
         ``header_read_timeout`` and ``body_read_timeout`` (seconds) bound slow clients,
