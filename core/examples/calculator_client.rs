@@ -1,4 +1,5 @@
-//! A client that spawns an MCP server over stdio and uses its tools, resources and prompts.
+//! A client that spawns an MCP server over stdio and uses its tools, resources and prompts, as
+//! far as the server declared them.
 //!
 //! Usage: `calculator_client [SERVER_COMMAND ARGS...]`; with no arguments it spawns the
 //! `calculator_server` example that sits next to this executable.
@@ -39,31 +40,55 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = &client.server().server_info;
     println!("connected to {} {} (protocol {})", server.name, server.version, client.protocol_version());
 
-    let tools = client.list_all_tools().await?;
-    println!("tools: {}", tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", "));
+    // A server offers only what it declared: each step below checks the capability (and the
+    // tool, resource or prompt) first and skips what this server does not have.
+    let capabilities = client.server().capabilities.clone();
+    if capabilities.tools.is_some() {
+        let tools = client.list_all_tools().await?;
+        println!("tools: {}", tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", "));
+        let offers = |name: &str| tools.iter().any(|t| t.name == name);
+        if offers("add") {
+            let sum = client.call_tool("add", json!({ "a": 2, "b": 3 })).await?;
+            let value =
+                sum.structured_content.as_ref().and_then(|s| s.get("sum")?.as_f64()).ok_or("add returned no sum")?;
+            println!("add(2, 3) = {value}");
+        }
+        if offers("count") {
+            if capabilities.logging.is_some() {
+                client.set_logging_level(LoggingLevel::Debug).await?;
+            }
+            let options = RequestOptions::new().with_progress(|p| {
+                println!("progress {}/{}", p.progress, p.total.unwrap_or_default());
+            });
+            let params =
+                CallToolRequestParams::new("count", json!({ "n": 3 }).as_object().cloned().unwrap_or_default());
+            let counted = client.call_tool_with(params, options).await?;
+            println!("count: {}", counted.content.first().and_then(|c| c.as_text()).unwrap_or_default());
+        }
+    }
 
-    let sum = client.call_tool("add", json!({ "a": 2, "b": 3 })).await?;
-    let value = sum.structured_content.as_ref().and_then(|s| s.get("sum")?.as_f64()).ok_or("add returned no sum")?;
-    println!("add(2, 3) = {value}");
+    if capabilities.resources.is_some() {
+        let resources = client.list_all_resources().await?;
+        println!("resources: {}", resources.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(", "));
+        if resources.iter().any(|r| r.uri == "calc://constants") {
+            let constants = client.read_resource("calc://constants").await?;
+            let text = match constants.contents.first() {
+                Some(mcpweft::model::ResourceContents::Text(t)) => t.text.clone(),
+                _ => return Err("calc://constants returned no text".into()),
+            };
+            println!("resource calc://constants: {text}");
+        }
+    }
 
-    client.set_logging_level(LoggingLevel::Debug).await?;
-    let options = RequestOptions::new().with_progress(|p| {
-        println!("progress {}/{}", p.progress, p.total.unwrap_or_default());
-    });
-    let params = CallToolRequestParams::new("count", json!({ "n": 3 }).as_object().cloned().unwrap_or_default());
-    let counted = client.call_tool_with(params, options).await?;
-    println!("count: {}", counted.content.first().and_then(|c| c.as_text()).unwrap_or_default());
-
-    let constants = client.read_resource("calc://constants").await?;
-    let text = match constants.contents.first() {
-        Some(mcpweft::model::ResourceContents::Text(t)) => t.text.clone(),
-        _ => return Err("calc://constants returned no text".into()),
-    };
-    println!("resource calc://constants: {text}");
-
-    let prompt = client.get_prompt("explain", [("expression", "2+3")]).await?;
-    let text = prompt.messages.first().and_then(|m| m.content.as_text()).unwrap_or_default().to_owned();
-    println!("prompt explain: {text}");
+    if capabilities.prompts.is_some() {
+        let prompts = client.list_all_prompts().await?;
+        println!("prompts: {}", prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "));
+        if prompts.iter().any(|p| p.name == "explain") {
+            let prompt = client.get_prompt("explain", [("expression", "2+3")]).await?;
+            let text = prompt.messages.first().and_then(|m| m.content.as_text()).unwrap_or_default().to_owned();
+            println!("prompt explain: {text}");
+        }
+    }
 
     client.close().await;
     Ok(())

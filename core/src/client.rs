@@ -35,14 +35,15 @@ use crate::{
     jsonrpc::{ErrorData, Notification, Request, RequestId, quoted},
     model::{
         CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
-        CompletionArgument, CompletionReference, CreateMessageRequestParams, CreateMessageResult, CreateTaskResult,
-        ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams, EmptyResult, GetPromptRequestParams,
-        GetPromptResult, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
-        LATEST_PROTOCOL_VERSION, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsResult,
-        ListTasksResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParams, PaginatedRequestParams,
-        Prompt, ReadResourceResult, Resource, ResourceRequestParams, ResourceTemplate,
-        ResourceUpdatedNotificationParams, STATELESS_PROTOCOL_VERSION, SetLevelRequestParams, TaskIdRequestParams,
-        TaskMetadata, Tool, is_supported_protocol_version, meta_keys, methods,
+        CompletionArgument, CompletionContext, CompletionReference, CreateMessageRequestParams, CreateMessageResult,
+        CreateTaskResult, ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams, EmptyResult,
+        GetPromptRequestParams, GetPromptResult, GetTaskResult, Implementation, InitializeRequestParams,
+        InitializeResult, JsonObject, LATEST_PROTOCOL_VERSION, ListPromptsResult, ListResourceTemplatesResult,
+        ListResourcesResult, ListRootsResult, ListTasksResult, ListToolsResult, LoggingLevel,
+        LoggingMessageNotificationParams, PaginatedRequestParams, Prompt, ReadResourceResult, Resource,
+        ResourceRequestParams, ResourceTemplate, ResourceUpdatedNotificationParams, STATELESS_PROTOCOL_VERSION,
+        SetLevelRequestParams, TaskIdRequestParams, TaskMetadata, Tool, is_supported_protocol_version, meta_keys,
+        methods,
     },
     session::{self as rt, IncomingRequest, Peer, Reply, RequestOptions, Service, SessionConfig, parse_params},
     sync::lock,
@@ -838,17 +839,43 @@ impl Client {
     }
 
     /// Asks for completions of an argument of a prompt or resource template.
+    ///
+    /// [`Client::complete_with_context`] also sends the arguments already resolved.
     pub async fn complete(
         &self,
         reference: CompletionReference,
         argument: &str,
         value: &str,
     ) -> Result<CompleteResult, Error> {
+        self.send_complete(reference, argument, value, None).await
+    }
+
+    /// Asks for completions of an argument, telling the server the other arguments already
+    /// resolved for the same prompt or template (the request's `context.arguments`), so that it
+    /// can narrow its suggestions to them.
+    pub async fn complete_with_context<'a>(
+        &self,
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+        resolved: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<CompleteResult, Error> {
+        let arguments = resolved.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+        self.send_complete(reference, argument, value, Some(CompletionContext { arguments: Some(arguments) })).await
+    }
+
+    async fn send_complete(
+        &self,
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+        context: Option<CompletionContext>,
+    ) -> Result<CompleteResult, Error> {
         self.require(self.server.capabilities.completions.is_some(), "completions")?;
         let params = CompleteRequestParams {
             reference,
             argument: CompletionArgument { name: argument.to_owned(), value: value.to_owned() },
-            context: None,
+            context,
             meta: None,
         };
         self.send_typed(methods::COMPLETION_COMPLETE, &params, RequestOptions::default()).await

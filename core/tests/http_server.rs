@@ -417,10 +417,80 @@ async fn host_and_origin_are_validated() {
         assert!(session_header(&response).is_some());
         assert_eq!(body_json(response).await["result"]["protocolVersion"], VERSION);
     }
-    // A loopback name on another port is not this server.
-    let response = send(mcp.post(None, &init).header("host", format!("localhost:{}", port.wrapping_add(1)))).await;
-    assert_eq!(response.status(), 403);
+    // The port is not checked: a reverse proxy on this machine keeps its own port or none, and
+    // a page served on another loopback port is a loopback origin too. The name is what keeps
+    // DNS rebinding out.
+    let proxied = [
+        "localhost".to_owned(),
+        "LOCALHOST".to_owned(),
+        format!("localhost:{}", port.wrapping_add(1)),
+        "127.0.0.1:80".to_owned(),
+        "[::1]".to_owned(),
+        "[::1]:8443".to_owned(),
+    ];
+    for host in proxied {
+        let response =
+            send(mcp.post(None, &init).header("host", &host).header("origin", "http://localhost:3000")).await;
+        assert_eq!(response.status(), 200, "{host}");
+    }
+    for host in ["evil.example.com:80", "localhost.evil.example.com", "127.0.0.2:80", "localhost:http", "[::2]"] {
+        let response = send(mcp.post(None, &init).header("host", host)).await;
+        assert_eq!(response.status(), 403, "{host}");
+    }
+    for origin in ["https://127.0.0.1", "http://[::1]:1"] {
+        let response = send(mcp.post(None, &init).header("origin", origin)).await;
+        assert_eq!(response.status(), 200, "{origin}");
+    }
+    for origin in ["http://evil.example.com:3000", "null", "file://localhost", "http://localhost.evil.example.com"] {
+        let response = send(mcp.post(None, &init).header("origin", origin)).await;
+        assert_eq!(response.status(), 403, "{origin}");
+    }
     bound.shutdown().await;
+}
+
+#[tokio::test]
+async fn listed_hosts_and_origins_replace_the_loopback_names() {
+    let options = HttpServerOptions::new().with_allowed_hosts(["127.0.0.1", "mcp.example.com"]);
+    let (bound, _server, _probes, mcp) = bind(options).await;
+    let port = bound.local_addr().port();
+    let init = request(1, "initialize", init_params(json!({})));
+    for (host, status) in [
+        ("mcp.example.com", 200),
+        ("MCP.example.com", 200),
+        ("127.0.0.1", 200),
+        ("mcp.example.com:8080", 403),
+        ("localhost", 403),
+    ] {
+        let response = send(mcp.post(None, &init).header("host", host)).await;
+        assert_eq!(response.status(), status, "{host}");
+    }
+    let response = send(mcp.post(None, &init).header("host", format!("127.0.0.1:{port}"))).await;
+    assert_eq!(response.status(), 403, "a listed host is taken as it is, port included");
+    // The origins default to those of the listed hosts.
+    for (origin, status) in [("https://mcp.example.com", 200), ("http://localhost", 403)] {
+        let response = send(mcp.post(None, &init).header("host", "mcp.example.com").header("origin", origin)).await;
+        assert_eq!(response.status(), status, "{origin}");
+    }
+    bound.shutdown().await;
+
+    // Listed origins apply with the default hosts too, in a router as in a bound server.
+    let (server, _probes) = test_server();
+    let http =
+        StreamableHttpServer::new(server, HttpServerOptions::new().with_allowed_origins(["https://app.example.com"]));
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = http.router();
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    let mcp = Mcp::new(format!("http://{addr}/mcp"));
+    for (origin, status) in [("https://app.example.com", 200), ("http://localhost", 403)] {
+        let response = send(mcp.post(None, &init).header("origin", origin)).await;
+        assert_eq!(response.status(), status, "{origin}");
+    }
+    let response = send(mcp.post(None, &init).header("host", "localhost")).await;
+    assert_eq!(response.status(), 200, "the hosts are still the loopback names");
+    task.abort();
 }
 
 #[tokio::test]

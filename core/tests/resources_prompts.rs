@@ -65,7 +65,14 @@ fn library() -> Server {
         .completion(|params: CompleteRequestParams, _ctx| async move {
             let candidates: Vec<String> = match &params.reference {
                 CompletionReference::Prompt(p) if p.name == "review" && params.argument.name == "style" => {
-                    vec!["plain".into(), "pedantic".into(), "poetic".into(), "brief".into()]
+                    let code = params.context.as_ref().and_then(|c| c.arguments.as_ref()).and_then(|a| a.get("code"));
+                    let mut styles: Vec<String> =
+                        vec!["plain".into(), "pedantic".into(), "poetic".into(), "brief".into()];
+                    // A style offered only when the code already given is Rust.
+                    if code.is_some_and(|code| code.starts_with("fn ")) {
+                        styles.push("rustic".into());
+                    }
+                    styles
                 }
                 CompletionReference::Resource(r) if r.uri == "books://{shelf}/{id}" => {
                     (0..150).map(|i| format!("shelf-{i}")).collect()
@@ -269,6 +276,16 @@ async fn completion_returns_ranked_values() {
         serde_json::to_value(&result).unwrap(),
         json!({ "completion": { "values": ["plain", "pedantic", "poetic"], "total": 3, "hasMore": false } })
     );
+
+    // The arguments already resolved reach the handler as `context.arguments`.
+    let reference = CompletionReference::Prompt(PromptReference { name: "review".into(), title: None });
+    assert!(within(client.complete(reference.clone(), "style", "r")).await.unwrap().completion.values.is_empty());
+    let result = within(client.complete_with_context(reference.clone(), "style", "r", [("code", "fn main() {}")]))
+        .await
+        .unwrap();
+    assert_eq!(result.completion.values, ["rustic"]);
+    let result = within(client.complete_with_context(reference, "style", "r", [("code", "print(1)")])).await.unwrap();
+    assert!(result.completion.values.is_empty());
 
     // At most 100 values, with the total and hasMore.
     let reference = CompletionReference::Resource(ResourceTemplateReference { uri: "books://{shelf}/{id}".into() });

@@ -289,6 +289,70 @@ async fn typed_tools_derive_schemas_and_return_structured_content() {
     assert!(bad.is_error());
 }
 
+/// How a typed tool fails.
+#[derive(Deserialize, JsonSchema)]
+struct Failure {
+    /// Which error the tool returns.
+    kind: String,
+}
+
+#[tokio::test]
+async fn typed_tool_errors_with_a_json_rpc_code_are_json_rpc_errors() {
+    let server = Server::builder(Implementation::new("failing", "1"))
+        .typed_tool("data", "Fails with an ErrorData.", |f: Failure, _ctx| async move {
+            match f.kind.as_str() {
+                "ok" => Ok("fine"),
+                _ => Err(mcpweft::ErrorData::invalid_params("no such city").with_data(json!({ "city": "Atlantis" }))),
+            }
+        })
+        .typed_tool("core", "Fails with a core error.", |f: Failure, _ctx| async move {
+            Err::<&str, _>(match f.kind.as_str() {
+                "rpc" => Error::Rpc(mcpweft::ErrorData::new(-32002, "not found upstream")),
+                "unreachable" => Error::Rpc(
+                    mcpweft::ErrorData::new(mcpweft::jsonrpc::CONNECTION_CLOSED, "cannot reach upstream")
+                        .with_data(json!({ "unreachable": true })),
+                ),
+                _ => Error::Timeout(std::time::Duration::from_secs(1)),
+            })
+        })
+        .typed_tool("boxed", "Fails with a boxed error.", |f: Failure, _ctx| async move {
+            let error: Box<dyn std::error::Error + Send + Sync> = match f.kind.as_str() {
+                "data" => Box::new(mcpweft::ErrorData::new(-32001, "boxed data")),
+                "rpc" => Box::new(Error::Rpc(mcpweft::ErrorData::new(-32003, "boxed rpc"))),
+                _ => "plain boxed".into(),
+            };
+            Err::<&str, _>(error)
+        })
+        .build()
+        .unwrap();
+    let (client, _events, _session) = connect(&server).await;
+    let client = &client;
+    let call = move |name: &'static str, kind: &'static str| client.call_tool(name, json!({ "kind": kind }));
+
+    assert_eq!(first_text(&within(call("data", "ok")).await.unwrap()), "fine");
+    match within(call("data", "fail")).await {
+        Err(Error::Rpc(e)) => {
+            assert_eq!((e.code, e.message.as_str()), (-32602, "no such city"));
+            assert_eq!(e.data, Some(json!({ "city": "Atlantis" })));
+        }
+        other => panic!("expected the tool's JSON-RPC error, got {other:?}"),
+    }
+    assert_eq!(rpc_code(within(call("core", "rpc")).await), -32002);
+    assert_eq!(rpc_code(within(call("boxed", "data")).await), -32001);
+    assert_eq!(rpc_code(within(call("boxed", "rpc")).await), -32003);
+
+    // Errors without a code of their own are results the model sees.
+    let timeout = within(call("core", "timeout")).await.unwrap();
+    assert!(timeout.is_error());
+    assert_eq!(first_text(&timeout), "request timed out after 1s");
+    let unreachable = within(call("core", "unreachable")).await.unwrap();
+    assert!(unreachable.is_error());
+    assert_eq!(first_text(&unreachable), "cannot reach upstream (code -32000)");
+    let plain = within(call("boxed", "plain")).await.unwrap();
+    assert!(plain.is_error());
+    assert_eq!(first_text(&plain), "plain boxed");
+}
+
 #[tokio::test]
 async fn metadata_round_trips_through_tools_list() {
     let mut icon = Icon::new("https://example.com/icon.png").with_mime_type("image/png");

@@ -1,4 +1,5 @@
-"""A client that spawns an MCP server over stdio and uses its tools, resources and prompts.
+"""A client that spawns an MCP server over stdio and uses its tools, resources and prompts, as far
+as the server declared them.
 
 Mirrors ``core/examples/calculator_client.rs``. Usage: ``python client.py [SERVER_COMMAND ARGS...]``;
 with no arguments it spawns ``calculator.py`` next to this file.
@@ -40,21 +41,34 @@ async def main() -> None:
             f"(protocol {info['protocolVersion']})"
         )
 
-        tools = await client.list_tools()
-        say("tools: " + ", ".join(t["name"] for t in tools))
+        # A server offers only what it declared: each step checks the capability (and the tool,
+        # resource or prompt) first and skips what this server does not have.
+        capabilities = info.get("capabilities", {})
+        if "tools" in capabilities:
+            tools = [t["name"] for t in await client.list_tools()]
+            say("tools: " + ", ".join(tools))
+            if "add" in tools:
+                result = await client.call_tool("add", {"a": 2, "b": 3})
+                say(f"add(2, 3) = {result['structuredContent']['sum']:g}")
+            if "count" in tools:
+                if "logging" in capabilities:
+                    await client.set_logging_level("debug")
+                counted = await client.call_tool("count", {"n": 3}, progress=print_progress)
+                say(f"count: {counted['content'][0]['text']}")
 
-        result = await client.call_tool("add", {"a": 2, "b": 3})
-        say(f"add(2, 3) = {result['structuredContent']['sum']:g}")
+        if "resources" in capabilities:
+            resources = [r["uri"] for r in await client.list_resources()]
+            say("resources: " + ", ".join(resources))
+            if "calc://constants" in resources:
+                constants = await client.read_resource("calc://constants")
+                say(f"resource calc://constants: {constants['contents'][0].get('text')}")
 
-        await client.set_logging_level("debug")
-        counted = await client.call_tool("count", {"n": 3}, progress=print_progress)
-        say(f"count: {counted['content'][0]['text']}")
-
-        constants = await client.read_resource("calc://constants")
-        say(f"resource calc://constants: {constants['contents'][0].get('text')}")
-
-        prompt = await client.get_prompt("explain", {"expression": "2+3"})
-        say(f"prompt explain: {prompt['messages'][0]['content']['text']}")
+        if "prompts" in capabilities:
+            prompts = [p["name"] for p in await client.list_prompts()]
+            say("prompts: " + ", ".join(prompts))
+            if "explain" in prompts:
+                prompt = await client.get_prompt("explain", {"expression": "2+3"})
+                say(f"prompt explain: {prompt['messages'][0]['content']['text']}")
 
 
 if __name__ == "__main__":

@@ -184,6 +184,45 @@ async def test_constraints_go_into_the_schema_and_are_enforced() -> None:
             assert refused["isError"] is True, bad
 
 
+async def test_omitted_field_arguments_get_the_fields_defaults() -> None:
+    server = Server("defaults")
+    seen: list[list[str]] = []
+
+    @server.tool()
+    def scale(
+        x: float,
+        factor: float = Field(2.0, ge=0, le=10),
+        tags: list[str] = Field(default_factory=list),  # noqa: B008 - FastMCP's spelling, under test
+        label: Annotated[str, Field(min_length=1)] = "plain",
+    ) -> dict[str, Any]:
+        tags.append("seen")
+        seen.append(tags)
+        return {"value": x * factor, "tags": tags, "label": label}
+
+    async with Client.memory(server) as client:
+        props = (await client.list_tools())[0]["inputSchema"]["properties"]
+        assert props["factor"] == {"type": "number", "minimum": 0, "maximum": 10, "default": 2.0}
+        assert props["tags"]["default"] == []
+        omitted = (await client.call_tool("scale", {"x": 3}))["structuredContent"]
+        assert omitted == {"value": 6.0, "tags": ["seen"], "label": "plain"}
+        # Each call gets a new list from the factory, not the one the last call changed.
+        again = (await client.call_tool("scale", {"x": 1}))["structuredContent"]
+        assert again == {"value": 2.0, "tags": ["seen"], "label": "plain"}
+        assert seen[0] is not seen[1]
+        given = (await client.call_tool("scale", {"x": 1, "factor": 0.5, "tags": ["a"]}))["structuredContent"]
+        assert given == {"value": 0.5, "tags": ["a", "seen"], "label": "plain"}
+        refused = await client.call_tool("scale", {"x": 1, "factor": 11})
+        assert refused["isError"] is True
+
+    @server.prompt()
+    def brief(topic: str, words: int = Field(50, gt=0)) -> str:
+        return f"{topic} in {words} words"
+
+    async with Client.memory(server) as client:
+        prompt = await client.get_prompt("brief", {"topic": "tides"})
+        assert prompt["messages"][0]["content"] == {"type": "text", "text": "tides in 50 words"}
+
+
 async def test_rich_types_are_parsed_and_returned_values_serialise() -> None:
     ident = uuid.uuid4()
     async with Client.memory(rich_server()) as client:
@@ -335,6 +374,38 @@ async def test_lifespan_runs_around_serving_and_reaches_handlers(free_port: int)
         assert (await client.call_tool("db"))["structuredContent"] == {"result": "connected"}
     await http.close()
     assert events == ["start with-lifespan", "stop", "start with-lifespan", "stop"]
+
+
+async def test_request_context_has_the_lifespan_context_as_in_fastmcp() -> None:
+    @contextlib.asynccontextmanager
+    async def lifespan(server: Server) -> AsyncIterator[dict[str, str]]:
+        yield {"db": "connected"}
+
+    server = Server("request-context", lifespan=lifespan)
+
+    @server.tool()
+    def inspect_request(ctx: Context) -> dict[str, Any]:
+        request = ctx.request_context
+        return {
+            "db": request.lifespan_context["db"],
+            "same": request.lifespan_context is ctx.lifespan_context,
+            "id": request.request_id == ctx.request_id,
+            "meta": request.meta,
+        }
+
+    async with Client.memory(server) as client:
+        result = await client.call_tool("inspect_request", {}, meta={"trace": "t1"})
+        assert result["structuredContent"] == {"db": "connected", "same": True, "id": True, "meta": {"trace": "t1"}}
+
+    # Without a lifespan there is nothing in it.
+    plain = Server("no-lifespan")
+
+    @plain.tool()
+    def lifespan_value(ctx: Context) -> str:
+        return repr(ctx.request_context.lifespan_context)
+
+    async with Client.memory(plain) as client:
+        assert (await client.call_tool("lifespan_value"))["structuredContent"] == {"result": "None"}
 
 
 async def test_a_handler_reads_the_servers_own_resources() -> None:

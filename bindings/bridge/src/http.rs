@@ -197,7 +197,7 @@ impl Server {
     ///
     /// `options` is `null` or a JSON object with `host` (default `127.0.0.1`), `port` (`0`
     /// picks a free one; default 8000), `path` (`/mcp`), `allowedHosts`, `allowedOrigins`
-    /// (default: loopback names on the bound port), `jsonResponse` (`true`), `stateful`
+    /// (default: loopback names on any port), `jsonResponse` (`true`), `stateful`
     /// (`true`), `sessionIdleTimeoutMs`, `maxBodySize`, `maxBufferedBodyBytes` (request bodies
     /// still arriving, all connections together), `sseRetryMs`, `keepAliveMs` (`0`
     /// turns keep-alive comments off), `eventStoreCapacity` (events kept per session for

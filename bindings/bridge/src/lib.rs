@@ -6,7 +6,7 @@
 //! once: the runtime, registration from JSON descriptors, the rules that turn a handler's
 //! JSON into a result ([`results`]), the error policy, the request context, the client with
 //! its capabilities derived from the callbacks given, transports from JSON specs, and the
-//! logging set-up.
+//! logging set-up, with the core's traces handed to the host language's logging ([`log`]).
 //!
 //! Architecture Invariant: this crate depends on the core only, never on an FFI crate.
 //! Architecture Invariant: bindings never create, enter or see a Tokio runtime.
@@ -21,6 +21,7 @@ mod client;
 mod context;
 mod error;
 mod http;
+pub mod log;
 mod pool;
 pub mod results;
 mod runtime;
@@ -32,8 +33,9 @@ pub use client::{CallOptions, Client, ClientCallbacks};
 pub use context::Context;
 pub use error::{ERROR_CODES, Error, ErrorKind, error_kinds, parse_json};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
+pub use log::init_logging;
 pub use pool::{
     BlockingScope, DEFAULT_BLOCKING_LIMIT, blocking_limit, run_blocking, set_blocking_limit, set_blocking_scope,
 };
-pub use runtime::{CancelHandle, Task, TaskHandle, init_logging, spawn};
+pub use runtime::{CancelHandle, Task, TaskHandle, spawn};
 pub use server::Server;

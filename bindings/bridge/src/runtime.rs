@@ -7,7 +7,7 @@
 
 use std::{
     pin::Pin,
-    sync::{LazyLock, Once},
+    sync::LazyLock,
     task::{Context, Poll},
 };
 
@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{Error, ErrorKind};
 
 static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
-    init_logging();
+    crate::log::init_logging();
     tokio::runtime::Builder::new_multi_thread()
         .thread_name("mcpweft")
         .on_thread_start(crate::pool::thread_started)
@@ -30,22 +30,6 @@ static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
         .build()
         .expect("the Tokio runtime of mcpweft could not be built")
 });
-
-/// Sends the core's warnings and errors to stderr, or the traces the `MCPWEFT_LOG` environment
-/// variable selects with a filter such as `debug`, `mcpweft=trace` or `off`.
-///
-/// It runs once, when the runtime starts; calling it again does nothing. stdout is never
-/// written, since it belongs to the stdio transport.
-pub fn init_logging() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let filter = std::env::var("MCPWEFT_LOG").unwrap_or_else(|_| "warn".to_owned());
-        let _ = tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
-            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-            .try_init();
-    });
-}
 
 fn runtime() -> &'static Runtime {
     &RUNTIME

@@ -3,8 +3,9 @@
 //! Architecture Invariant: this crate wraps `mcpweft-bridge` and holds only what is Python's
 //! own: attaching to the interpreter (and draining before it exits), awaiting bridge tasks
 //! from asyncio, running Python callables as bridge callbacks (sync ones on the bridge's
-//! bounded blocking pool), converting values, and mapping errors both ways. Registration,
-//! result shorthands, the error policy and the protocol all live in the bridge and the core.
+//! bounded blocking pool), converting values, mapping errors both ways, and handing the core's
+//! traces to `logging`. Registration, result shorthands, the error policy and the protocol all
+//! live in the bridge and the core.
 
 // The bridge's flat error is returned by value, as the bridge itself does.
 #![allow(clippy::result_large_err)]
@@ -14,6 +15,7 @@ mod context;
 pub mod convert;
 mod error;
 mod http;
+mod log;
 mod runtime;
 mod server;
 
@@ -34,7 +36,7 @@ fn sync_handler_limit() -> usize {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    mcpweft_bridge::init_logging();
+    log::install();
     mcpweft_bridge::set_blocking_scope(runtime::Interpreter);
     let drain = wrap_pyfunction!(runtime::drain_before_exit, m)?;
     m.py().import("atexit")?.call_method1("register", (drain,))?;
@@ -47,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ERROR_KINDS", convert::to_py(m.py(), &mcpweft_bridge::error_kinds())?)?;
     m.add_function(wrap_pyfunction!(set_sync_handler_limit, m)?)?;
     m.add_function(wrap_pyfunction!(sync_handler_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(log::set_log_level, m)?)?;
     m.add_class::<server::PyServer>()?;
     m.add_class::<server::PyHttpServer>()?;
     m.add_class::<http::PyHttpEndpoint>()?;

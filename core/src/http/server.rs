@@ -91,11 +91,14 @@ pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 pub struct HttpServerOptions {
     /// The path of the MCP endpoint.
     pub path: String,
-    /// Accepted `Host` header values (`name:port`); `None` means loopback names, with the
-    /// bound port when the server binds its own listener.
+    /// Accepted `Host` header values (`name:port`); `None` means the loopback names
+    /// (`localhost`, `127.0.0.1`, `[::1]`) with any port or none, so that a reverse proxy or
+    /// balancer on the same machine reaches the server while the names a DNS rebinding attack
+    /// would send are refused.
     pub allowed_hosts: Option<Vec<String>>,
-    /// Accepted `Origin` header values; `None` means `http://` loopback origins like the
-    /// hosts. A request without an `Origin` header is always accepted.
+    /// Accepted `Origin` header values; `None` means the `http://` and `https://` origins of
+    /// the allowed hosts (with any port for the loopback names). A request without an `Origin`
+    /// header is always accepted.
     pub allowed_origins: Option<Vec<String>>,
     /// Whether a request whose handler sends nothing before its result gets a plain JSON
     /// reply; when false every request gets an SSE stream.
@@ -806,9 +809,15 @@ impl DirectWriter for SessionWriter {
 struct HttpState {
     server: Server,
     options: HttpServerOptions,
+    /// The accepted `Host` values, when the options list them.
     hosts: Vec<String>,
+    /// The accepted `Origin` values, when they are not the loopback origins.
     origins: Vec<String>,
-    any_loopback_port: bool,
+    /// Whether the loopback names on any port are the accepted hosts (no hosts listed).
+    loopback_hosts: bool,
+    /// Whether the loopback origins on any port are the accepted origins (neither hosts nor
+    /// origins listed).
+    loopback_origins: bool,
     sessions: Mutex<FastMap<String, Arc<HttpSession>>>,
     sweeper: Mutex<Option<JoinHandle<()>>>,
     /// The bytes of request bodies still arriving that may be held, all connections together
@@ -845,23 +854,29 @@ impl std::fmt::Debug for StreamableHttpServer {
 
 const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
-impl StreamableHttpServer {
-    /// Creates an HTTP front for `server`, checking hosts against `options` (or any port of
-    /// the loopback names when no list is given).
-    pub fn new(server: Server, options: HttpServerOptions) -> Self {
-        Self::with_port(server, options, None)
-    }
+/// Returns whether `host` (a `Host` value, or an origin without its scheme) is a loopback name
+/// with a port or without one. The name is what tells a DNS rebinding attack apart (its page's
+/// name is the attacker's), so the port is not checked: a reverse proxy or a balancer on the
+/// same machine may use its own, or none.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty() => name,
+        _ => host,
+    };
+    LOOPBACK_NAMES.iter().any(|n| n.eq_ignore_ascii_case(name))
+}
 
-    fn with_port(server: Server, options: HttpServerOptions, port: Option<u16>) -> Self {
-        let hosts = options.allowed_hosts.clone().unwrap_or_else(|| match port {
-            Some(port) => LOOPBACK_NAMES.iter().map(|n| format!("{n}:{port}")).collect(),
-            None => Vec::new(),
-        });
+impl StreamableHttpServer {
+    /// Creates an HTTP front for `server`, checking hosts against `options` (or the loopback
+    /// names on any port when no list is given).
+    pub fn new(server: Server, options: HttpServerOptions) -> Self {
+        let hosts = options.allowed_hosts.clone().unwrap_or_default();
         let origins = options
             .allowed_origins
             .clone()
             .unwrap_or_else(|| hosts.iter().flat_map(|h| [format!("http://{h}"), format!("https://{h}")]).collect());
-        let any_loopback_port = options.allowed_hosts.is_none() && port.is_none();
+        let loopback_hosts = options.allowed_hosts.is_none();
+        let loopback_origins = loopback_hosts && options.allowed_origins.is_none();
         let budget =
             options.max_buffered_body_bytes.max(options.max_body_size).min(tokio::sync::Semaphore::MAX_PERMITS);
         StreamableHttpServer {
@@ -871,7 +886,8 @@ impl StreamableHttpServer {
                 body_budget: tokio::sync::Semaphore::new(budget),
                 hosts,
                 origins,
-                any_loopback_port,
+                loopback_hosts,
+                loopback_origins,
                 sessions: Mutex::default(),
                 sweeper: Mutex::default(),
                 host_refusal_logged: Default::default(),
@@ -898,8 +914,8 @@ impl StreamableHttpServer {
         lock(&self.state.sessions).len()
     }
 
-    /// Binds `addr` and serves in the background; hosts default to loopback names with the
-    /// bound port.
+    /// Binds `addr` and serves in the background; hosts default to the loopback names on any
+    /// port, so that a reverse proxy on the same machine that keeps its own `Host` reaches it.
     ///
     /// Each connection must send a request's headers within
     /// [`HttpServerOptions::header_read_timeout`] (idle kept-alive connections too), and at most
@@ -936,7 +952,7 @@ impl StreamableHttpServer {
             header_read_timeout: options.header_read_timeout,
             max_connections: options.max_connections.unwrap_or_else(default_max_connections),
         };
-        let http = Self::with_port(server, options, Some(local_addr.port()));
+        let http = Self::new(server, options);
         let endpoint = Endpoint { state: http.state.clone(), router: http.router() };
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(serve_connections(listener, endpoint, limits, shutdown.clone()));
@@ -1464,12 +1480,8 @@ fn accepted(value: &[u8]) -> u8 {
 impl HttpState {
     fn host_allowed(&self, host: Option<&str>) -> bool {
         let Some(host) = host else { return false };
-        if self.any_loopback_port {
-            let name = match host.rsplit_once(':') {
-                Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) && !name.is_empty() => name,
-                _ => host,
-            };
-            return LOOPBACK_NAMES.contains(&name);
+        if self.loopback_hosts {
+            return is_loopback_host(host);
         }
         self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
     }
@@ -1485,7 +1497,8 @@ impl HttpState {
         if logged.swap(true, std::sync::atomic::Ordering::Relaxed) {
             return;
         }
-        let allowed = if self.any_loopback_port { "loopback names on any port".to_owned() } else { allowed.join(", ") };
+        let loopback = if header == "Host" { self.loopback_hosts } else { self.loopback_origins };
+        let allowed = if loopback { "loopback names on any port".to_owned() } else { allowed.join(", ") };
         tracing::warn!(
             "refused a request with {header} {}: accepted are {allowed}; set the server's {setting} to the names \
              clients reach it by (later refusals are not logged)",
@@ -1495,9 +1508,9 @@ impl HttpState {
 
     fn origin_allowed(&self, origin: Option<&str>) -> bool {
         let Some(origin) = origin else { return true };
-        if self.any_loopback_port {
+        if self.loopback_origins {
             let rest = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
-            return rest.is_some_and(|rest| self.host_allowed(Some(rest)));
+            return rest.is_some_and(is_loopback_host);
         }
         self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin))
     }

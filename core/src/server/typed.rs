@@ -1,7 +1,7 @@
 //! The typed Rust way to write tools: arguments and results are Rust types whose JSON Schemas
 //! are derived with `schemars`, on the same engine as the JSON-level handlers.
 
-use std::{future::Future, marker::PhantomData};
+use std::{any::Any, future::Future, marker::PhantomData};
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -63,18 +63,50 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     }
 }
 
-/// An `Err` becomes an `isError` result whose text is the error's message.
-impl<T: IntoToolResult, E: std::fmt::Display> IntoToolResult for Result<T, E> {
+/// An `Err` that carries a JSON-RPC code answers the call with that JSON-RPC error, as a
+/// handler in any binding does when it raises an MCP error: an [`ErrorData`], an
+/// [`Error::Rpc`] (such as the error another server answered with), or either of them in a
+/// `Box<dyn std::error::Error + Send + Sync>`. Any other `Err` (local failures such as
+/// [`Error::Timeout`] included) becomes an `isError` result whose text is the error's message,
+/// so that the model sees it.
+impl<T: IntoToolResult, E: std::fmt::Display + 'static> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorData> {
         match self {
             Ok(value) => value.into_tool_result(),
-            Err(e) => Ok(CallToolResult::error(e.to_string())),
+            Err(e) => match coded_error(&e) {
+                Some(data) => Err(data.clone()),
+                None => Ok(CallToolResult::error(e.to_string())),
+            },
         }
     }
 
     fn output_schema() -> Option<JsonObject> {
         T::output_schema()
     }
+}
+
+/// Returns the JSON-RPC error a typed tool's `Err` carries, if it carries one.
+fn coded_error(error: &dyn Any) -> Option<&ErrorData> {
+    if let Some(data) = error.downcast_ref::<ErrorData>() {
+        return Some(data);
+    }
+    if let Some(error) = error.downcast_ref::<Error>() {
+        return rpc_of(error);
+    }
+    let boxed = error.downcast_ref::<Box<dyn std::error::Error + Send + Sync>>()?;
+    match boxed.downcast_ref::<ErrorData>() {
+        Some(data) => Some(data),
+        None => rpc_of(boxed.downcast_ref::<Error>()?),
+    }
+}
+
+/// Returns the JSON-RPC error of an [`Error::Rpc`], but not the one a client transport makes
+/// up for a server it could not reach, which is a local failure like a closed connection.
+fn rpc_of(error: &Error) -> Option<&ErrorData> {
+    let data = error.rpc()?;
+    let unreachable =
+        data.code == crate::jsonrpc::CONNECTION_CLOSED && data.data.as_ref().is_some_and(|d| d["unreachable"] == true);
+    (!unreachable).then_some(data)
 }
 
 fn schema_object<T: JsonSchema>() -> JsonObject {

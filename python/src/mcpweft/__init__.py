@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from . import _logging
 from ._native import __version__, set_sync_handler_limit, sync_handler_limit
 from .context import Context
 from .errors import (
@@ -30,6 +31,8 @@ from .errors import (
 )
 from .server import ClusterOptions, HttpServer, Server
 from .types import Audio, File, Image
+
+_logging.refresh()
 
 if TYPE_CHECKING:
     from .auth import (

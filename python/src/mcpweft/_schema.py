@@ -132,12 +132,13 @@ def field_info(default: Any) -> Optional[Any]:
 
 
 def field_default(info: Any) -> Any:
-    """The default of a pydantic ``FieldInfo``, or ``inspect.Parameter.empty`` when it has none."""
+    """The default of a pydantic ``FieldInfo``, or ``inspect.Parameter.empty`` when it has none.
+
+    Each call makes a new value, as pydantic does for each model: ``default_factory`` is called,
+    and a mutable ``default`` is copied."""
     if info.is_required():
         return inspect.Parameter.empty
-    if info.default_factory is not None:
-        return info.default_factory()
-    return info.default
+    return info.get_default(call_default_factory=True)
 
 
 class SchemaBuilder:
@@ -477,15 +478,18 @@ def _is_plain(hint: Any) -> bool:
 
 
 class Parameter:
-    """One parameter of a handler: its name, hint, default, whether it takes the context, and
-    whether its JSON value is passed on as it is (``plain``)."""
+    """One parameter of a handler: its name, hint, default, whether it takes the context,
+    whether its JSON value is passed on as it is (``plain``), and the pydantic ``FieldInfo``
+    whose default it gets when the argument is left out (``field``): Python's own default for
+    the parameter is then the ``FieldInfo`` itself, which the function must never receive."""
 
-    def __init__(self, name: str, hint: Any, default: Any, is_context: bool) -> None:
+    def __init__(self, name: str, hint: Any, default: Any, is_context: bool, field: Any = None) -> None:
         self.name = name
         self.hint = hint
         self.default = default
         self.is_context = is_context
         self.plain = not is_context and _is_plain(hint)
+        self.field = None if default is inspect.Parameter.empty else field
 
 
 class Signature:
@@ -510,7 +514,7 @@ class Signature:
                 hint, default = typing.Annotated[hint, info], field_default(info)
             bare, _ = _strip_annotated(hint)
             is_context = bare is context_type or context_type in typing.get_args(bare)
-            self.params.append(Parameter(name, hint, default, is_context))
+            self.params.append(Parameter(name, hint, default, is_context, info))
         self.returns = hints.get("return", inspect.Parameter.empty)
         self.takes_context = any(p.is_context for p in self.params)
 
@@ -561,4 +565,6 @@ class Signature:
             elif p.name in arguments:
                 value = arguments[p.name]
                 kwargs[p.name] = value if p.plain else coerce(value, p.hint)
+            elif p.field is not None:
+                kwargs[p.name] = field_default(p.field)
         return kwargs

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable, Optional, Union, cast
 
-from . import _native
+from . import _logging, _native
 from .auth import Authorizer, ClientAuth, TokenStore, _authorizer, _token_store
 from .errors import ConfigError, InvalidInputError, TransportClosed
 from .types import (
@@ -322,6 +322,7 @@ class Client:
     async def connect(self) -> Client:
         """Connects and initializes the session; ``async with`` does it for you."""
         if self._native is None:
+            _logging.refresh()
             if self._server_lifespan is not None:
                 await self._running.enter_async_context(self._server_lifespan())
             try:

@@ -60,6 +60,27 @@ class Elicited(dict[str, Any]):
         return self._data
 
 
+class RequestContext:
+    """FastMCP's ``ctx.request_context``: the request's ``request_id`` and ``meta``, and the
+    ``lifespan_context`` (what the server's ``lifespan`` gave, ``None`` without one).
+
+    FastMCP's ``session`` and ``request`` are not there: what they are used for (logging,
+    progress, requests to the client, the HTTP session's id, the caller's identity) is on the
+    ``Context`` itself.
+    """
+
+    __slots__ = ("request_id", "meta", "lifespan_context")
+
+    def __init__(self, request_id: Union[int, str, None], meta: Optional[JsonObject], lifespan_context: Any) -> None:
+        self.request_id = request_id
+        self.meta = meta
+        self.lifespan_context = lifespan_context
+
+    def __repr__(self) -> str:
+        fields = f"request_id={self.request_id!r}, meta={self.meta!r}, lifespan_context={self.lifespan_context!r}"
+        return f"RequestContext({fields})"
+
+
 class Context:
     """What a handler can do while it runs: report progress, log, and ask the client.
 
@@ -75,6 +96,12 @@ class Context:
     def lifespan_context(self) -> Any:
         """What the server's ``lifespan`` context manager gave (``None`` without one)."""
         return None if self._server is None else self._server._lifespan_state
+
+    @property
+    def request_context(self) -> RequestContext:
+        """The request's id, ``_meta`` and the lifespan's value, as FastMCP's
+        ``ctx.request_context`` has them (``ctx.request_context.lifespan_context``)."""
+        return RequestContext(self._native.request_id, self._native.meta, self.lifespan_context)
 
     async def read_resource(self, uri: str) -> ReadResourceResult:
         """Reads one of this server's own resources (or templates), as a client would."""

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar, Union, overload
 
-from . import _convert, _native
+from . import _convert, _logging, _native
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -624,6 +624,7 @@ class Server:
     @contextlib.asynccontextmanager
     async def _lifespan_running(self) -> AsyncIterator[None]:
         """Runs the lifespan while at least one serve call is under way."""
+        _logging.refresh()
         if self._lifespan is None or self._lifespan_users > 0:
             self._lifespan_users += 1
             try:
@@ -660,10 +661,11 @@ class Server:
     ) -> HttpServer:
         """Starts serving Streamable HTTP and returns the running server (``port=0`` picks one).
 
-        ``allowed_hosts`` and ``allowed_origins`` replace the default loopback names on the bound
-        port; ``json_response=False`` answers with SSE streams; ``stateful=False`` keeps no
-        sessions; ``session_idle_timeout``, ``sse_retry`` and ``keep_alive`` are in seconds
-        (``keep_alive=0`` sends no keep-alive comments); ``max_body_size`` is in bytes, and
+        ``allowed_hosts`` and ``allowed_origins`` replace the default loopback names on any port
+        (so a reverse proxy on the same machine reaches the server); ``json_response=False``
+        answers with SSE streams; ``stateful=False`` keeps no sessions; ``session_idle_timeout``,
+        ``sse_retry`` and ``keep_alive`` are in seconds (``keep_alive=0`` sends no keep-alive
+        comments); ``max_body_size`` is in bytes, and
         ``max_buffered_body_bytes`` the bytes of request bodies still arriving held at once;
         ``event_store_capacity`` is how many events each session keeps for resumption;
         ``header_read_timeout`` and ``body_read_timeout`` (seconds) bound slow clients,
@@ -734,6 +736,7 @@ class Server:
             raise ConfigError(f"unknown transport {transport!r}; use 'stdio' or 'http' ('streamable-http')")
         try:
             if transport == "stdio" and not self._any_async and self._lifespan is None:
+                _logging.refresh()
                 with contextlib.redirect_stdout(sys.stderr):
                     self._native.serve_stdio_blocking()
                 return
