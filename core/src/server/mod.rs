@@ -44,7 +44,7 @@ use std::{
 use tokio::task::JoinHandle;
 
 pub use context::RequestContext;
-pub use handler::{CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
+pub use handler::{CompletionHandler, PromptHandler, ResourceHandler, ResourceLister, ResourceRequest, ToolHandler};
 pub use skills::{MAX_SKILL_BYTES, MAX_SKILL_FILES, Skill};
 pub use tasks::TaskOptions;
 #[cfg(feature = "redis")]
@@ -260,6 +260,8 @@ pub(crate) struct TemplateEntry {
     pub(crate) template: ResourceTemplate,
     pub(crate) matcher: UriTemplate,
     pub(crate) handler: Arc<dyn ResourceHandler>,
+    /// Lists the template's resources in `resources/list`, when set.
+    pub(crate) lister: Option<Arc<dyn ResourceLister>>,
 }
 
 pub(crate) struct PromptEntry {
@@ -598,9 +600,31 @@ impl Server {
         template: ResourceTemplate,
         handler: Arc<dyn ResourceHandler>,
     ) -> Result<(), Error> {
+        self.insert_template(template, handler, None)
+    }
+
+    /// Registers a resource template whose resources `lister` lists: `resources/list` shows
+    /// them after the fixed resources, on its last page, as the TypeScript SDK does.
+    ///
+    /// Fails when the template is not a valid RFC 6570 template.
+    pub fn add_listed_resource_template(
+        &self,
+        template: ResourceTemplate,
+        handler: Arc<dyn ResourceHandler>,
+        lister: Arc<dyn ResourceLister>,
+    ) -> Result<(), Error> {
+        self.insert_template(template, handler, Some(lister))
+    }
+
+    fn insert_template(
+        &self,
+        template: ResourceTemplate,
+        handler: Arc<dyn ResourceHandler>,
+        lister: Option<Arc<dyn ResourceLister>>,
+    ) -> Result<(), Error> {
         let matcher = UriTemplate::parse(&template.uri_template).map_err(Error::Config)?;
         let key = template.uri_template.clone();
-        lock(&self.inner.templates).insert(key, TemplateEntry { template, matcher, handler });
+        lock(&self.inner.templates).insert(key, TemplateEntry { template, matcher, handler, lister });
         self.inner.broadcast(methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED);
         Ok(())
     }
