@@ -925,8 +925,11 @@ pub(crate) fn start<S: Service>(
     let reader_peer = peer.clone();
     let task = tokio::spawn(async move {
         let mut reader = reader;
-        let (notices, ended_by_peer) = run_reader(&mut reader, &reader_peer, service.as_ref()).await;
+        let (notices, input_ended) = run_reader(&mut reader, &reader_peer, service.as_ref()).await;
         let inner = &reader_peer.inner;
+        // The session also closes early when writing failed (the peer is gone, as a server
+        // process that exited before reading): that is the peer's doing too.
+        let ended_by_peer = input_ended || !inner.closed_here.load(Ordering::Relaxed);
         if ended_by_peer && let Some(reason) = reader.close_reason().await {
             let _ = inner.close_reason.set(Arc::new(reason));
         }

@@ -215,3 +215,17 @@ async fn a_server_that_exits_is_reported_with_its_code_and_stderr() {
         "transport closed: the server process exited with code 3; its stderr ended with:\nstarting\nfatal: missing API key"
     );
 }
+
+/// A server that exits at once, before it reads anything, is reported the same way, whether
+/// the client first meets the end of its stdout or a failed write to its stdin.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_before_reading_is_reported_too() {
+    for _ in 0..5 {
+        let transport = ChildProcessTransport::command("sh", ["-c", "echo gone >&2; exit 4"]).expect("sh spawns");
+        let error = within(Client::connect(transport, ClientOptions::new("stdio-test", "1"))).await.unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "transport closed: the server process exited with code 4; its stderr ended with:\ngone"
+        );
+    }
+}

@@ -233,7 +233,7 @@ impl TransportReader for ChildReader {
 /// Describes how the child ended: its exit status, or none when it had not exited in time.
 fn exit_reason(status: Option<ExitStatus>) -> CloseReason {
     let Some(status) = status else {
-        return CloseReason::new("the server process closed its stdout");
+        return CloseReason::new("the server process closed its stdin or stdout without exiting");
     };
     let mut reason = CloseReason::new(format!("the server process exited with {status}"));
     reason.exit_code = status.code();
