@@ -28,6 +28,11 @@ export declare class NativeCallbacks {
    * "tokens"}`.
    */
   tokenStore(handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /**
+   * Hears, once, that the connection ended: the payload is `{"reason": "closed",
+   * "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
+   */
+  close(handler: (payloads: string[], contexts: NativeContext[]) => void): void
 }
 
 /** A connected MCP client. */
@@ -176,8 +181,11 @@ export declare class NativeServer {
   addTool(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Registers a resource from the JSON text of its `Resource` descriptor. */
   addResource(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
-  /** Registers a resource template from the JSON text of its `ResourceTemplate` descriptor. */
-  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /**
+   * Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
+   * `list`, when given, lists its resources in `resources/list`.
+   */
+  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, list: ((payloads: string[], contexts: NativeContext[]) => void) | null): void
   /** Registers a prompt from the JSON text of its `Prompt` descriptor. */
   addPrompt(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Sets the handler of `completion/complete`. */

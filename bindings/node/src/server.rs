@@ -49,14 +49,24 @@ impl NativeServer {
         self.inner.add_resource(descriptor, callback(handler)?).map_err(throw)
     }
 
-    /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor.
+    /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
+    /// `list`, when given, lists its resources in `resources/list`.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, list: ((payloads: string[], contexts: NativeContext[]) => void) | null"
     )]
-    pub fn add_resource_template(&self, descriptor: String, handler: Handler<'_>) -> napi::Result<()> {
+    pub fn add_resource_template(
+        &self,
+        descriptor: String,
+        handler: Handler<'_>,
+        list: Option<Handler<'_>>,
+    ) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "resource template")?;
-        self.inner.add_resource_template(descriptor, callback(handler)?).map_err(throw)
+        match list {
+            Some(list) => self.inner.add_listed_resource_template(descriptor, callback(handler)?, callback(list)?),
+            None => self.inner.add_resource_template(descriptor, callback(handler)?),
+        }
+        .map_err(throw)
     }
 
     /// Registers a prompt from the JSON text of its `Prompt` descriptor.
