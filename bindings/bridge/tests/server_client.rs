@@ -554,6 +554,42 @@ fn the_close_callback_tells_how_a_server_process_ended() {
 }
 
 #[test]
+fn a_templates_list_callback_lists_resources_with_its_metadata() {
+    let server = Server::new(json!({ "name": "listed", "version": "1" })).unwrap();
+    let read = callback(|payload, _ctx| async move { Ok(json!(format!("user {}", payload["variables"]["id"]))) });
+    let list = callback(|_payload, _ctx| async move {
+        Ok(json!({ "resources": [
+            { "uri": "mem://users/1", "name": "Ada" },
+            { "uri": "mem://users/2", "name": "Alan", "mimeType": "text/markdown" },
+        ] }))
+    });
+    let descriptor =
+        json!({ "uriTemplate": "mem://users/{id}", "name": "user", "title": "A user", "mimeType": "text/plain" });
+    server.add_listed_resource_template(descriptor, read.clone(), list).unwrap();
+    let bare = callback(|_payload, _ctx| async move { Ok(json!([{ "uri": "mem://bare/a", "name": "a" }])) });
+    server
+        .add_listed_resource_template(json!({ "uriTemplate": "mem://bare/{x}", "name": "bare" }), read.clone(), bare)
+        .unwrap();
+    let client = block_on(Client::connect_memory(&server, Value::Null, ClientCallbacks::new())).unwrap();
+    let listed = block_on(client.list_all("resources")).unwrap();
+    assert_eq!(
+        listed,
+        json!([
+            { "uri": "mem://users/1", "name": "Ada", "title": "A user", "mimeType": "text/plain" },
+            { "uri": "mem://users/2", "name": "Alan", "title": "A user", "mimeType": "text/markdown" },
+            { "uri": "mem://bare/a", "name": "a" },
+        ])
+    );
+    let wrong = callback(|_payload, _ctx| async move { Ok(json!("not a list")) });
+    server
+        .add_listed_resource_template(json!({ "uriTemplate": "mem://wrong/{x}", "name": "wrong" }), read, wrong)
+        .unwrap();
+    let error = block_on(client.list_all("resources")).unwrap_err();
+    assert!(error.message.contains("mem://wrong/{x} returned neither an array of resources"), "{error:?}");
+    block_on(client.close()).unwrap();
+}
+
+#[test]
 fn the_close_callback_hears_a_close_of_this_side() {
     let (tx, rx) = std::sync::mpsc::channel();
     let on_close = callback(move |payload, _ctx| {
