@@ -8,6 +8,8 @@ const { Client } = require('./lib/client.cjs');
 
 module.exports = {
   Server,
+  // The TypeScript SDK's name for the same class: `new McpServer({ name, version }, options)`.
+  McpServer: Server,
   Context,
   ResourceTemplate,
   HttpServerHandle,

@@ -583,11 +583,26 @@ export interface Registered {
 /** A function that completes the value of an argument or template variable. */
 export type CompleteFunction = (value: string, context: { arguments: { [name: string]: string } }) => MaybePromise<string[]>;
 
-/** A URI template for `registerResource`, with completions for its variables. */
+/**
+ * A URI template for `registerResource`, as the TypeScript SDK's: `list` lists the resources it
+ * stands for in `resources/list` (each takes the template's metadata where it sets none), and
+ * `complete` maps its variables to completion functions.
+ */
 export declare class ResourceTemplate {
-  constructor(uriTemplate: string, options?: { complete?: { [variable: string]: CompleteFunction } });
+  constructor(
+    uriTemplate: string,
+    options?: {
+      list?: ((ctx: Context) => MaybePromise<{ resources: Resource[] } | Resource[]>) | undefined;
+      complete?: { [variable: string]: CompleteFunction };
+    },
+  );
   readonly uriTemplate: string;
+  readonly list?: (ctx: Context) => MaybePromise<{ resources: Resource[] } | Resource[]>;
   readonly complete?: { [variable: string]: CompleteFunction };
+  /** The list callback, under the TypeScript SDK's name. */
+  readonly listCallback: ((ctx: Context) => MaybePromise<{ resources: Resource[] } | Resource[]>) | undefined;
+  /** The completion function of `variable`, under the TypeScript SDK's name. */
+  completeCallback(variable: string): CompleteFunction | undefined;
 }
 
 export interface ResourceMetadata {
@@ -808,6 +823,9 @@ export declare class Server {
   close(): Promise<void>;
 }
 
+/** The TypeScript SDK's name for `Server`: `new McpServer({ name, version }, options)`. */
+export { Server as McpServer };
+
 // ---------------------------------------------------------------------------------------
 // Client
 
@@ -929,6 +947,22 @@ export interface ClientEvents {
   resourceUpdated: [{ uri: string }];
   elicitationComplete: [{ elicitationId: string }];
   taskStatus: [JsonObject];
+  /** The connection ended; emitted once. */
+  close: [CloseInfo];
+}
+
+/** How a client's connection ended. */
+export interface CloseInfo {
+  /** `closed` when this side closed it, `disconnected` when the server ended it. */
+  reason: 'closed' | 'disconnected';
+  /** The message of the `TransportClosedError` that requests fail with from then on. */
+  message: string;
+  /** A spawned server's exit code, when it exited by itself. */
+  exitCode?: number;
+  /** The signal that ended a spawned server (Unix). */
+  signal?: number;
+  /** The last of what a spawned server wrote to stderr (at most 4 KiB). */
+  stderr?: string;
 }
 
 /**
@@ -952,6 +986,13 @@ export declare class Client extends EventEmitter {
   once(event: string, listener: (params: JsonObject) => void): this;
   off<E extends keyof ClientEvents>(event: E, listener: (...args: ClientEvents[E]) => void): this;
   off(event: string, listener: (params: JsonObject) => void): this;
+
+  /** Called once when the connection ends, as the TypeScript SDK's `onclose` is. */
+  onclose?: (info: CloseInfo) => void;
+  /** Called when the server ended the connection, with the error requests fail with from then on. */
+  onerror?: (error: TransportClosedError) => void;
+  /** How the connection ended, or `undefined` while it is open. */
+  readonly closeInfo: CloseInfo | undefined;
 
   readonly initializeResult: InitializeResult;
   readonly serverInfo: Implementation;

@@ -3,6 +3,7 @@ import mcpweft from './index.cjs';
 
 export const {
   Server,
+  McpServer,
   Context,
   ResourceTemplate,
   HttpServerHandle,

@@ -28,6 +28,11 @@ export declare class NativeCallbacks {
    * "tokens"}`.
    */
   tokenStore(handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /**
+   * Hears, once, that the connection ended: the payload is `{"reason": "closed",
+   * "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
+   */
+  close(handler: (payloads: string[], contexts: NativeContext[]) => void): void
 }
 
 /** A connected MCP client. */
@@ -185,9 +190,10 @@ export declare class NativeServer {
   addResource(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean): void
   /**
    * Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
-   * one with the same URI template is refused unless `replace`.
+   * one with the same URI template is refused unless `replace`; `list`, when given, lists its
+   * resources in `resources/list`.
    */
-  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean): void
+  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean, list: ((payloads: string[], contexts: NativeContext[]) => void) | null): void
   /**
    * Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
    * refused unless `replace`.

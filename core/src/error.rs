@@ -17,6 +17,10 @@ pub enum Error {
     /// The connection is closed, or closed while the request was in flight.
     #[error("transport closed")]
     TransportClosed,
+    /// The peer ended the connection and the transport knows how: a spawned server process
+    /// exited, with its exit status and the last of what it wrote to stderr.
+    #[error("transport closed: {0}")]
+    Disconnected(std::sync::Arc<CloseReason>),
     /// The request got no response within its time-out; a cancellation was sent.
     #[error("request timed out after {0:?}")]
     Timeout(std::time::Duration),
@@ -50,6 +54,46 @@ pub enum Error {
     Io(#[from] std::io::Error),
 }
 
+/// Why a connection ended, as far as its transport knows: for a spawned server process, how it
+/// exited and the last of what it wrote to stderr.
+///
+/// It serializes to JSON as `{"message", "exitCode", "signal", "stderr"}`, leaving out what is
+/// not known. Fields may be added in later versions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CloseReason {
+    /// What ended the connection, in words, such as "the server process exited with code 3".
+    pub message: String,
+    /// The process's exit code, when it exited by itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended the process (Unix only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// The last bytes the process wrote to its stderr (at most
+    /// [`STDERR_TAIL_BYTES`](crate::transport::STDERR_TAIL_BYTES)), as text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+}
+
+impl CloseReason {
+    /// Creates a reason that is only a message.
+    pub fn new(message: impl Into<String>) -> Self {
+        CloseReason { message: message.into(), ..Self::default() }
+    }
+}
+
+impl std::fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        match &self.stderr {
+            Some(stderr) if !stderr.is_empty() => write!(f, "; its stderr ended with:\n{stderr}"),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl Error {
     /// Returns the JSON-RPC error the peer sent, when this is one.
     pub fn rpc(&self) -> Option<&ErrorData> {
@@ -57,5 +101,11 @@ impl Error {
             Error::Rpc(e) => Some(e),
             _ => None,
         }
+    }
+
+    /// Returns whether the connection is closed: [`Error::TransportClosed`] or
+    /// [`Error::Disconnected`].
+    pub fn is_transport_closed(&self) -> bool {
+        matches!(self, Error::TransportClosed | Error::Disconnected(_))
     }
 }

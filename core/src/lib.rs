@@ -29,7 +29,7 @@ mod sync;
 pub mod transport;
 
 pub use client::{Client, ClientHandler, ClientOptions};
-pub use error::Error;
+pub use error::{CloseReason, Error};
 pub use jsonrpc::{ErrorData, RequestId};
 pub use server::{RequestContext, Server};
 pub use session::{Peer, RequestOptions};

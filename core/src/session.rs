@@ -29,7 +29,7 @@ use tokio::{
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::{
-    Error,
+    CloseReason, Error,
     jsonrpc::{EncodedResponse, ErrorData, JsonRpcMessage, Notification, Request, RequestId},
     model::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken, methods},
     sync::{FastMap, lock},
@@ -385,11 +385,25 @@ struct PeerInner {
     input_ended: CancellationToken,
     /// Fires when the session is over.
     closed: CancellationToken,
+    /// Why the peer ended the connection, when the transport told; set before `input_ended`
+    /// fires.
+    close_reason: std::sync::OnceLock<Arc<CloseReason>>,
+    /// Whether this side closed the session ([`Peer::close`]).
+    closed_here: AtomicBool,
     default_timeout: Duration,
     drain_timeout: Duration,
 }
 
 impl PeerInner {
+    /// The error of a request that cannot be answered because the connection ended: with
+    /// the reason when the transport gave one.
+    fn closed_error(&self) -> Error {
+        match self.close_reason.get() {
+            Some(reason) => Error::Disconnected(reason.clone()),
+            None => Error::TransportClosed,
+        }
+    }
+
     /// Hands a command to the transport, through the writer task or directly.
     fn command(&self, command: WriterCommand, priority: Priority) -> Result<(), Error> {
         match &self.out {
@@ -493,7 +507,7 @@ impl Peer {
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
         let inner = &self.inner;
         if inner.input_ended.is_cancelled() {
-            return Err(Error::TransportClosed);
+            return Err(inner.closed_error());
         }
         let id = RequestId::Number(inner.next_id.fetch_add(1, Ordering::Relaxed));
         let mut params = params;
@@ -539,9 +553,9 @@ impl Peer {
                 result = &mut rx => break match result {
                     Ok(Ok(value)) => Ok(value),
                     Ok(Err(error)) => Err(Error::Rpc(error)),
-                    Err(_) => Err(Error::TransportClosed),
+                    Err(_) => Err(inner.closed_error()),
                 },
-                _ = inner.input_ended.cancelled() => break Err(Error::TransportClosed),
+                _ = inner.input_ended.cancelled() => break Err(inner.closed_error()),
                 _ = cancel.cancelled() => break Err(Error::Cancelled),
                 _ = sleep => break Err(Error::Timeout(timeout)),
                 _ = &mut hard_limit => break Err(Error::Timeout(options.max_total_timeout.unwrap_or(timeout))),
@@ -593,7 +607,7 @@ impl Peer {
 
     fn send_with(&self, message: JsonRpcMessage, related: Option<RequestId>, priority: Priority) -> Result<(), Error> {
         if self.inner.closed.is_cancelled() {
-            return Err(Error::TransportClosed);
+            return Err(self.inner.closed_error());
         }
         self.inner.command(WriterCommand::Send(Outbound { message, related_request: related }), priority)
     }
@@ -608,9 +622,29 @@ impl Peer {
         self.inner.closed.clone().cancelled_owned()
     }
 
+    /// Resolves as soon as the peer can no longer answer: it ended the connection, or this
+    /// side closed it. Unlike [`Peer::closed`], it does not wait for running handlers to
+    /// finish.
+    pub fn disconnected(&self) -> WaitForCancellationFutureOwned {
+        self.inner.input_ended.clone().cancelled_owned()
+    }
+
+    /// Returns why the peer ended the connection, when its transport told (a spawned server
+    /// process's exit status and the end of its stderr); `None` while it is open, when this
+    /// side closed it, or when the transport knows nothing more.
+    pub fn close_reason(&self) -> Option<Arc<CloseReason>> {
+        self.inner.close_reason.get().cloned()
+    }
+
+    /// Returns whether this side ended the session with [`Peer::close`].
+    pub fn closed_by_this_side(&self) -> bool {
+        self.inner.closed_here.load(Ordering::Relaxed)
+    }
+
     /// Ends the session: pending requests fail, running handlers stop and the transport is
     /// closed.
     pub fn close(&self) {
+        self.inner.closed_here.store(true, Ordering::Relaxed);
         self.inner.input_ended.cancel();
         self.inner.closed.cancel();
     }
@@ -890,8 +924,15 @@ pub(crate) fn start<S: Service>(
     let writer_task = tokio::spawn(run_writer(writer, out_rx, taken, peer.inner.closed.clone()));
     let reader_peer = peer.clone();
     let task = tokio::spawn(async move {
-        let notices = run_reader(reader, &reader_peer, service.as_ref()).await;
+        let mut reader = reader;
+        let (notices, input_ended) = run_reader(&mut reader, &reader_peer, service.as_ref()).await;
         let inner = &reader_peer.inner;
+        // The session also closes early when writing failed (the peer is gone, as a server
+        // process that exited before reading): that is the peer's doing too.
+        let ended_by_peer = input_ended || !inner.closed_here.load(Ordering::Relaxed);
+        if ended_by_peer && let Some(reason) = reader.close_reason().await {
+            let _ = inner.close_reason.set(Arc::new(reason));
+        }
         inner.input_ended.cancel();
         lock(&inner.pending).clear();
         // Handlers already running may still answer, and notifications already received still
@@ -942,6 +983,8 @@ impl Peer {
                 max_in_flight: config.max_in_flight.max(1),
                 input_ended: CancellationToken::new(),
                 closed: CancellationToken::new(),
+                close_reason: std::sync::OnceLock::new(),
+                closed_here: AtomicBool::new(false),
                 default_timeout: config.default_timeout,
                 drain_timeout: config.drain_timeout,
             }),
@@ -1077,17 +1120,20 @@ async fn run_writer(
 /// notification handlers, in arrival order, in one task of their own. The reader only waits
 /// when the peer sends a request while it does not read what it is sent (the outgoing queue is
 /// full), so that answers never pile up.
+///
+/// Returns the task of the notification handlers, if one started, and whether the transport
+/// ended (rather than the session being closed).
 async fn run_reader(
-    mut reader: Box<dyn TransportReader>,
+    reader: &mut Box<dyn TransportReader>,
     peer: &Peer,
     service: &dyn Service,
-) -> Option<JoinHandle<()>> {
+) -> (Option<JoinHandle<()>>, bool) {
     let mut notifications: Option<(mpsc::Sender<BoxFuture<'static, ()>>, JoinHandle<()>)> = None;
     let mut dropped = DroppedNotifications::default();
-    loop {
+    let ended_by_peer = loop {
         let item = tokio::select! {
             biased;
-            _ = peer.inner.closed.cancelled() => break,
+            _ = peer.inner.closed.cancelled() => break false,
             item = reader.recv() => item,
         };
         match item {
@@ -1114,15 +1160,15 @@ async fn run_reader(
                     }
                 }
             }
-            Ok(None) => break,
+            Ok(None) => break true,
             Err(e) => {
                 tracing::debug!(error = %e, "reader stopped");
-                break;
+                break true;
             }
         }
-    }
+    };
     dropped.report();
-    notifications.map(|(_, worker)| worker)
+    (notifications.map(|(_, worker)| worker), ended_by_peer)
 }
 
 /// Handles one incoming item; a notification handler comes back as a future to run before

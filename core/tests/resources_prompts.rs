@@ -310,3 +310,50 @@ async fn completion_returns_ranked_values() {
         raw.request(json!(2), "completion/complete", json!({ "ref": { "type": "ref/unknown" }, "argument": {} })).await;
     assert_error(&response, -32602);
 }
+
+/// A template registered with a lister has its resources in `resources/list`, after the fixed
+/// ones and on the last page only; a failing lister fails the list.
+#[tokio::test]
+async fn listed_templates_add_their_resources_to_the_last_page() {
+    let server = Server::builder(Implementation::new("listed", "1")).page_size(1).build().unwrap();
+    for uri in ["mem://fixed", "mem://fixed2"] {
+        server
+            .add_resource(Resource::new(uri, "fixed"), |req: ResourceRequest, _ctx| async move {
+                Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "fixed")], meta: None })
+            })
+            .unwrap();
+    }
+    let read = std::sync::Arc::new(|req: ResourceRequest, _ctx: mcpweft::RequestContext| async move {
+        Ok::<_, mcpweft::ErrorData>(ReadResourceResult {
+            contents: vec![ResourceContents::text(req.uri, "user")],
+            meta: None,
+        })
+    });
+    let lister = std::sync::Arc::new(|ctx: mcpweft::RequestContext| async move {
+        assert!(matches!(ctx.request_id(), mcpweft::RequestId::Number(_)), "the lister gets the request's context");
+        Ok::<_, mcpweft::ErrorData>(vec![Resource::new("mem://users/1", "Ada"), Resource::new("mem://users/2", "Alan")])
+    });
+    server.add_listed_resource_template(ResourceTemplate::new("mem://users/{id}", "user"), read, lister).unwrap();
+    let (client, _events, _session) = connect(&server).await;
+
+    let first = within(client.list_resources(None)).await.unwrap();
+    assert_eq!(first.resources.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>(), ["mem://fixed"]);
+    let all = within(client.list_all_resources()).await.unwrap();
+    assert_eq!(
+        all.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>(),
+        ["mem://fixed", "mem://fixed2", "mem://users/1", "mem://users/2"]
+    );
+
+    let failing = std::sync::Arc::new(|_ctx: mcpweft::RequestContext| async move {
+        Err::<Vec<Resource>, _>(mcpweft::ErrorData::internal_error("no users today"))
+    });
+    let read = std::sync::Arc::new(|req: ResourceRequest, _ctx: mcpweft::RequestContext| async move {
+        Ok::<_, mcpweft::ErrorData>(ReadResourceResult {
+            contents: vec![ResourceContents::text(req.uri, "x")],
+            meta: None,
+        })
+    });
+    server.add_listed_resource_template(ResourceTemplate::new("mem://broken/{id}", "broken"), read, failing).unwrap();
+    let error = within(client.list_all_resources()).await.unwrap_err();
+    assert_eq!(error.rpc().map(|e| e.message.as_str()), Some("no users today"));
+}

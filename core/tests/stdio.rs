@@ -198,3 +198,34 @@ async fn stdout_carries_only_protocol_lines() {
     assert!(values.iter().any(|v| v["id"] == 3 && v["error"]["code"] == -32601));
     assert!(values.iter().any(|v| v.get("id").is_none() && v["error"]["code"] == -32700));
 }
+
+/// A server that fails before answering is reported with its exit code and what it wrote to
+/// stderr, and the client's peer keeps that reason for later requests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_is_reported_with_its_code_and_stderr() {
+    let script = "echo 'starting' >&2; echo 'fatal: missing API key' >&2; exit 3";
+    let transport = ChildProcessTransport::command("sh", ["-c", script]).expect("sh spawns");
+    let error = within(Client::connect(transport, ClientOptions::new("stdio-test", "1"))).await.unwrap_err();
+    let mcpweft::Error::Disconnected(reason) = &error else { panic!("not a disconnection: {error:?}") };
+    assert_eq!((reason.exit_code, reason.signal), (Some(3), None));
+    assert_eq!(reason.stderr.as_deref(), Some("starting\nfatal: missing API key"));
+    assert!(error.is_transport_closed());
+    assert_eq!(
+        error.to_string(),
+        "transport closed: the server process exited with code 3; its stderr ended with:\nstarting\nfatal: missing API key"
+    );
+}
+
+/// A server that exits at once, before it reads anything, is reported the same way, whether
+/// the client first meets the end of its stdout or a failed write to its stdin.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_before_reading_is_reported_too() {
+    for _ in 0..5 {
+        let transport = ChildProcessTransport::command("sh", ["-c", "echo gone >&2; exit 4"]).expect("sh spawns");
+        let error = within(Client::connect(transport, ClientOptions::new("stdio-test", "1"))).await.unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "transport closed: the server process exited with code 4; its stderr ended with:\ngone"
+        );
+    }
+}

@@ -5,7 +5,7 @@
 
 const { EventEmitter } = require('node:events');
 const native = require('./native.cjs');
-const { sync } = require('./errors.cjs');
+const { sync, TransportClosedError } = require('./errors.cjs');
 const { settle, trampoline } = require('./call.cjs');
 const { Context, nativeOf } = require('./server.cjs');
 
@@ -32,8 +32,8 @@ function handlerOf(handler) {
   return trampoline((params, ctx) => handler(params, new Context(ctx)));
 }
 
-/** Builds the native callbacks the options ask for, and the notification listener. */
-function callbacksOf(options, emit) {
+/** Builds the native callbacks the options ask for, the notification listener and the close listener. */
+function callbacksOf(options, emit, closed) {
   const callbacks = new native.NativeCallbacks();
   const { sampling, elicitation, roots } = options;
   if (sampling !== undefined) {
@@ -49,6 +49,7 @@ function callbacksOf(options, emit) {
     callbacks.roots(handlerOf((_params, ctx) => list(ctx)));
   }
   callbacks.notification(trampoline((notification) => emit(notification)));
+  callbacks.close(trampoline((info) => closed(info)));
   const { authorizer, tokenStore } = options;
   if (authorizer !== undefined) {
     if (typeof authorizer !== 'function') throw new TypeError('authorizer must be a function (authorizationUrl) => redirectUrl');
@@ -62,11 +63,29 @@ function callbacksOf(options, emit) {
   return callbacks;
 }
 
-/** A connected MCP client; notifications arrive as events. */
+/**
+ * A connected MCP client; notifications arrive as events. When the connection ends, `onclose`
+ * and the `close` event hear how, and `onerror` hears a connection the server ended.
+ */
 class Client extends EventEmitter {
   #native;
   #info;
   #alive;
+  #closeInfo;
+  /** How the connection ended before `connect` resolved, or `null` once it has. */
+  #early = undefined;
+
+  /**
+   * Called once when the connection ends, as the TypeScript SDK's `onclose` is, with
+   * `{ reason: 'closed' | 'disconnected', message, exitCode, signal, stderr }`.
+   */
+  onclose = undefined;
+
+  /**
+   * Called with a `TransportClosedError` when the server ended the connection (a spawned
+   * server exited: the message names its exit code and ends with its stderr).
+   */
+  onerror = undefined;
 
   /** Use `Client.connect`, `connectStdio`, `connectHttp` or `connectInProcess`. */
   constructor(token) {
@@ -76,12 +95,20 @@ class Client extends EventEmitter {
 
   static async #open(start, options) {
     const client = new Client(CONNECT);
-    const callbacks = callbacksOf(options, (notification) => client.#hear(notification));
+    const callbacks = callbacksOf(
+      options,
+      (notification) => client.#hear(notification),
+      (info) => client.#closed(info),
+    );
     const spec = JSON.stringify(clientSpec(options));
     client.#native = await settle((done) => start(spec, callbacks, done));
     client.#info = JSON.parse(client.#native.serverInfo());
     // Like a socket, an open connection keeps the process alive until it is closed.
     client.#alive = setInterval(() => {}, 2 ** 30);
+    const early = client.#early;
+    client.#early = null;
+    // A connection that ended while connecting is told once the caller holds the client.
+    if (early !== undefined) setImmediate(() => client.#closed(early));
     return client;
   }
 
@@ -116,6 +143,37 @@ class Client extends EventEmitter {
     this.emit(notification.method, notification.params);
     const event = EVENTS[notification.method];
     if (event !== undefined) this.emit(event, notification.params);
+  }
+
+  #closed(info) {
+    if (this.#early !== null) {
+      this.#early = info;
+      return;
+    }
+    this.#closeInfo = info;
+    // A closed connection no longer keeps the process alive.
+    clearInterval(this.#alive);
+    // A listener's failure is its own: the others still hear of the close.
+    const run = (listener, value) => {
+      try {
+        listener?.(value);
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    };
+    if (info.reason === 'disconnected') run(this.onerror, new TransportClosedError(info.message));
+    run(this.onclose, info);
+    this.emit('close', info);
+  }
+
+  /**
+   * How the connection ended (`{ reason, message, exitCode, signal, stderr }`), or
+   * `undefined` while it is open.
+   */
+  get closeInfo() {
+    return this.#closeInfo;
   }
 
   /** The server's `initialize` result. */

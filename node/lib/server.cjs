@@ -171,11 +171,29 @@ class Context {
   }
 }
 
-/** A URI template for `registerResource`, with completions for its variables. */
+/**
+ * A URI template for `registerResource`, as the TypeScript SDK's: `list(ctx)` lists the
+ * resources it stands for in `resources/list` (returning `{ resources }` or an array; pass
+ * `undefined` for none), and `complete` maps its variables to completion functions.
+ */
 class ResourceTemplate {
-  constructor(uriTemplate, { complete } = {}) {
-    this.uriTemplate = uriTemplate;
+  constructor(uriTemplate, { list, complete } = {}) {
+    if (list !== undefined && typeof list !== 'function') {
+      throw new TypeError('ResourceTemplate: list must be a function (ctx) => { resources } or undefined');
+    }
+    this.uriTemplate = String(uriTemplate);
+    this.list = list;
     this.complete = complete;
+  }
+
+  /** The list callback, under the TypeScript SDK's name. */
+  get listCallback() {
+    return this.list;
+  }
+
+  /** The completion function of `variable`, under the TypeScript SDK's name. */
+  completeCallback(variable) {
+    return this.complete?.[variable];
   }
 }
 
@@ -313,7 +331,9 @@ class Server {
       const uriTemplate = uriOrTemplate.uriTemplate;
       const descriptor = JSON.stringify(defined({ name, uriTemplate, ...metadata }));
       const run = ({ uri, variables }, ctx) => mapValue(handler(toUrl(uri), variables, new Context(ctx)), resourceValue);
-      sync(() => this.#native.addResourceTemplate(descriptor, trampoline(run), replace === true));
+      const { list } = uriOrTemplate;
+      const lister = list === undefined ? null : trampoline((_payload, ctx) => list(new Context(ctx)));
+      sync(() => this.#native.addResourceTemplate(descriptor, trampoline(run), replace === true, lister));
       if (uriOrTemplate.complete !== undefined) this.#complete('templates', uriTemplate, uriOrTemplate.complete);
       return { name, remove: () => this.removeResourceTemplate(uriTemplate) };
     }

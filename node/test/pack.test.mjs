@@ -1,5 +1,6 @@
 // The main package holds JavaScript only: `npm pack` of the checkout makes a tarball of the
-// entry points, types, the loader and the opt-in build-from-source script, without Rust
+// entry points, types, the loader, the examples the README names and the opt-in
+// build-from-source script, without Rust
 // sources, addon or install script. The per-platform packages of npm/ (napi-rs's layout) match
 // package.json's `napi.targets`, and the loader knows the same platforms.
 import { test } from 'node:test';
@@ -20,7 +21,7 @@ function sources(dir, suffix) {
     .map((name) => `${dir}/${name}`);
 }
 
-test('npm pack makes a main package of JavaScript, types and the loader only', () => {
+test('npm pack makes a main package of JavaScript, types, the loader and the examples only', () => {
   const args = ['pack', pkg, '--dry-run', '--json', '--loglevel=error'];
   const result = spawnSync('npm', args, { cwd: pkg, encoding: 'utf8', timeout: 60000 });
   assert.equal(result.status, 0, `npm ${args.join(' ')} failed:\n${result.stderr}`);
@@ -34,6 +35,8 @@ test('npm pack makes a main package of JavaScript, types and the loader only', (
     'scripts/build-from-source.mjs',
     ...entryPoints.map((path) => path.replace(/^\.\//, '')),
     ...sources('lib', '.cjs'),
+    // The examples the README names ship with the package.
+    ...sources('examples', '.mjs'),
   ]);
   assert.deepEqual(files, [...expected].sort());
   const lifecycle = ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack'];

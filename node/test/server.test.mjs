@@ -2,12 +2,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
+import { z as z3 } from 'zod/v3';
 import {
   CancelledError,
   ConfigError,
   ErrorCode,
   InvalidInputError,
   McpError,
+  McpServer,
   ResourceTemplate,
   Server,
   TimeoutError,
@@ -471,4 +473,77 @@ test('mistakes are clear errors', async () => {
   assert.throws(() => server.registerResource('t', new ResourceTemplate('a://{'), {}, () => 1), ConfigError);
   assert.throws(() => server.log('loud', 'x'), InvalidInputError);
   assert.throws(() => server.registerTool('zod3', { inputSchema: { _def: {} } }, () => 1), TypeError);
+});
+
+test('zod 3 schemas and raw shapes are refused with a message that says what is accepted', () => {
+  const server = new Server({ name: 'x', version: '1' });
+  const accepted = /mcpweft takes a JSON Schema object, a zod 4 schema, or a raw shape of zod 4 schemas .*zod\/v4/;
+  assert.throws(() => server.registerTool('shape', { inputSchema: { a: z3.number(), b: z3.string() } }, () => 1), (error) => {
+    assert.ok(error instanceof TypeError);
+    assert.match(error.message, /^mcpweft: the raw shape's a, b are zod 3 schemas; /);
+    assert.match(error.message, accepted);
+    return true;
+  });
+  assert.throws(() => server.registerTool('object', { inputSchema: z3.object({ a: z3.number() }) }, () => 1), {
+    name: 'TypeError',
+    message: /^mcpweft: a zod 3 schema is not supported; mcpweft takes/,
+  });
+  assert.throws(() => server.registerPrompt('p', { argsSchema: { topic: z3.string() } }, () => 'x'), {
+    message: /the raw shape's topic is a zod 3 schema/,
+  });
+  assert.throws(() => server.registerTool('mixed', { outputSchema: { a: z.number(), b: 'string' } }, () => 1), {
+    name: 'TypeError',
+    message: /a raw shape holds zod schemas only, but b is not/,
+  });
+  // Zod 4 raw shapes, as the TypeScript SDK takes them, still work.
+  server.registerTool('zod4', { inputSchema: { a: z.number() } }, ({ a }) => a);
+});
+
+test('McpServer is Server, built as the TypeScript SDK builds it', async () => {
+  assert.equal(McpServer, Server);
+  const server = new McpServer({ name: 'ported', version: '2.0.0' }, { capabilities: { logging: {} }, instructions: 'Hi.' });
+  server.registerTool('t', {}, () => 'ok');
+  const client = await connect(server);
+  assert.deepEqual(client.serverInfo, { name: 'ported', version: '2.0.0' });
+  assert.equal(client.instructions, 'Hi.');
+  assert.ok(client.serverCapabilities.logging);
+  await client.close();
+});
+
+test('a ResourceTemplate list callback lists its resources in resources/list, as in the TypeScript SDK', async () => {
+  const server = new Server({ name: 'listed', version: '1' }, { pageSize: 1 });
+  server.registerResource('fixed', 'mem://fixed', {}, () => 'fixed');
+  server.registerResource('fixed2', 'mem://fixed2', {}, () => 'fixed2');
+  let sessions = 0;
+  const users = new ResourceTemplate('mem://users/{id}', {
+    list: async (ctx) => {
+      sessions += ctx.requestId === undefined ? 0 : 1;
+      return { resources: [{ uri: 'mem://users/1', name: 'Ada' }, { uri: 'mem://users/2', name: 'Alan', mimeType: 'text/markdown' }] };
+    },
+  });
+  server.registerResource('user', users, { title: 'A user', mimeType: 'text/plain' }, (uri, { id }) => `user ${id}`);
+  // Without a list callback (`list: undefined`, as TypeScript SDK code writes it), a template lists nothing.
+  server.registerResource('other', new ResourceTemplate('mem://other/{x}', { list: undefined }), {}, () => 'other');
+  server.registerResource('bare', new ResourceTemplate('mem://bare/{x}', { list: (_ctx) => [{ uri: 'mem://bare/a', name: 'a' }] }), {}, () => 'a');
+  const client = await connect(server);
+  const first = await client.listResources();
+  assert.deepEqual(first.resources.map((r) => r.uri), ['mem://fixed'], 'the first page has fixed resources only');
+  const last = await client.listResources({ cursor: first.nextCursor });
+  assert.equal(last.nextCursor, undefined);
+  assert.deepEqual(last.resources, [
+    { uri: 'mem://fixed2', name: 'fixed2' },
+    { uri: 'mem://users/1', name: 'Ada', title: 'A user', mimeType: 'text/plain' },
+    { uri: 'mem://users/2', name: 'Alan', title: 'A user', mimeType: 'text/markdown' },
+    { uri: 'mem://bare/a', name: 'a' },
+  ]);
+  assert.equal(sessions, 1, 'the list callback gets the request context');
+  assert.equal((await client.listAll('resources')).length, 5);
+  assert.equal((await client.readResource('mem://users/2')).contents[0].text, 'user 2');
+  // A list callback that fails fails the list with its message.
+  server.registerResource('broken', new ResourceTemplate('mem://broken/{x}', { list: () => { throw new Error('no users today'); } }), {}, () => '');
+  await assert.rejects(client.listAll('resources'), { code: ErrorCode.InternalError, message: /no users today/ });
+  assert.throws(() => new ResourceTemplate('mem://{x}', { list: 'nope' }), TypeError);
+  assert.equal(users.listCallback, users.list);
+  assert.equal(users.completeCallback('id'), undefined);
+  await client.close();
 });

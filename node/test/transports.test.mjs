@@ -71,6 +71,45 @@ test('httpHandler serves MCP inside a node:http server', async () => {
   }
 });
 
+test('httpHandler answers a path it does not serve with a JSON-RPC error that names its own', async () => {
+  const server = calculator();
+  const post = (handler, path) =>
+    new Promise((resolve, reject) => {
+      const host = createServer(handler);
+      host.listen(0, '127.0.0.1', () => {
+        const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const initialize = {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        };
+        const req = request(`http://127.0.0.1:${host.address().port}${path}`, { method: 'POST', headers }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => {
+            host.closeAllConnections();
+            host.close();
+            resolve({ status: res.statusCode, type: res.headers['content-type'], body });
+          });
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(initialize));
+      });
+    });
+  // A plain node:http server that hands every request to the default handler (path /mcp).
+  const wrong = await post(server.httpHandler(), '/');
+  assert.equal(wrong.status, 404);
+  assert.match(wrong.type, /^application\/json/);
+  const { error } = JSON.parse(wrong.body);
+  assert.equal(error.code, -32600);
+  assert.match(error.message, /^this MCP endpoint serves the path \/mcp, not \/: .*`path` option/);
+  // With `path`, the handler serves where the application routes it.
+  const right = await post(server.httpHandler({ path: '/api/mcp' }), '/api/mcp');
+  assert.equal(right.status, 200, right.body);
+  assert.equal(JSON.parse(right.body).result.serverInfo.name, 'http-calculator');
+});
+
 test('httpHandler takes a body that a body parser already read', async () => {
   const server = calculator();
   const handler = server.httpHandler();
@@ -94,6 +133,49 @@ test('httpHandler takes a body that a body parser already read', async () => {
   }
 });
 
+test('a server that exits early is reported with its exit code and stderr', async () => {
+  await assert.rejects(Client.connectStdio({ command: process.execPath, args: [fixture('crash.mjs'), 'early'] }), {
+    name: 'TransportClosedError',
+    kind: 'transport_closed',
+    message:
+      'transport closed: the server process exited with code 3; its stderr ended with:\nstarting\nError: DATABASE_URL is not set',
+  });
+});
+
+test('a client hears that its server exited: onerror, onclose, the close event and the errors of calls', async () => {
+  const client = await Client.connectStdio({ command: process.execPath, args: [fixture('crash.mjs'), 'after-init'] });
+  assert.equal(client.closeInfo, undefined);
+  const heard = [];
+  const errors = [];
+  client.onclose = (info) => heard.push(['onclose', info]);
+  client.onerror = (error) => errors.push(error);
+  const [info] = await new Promise((resolve) => client.once('close', (...args) => resolve(args)));
+  const message =
+    'transport closed: the server process exited with code 3; its stderr ended with:\nstarting\nError: DATABASE_URL is not set';
+  const expected = { reason: 'disconnected', message, exitCode: 3, stderr: 'starting\nError: DATABASE_URL is not set' };
+  assert.deepEqual(info, expected);
+  assert.deepEqual(heard, [['onclose', expected]], 'onclose runs once, before the event');
+  assert.equal(errors.length, 1);
+  assert.equal(errors[0].name, 'TransportClosedError');
+  assert.equal(errors[0].message, message);
+  assert.deepEqual(client.closeInfo, expected);
+  await assert.rejects(client.callTool('anything', {}), { name: 'TransportClosedError', message });
+  await client.close();
+  assert.equal(heard.length, 1, 'closing afterwards tells nothing more');
+});
+
+test('onclose hears a close of this side, and onerror does not', async () => {
+  const client = await Client.connectStdio({ command: process.execPath, args: [fixture('calculator.mjs')] });
+  const errors = [];
+  client.onerror = (error) => errors.push(error);
+  const closed = new Promise((resolve) => {
+    client.onclose = resolve;
+  });
+  await client.close();
+  assert.deepEqual(await closed, { reason: 'closed', message: 'the client closed the connection' });
+  assert.deepEqual(errors, []);
+});
+
 test('serveStdio serves a client that spawned the process', async () => {
   const client = await Client.connectStdio({ command: process.execPath, args: [fixture('calculator.mjs')] });
   assert.equal(client.serverInfo.name, 'fixture-calculator');
@@ -114,7 +196,7 @@ test('serveStdio serves a client that spawned the process', async () => {
 });
 
 test('closed servers and clients never keep the process alive', async () => {
-  for (const mode of ['registered', 'http-closed', 'server-closed', 'in-process']) {
+  for (const mode of ['registered', 'http-closed', 'server-closed', 'in-process', 'stdio-crashed']) {
     const run = await runNode([fixture('lifecycle.mjs'), mode], { ms: 10000 });
     assert.equal(run.code, 0, `${mode}: ${run.stderr}`);
     assert.equal(run.stdout.trim(), 'done', mode);

@@ -5,11 +5,13 @@ import {
   CancelledError,
   Client,
   ErrorCode,
+  McpServer,
   McpError,
   McpweftError,
   ResourceTemplate,
   Server,
   type AuthInfo,
+  type CloseInfo,
   type CallToolResult,
   type ClusterOptions,
   type Context,
@@ -80,6 +82,15 @@ server.registerResource(
   { description: 'A user.' },
   (uri, { id }) => ({ id, uri: uri.href }),
 );
+server.registerResource(
+  'listed',
+  new ResourceTemplate('mem://listed/{id}', { list: async (ctx) => ({ resources: [{ uri: `mem://listed/${ctx.requestId}`, name: 'one' }] }) }),
+  { mimeType: 'text/plain' },
+  (uri) => uri.href,
+);
+server.registerResource('unlisted', new ResourceTemplate('mem://unlisted/{id}', { list: undefined }), {}, (uri) => uri.href);
+const ported: McpServer = new McpServer({ name: 'ported', version: '1.0.0' });
+ported.registerTool('t', {}, () => 'ok');
 server.registerPrompt(
   'greet',
   { description: 'Greets.', argsSchema: { who: z.string() }, complete: { who: () => ['Ada'] } },
@@ -146,6 +157,11 @@ const login = await Client.connectHttp(guarded.url, { auth: { redirectUri: 'http
 await login.close();
 await guarded.close();
 const stdio = await Client.connectStdio({ command: 'node', args: ['server.mjs'], env: { X: '1' }, cwd: '/tmp' });
+stdio.onclose = (info: CloseInfo) => console.error(info.reason, info.exitCode ?? info.signal, info.stderr);
+stdio.onerror = (error) => console.error(error.kind, error.message);
+stdio.on('close', (info) => console.error(info.message));
+const ended: CloseInfo | undefined = stdio.closeInfo;
+console.error(ended?.reason === 'closed' || ended?.reason === 'disconnected');
 await stdio.close();
 const local = await Client.connectInProcess(server);
 await local.close();

@@ -170,3 +170,55 @@ async def test_stdio_server_that_exits(tmp_path: Path) -> None:
     with pytest.raises((TransportClosed, OSError)):
         async with Client.stdio([sys.executable, str(script)]):
             pass
+
+
+CRASHING_SERVER = """
+import json, sys
+request = json.loads(sys.stdin.readline())
+info = {"name": "crash", "version": "1"}
+result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": info}
+print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}), flush=True)
+sys.stdin.readline()
+sys.stderr.write("fatal: the database is gone\\n")
+sys.exit(3)
+"""
+
+
+async def test_on_close_hears_how_a_stdio_server_ended(tmp_path: Path) -> None:
+    script = tmp_path / "crash.py"
+    script.write_text(CRASHING_SERVER)
+    heard: asyncio.Queue[dict[str, object]] = asyncio.Queue()
+
+    async def on_close(info: dict[str, object]) -> None:
+        await heard.put(info)
+
+    message = (
+        "transport closed: the server process exited with code 3; its stderr ended with:\nfatal: the database is gone"
+    )
+    async with Client.stdio([sys.executable, str(script)], on_close=on_close) as client:
+        info = await asyncio.wait_for(heard.get(), 10)
+        assert info == {
+            "reason": "disconnected",
+            "message": message,
+            "exitCode": 3,
+            "stderr": "fatal: the database is gone",
+        }
+        with pytest.raises(TransportClosed) as raised:
+            await client.list_tools()
+        assert str(raised.value) == message
+
+
+async def test_on_close_hears_a_close_of_this_side() -> None:
+    server = Server("closing")
+    heard: list[dict[str, object]] = []
+
+    async def on_close(info: dict[str, object]) -> None:
+        heard.append(info)
+
+    async with Client.memory(server, on_close=on_close):
+        assert heard == []
+    for _ in range(500):
+        if heard:
+            break
+        await asyncio.sleep(0.01)
+    assert heard == [{"reason": "closed", "message": "the client closed the connection"}]

@@ -36,6 +36,7 @@ pub struct ClientCallbacks {
     notification: Option<Arc<dyn Callback>>,
     authorizer: Option<Arc<dyn Callback>>,
     token_store: Option<Arc<dyn Callback>>,
+    close: Option<Arc<dyn Callback>>,
 }
 
 impl std::fmt::Debug for ClientCallbacks {
@@ -47,6 +48,7 @@ impl std::fmt::Debug for ClientCallbacks {
             .field("notification", &self.notification.is_some())
             .field("authorizer", &self.authorizer.is_some())
             .field("token_store", &self.token_store.is_some())
+            .field("close", &self.close.is_some())
             .finish()
     }
 }
@@ -97,6 +99,17 @@ impl ClientCallbacks {
     /// "resource", "tokens"}`. Without it tokens live in memory.
     pub fn with_token_store(mut self, callback: Arc<dyn Callback>) -> Self {
         self.token_store = Some(callback);
+        self
+    }
+
+    /// Hears, once, that the connection ended. The payload is `{"reason": "closed",
+    /// "message"}` when this side closed it, or `{"reason": "disconnected", "message",
+    /// "exitCode", "signal", "stderr"}` when the server ended it: `message` is the message of
+    /// the `transport_closed` error that requests fail with from then on, and the other fields
+    /// (present when known) are a spawned server's exit code, the signal that ended it, and the
+    /// last of what it wrote to stderr. What the callback returns is ignored.
+    pub fn with_close(mut self, callback: Arc<dyn Callback>) -> Self {
+        self.close = Some(callback);
         self
     }
 
@@ -550,6 +563,30 @@ async fn connect_over(
     callbacks: ClientCallbacks,
 ) -> Result<Client, Error> {
     let options = spec.options(&callbacks);
+    let on_close = callbacks.close.clone();
     let inner = mcpweft::Client::connect_with_handler(transport, options, callbacks).await?;
+    if let Some(on_close) = on_close {
+        let peer = inner.peer().clone();
+        tokio::spawn(async move {
+            peer.disconnected().await;
+            if let Err(e) = on_close.call(close_payload(&peer), Context::notification()).await {
+                tracing::warn!(error = %e, "the close callback failed");
+            }
+        });
+    }
     Ok(Client { inner })
+}
+
+/// Describes how a connection ended, for the close callback.
+fn close_payload(peer: &mcpweft::Peer) -> Value {
+    if peer.closed_by_this_side() {
+        return json!({ "reason": "closed", "message": "the client closed the connection" });
+    }
+    let Some(reason) = peer.close_reason() else {
+        return json!({ "reason": "disconnected", "message": mcpweft::Error::TransportClosed.to_string() });
+    };
+    let mut payload = serde_json::to_value(reason.as_ref()).unwrap_or_else(|_| json!({}));
+    payload["reason"] = json!("disconnected");
+    payload["message"] = json!(mcpweft::Error::Disconnected(reason).to_string());
+    payload
 }

@@ -338,7 +338,7 @@ impl From<mcpweft::Error> for Error {
             mcpweft::Error::Rpc(data) => {
                 return Error { causes, ..Error::rpc(data.code, data.message.clone(), data.data.clone()) };
             }
-            mcpweft::Error::TransportClosed => ErrorKind::TransportClosed,
+            mcpweft::Error::TransportClosed | mcpweft::Error::Disconnected(_) => ErrorKind::TransportClosed,
             mcpweft::Error::Timeout(_) => ErrorKind::Timeout,
             mcpweft::Error::Cancelled => ErrorKind::Cancelled,
             mcpweft::Error::Protocol(_) => ErrorKind::Protocol,

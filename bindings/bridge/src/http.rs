@@ -269,9 +269,30 @@ impl Server {
         verifier: Option<Arc<dyn Callback>>,
     ) -> Result<HttpEndpoint, Error> {
         let spec = HttpSpec::parse(options)?;
-        let http = StreamableHttpServer::new(self.inner.clone(), spec.options(verifier)?);
-        Ok(HttpEndpoint { router: http.router() })
+        let options = spec.options(verifier)?;
+        let path = options.path.clone();
+        let http = StreamableHttpServer::new(self.inner.clone(), options);
+        let router = http.router().fallback(move |uri: http::Uri| {
+            let path = path.clone();
+            async move { not_served(&path, &uri) }
+        });
+        Ok(HttpEndpoint { router })
     }
+}
+
+/// The answer of an endpoint to a request for another path than its own: 404 with a JSON-RPC
+/// error that says which path it serves, since the host application routed the request to it
+/// (an empty 404 leaves a user who mounted it elsewhere guessing).
+fn not_served(path: &str, uri: &http::Uri) -> axum::response::Response {
+    let message = format!(
+        "this MCP endpoint serves the path {path}, not {}: send requests to {path}, or set the endpoint's \
+         `path` option to the path the application routes to it",
+        uri.path()
+    );
+    let body = serde_json::json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": message } });
+    let mut response = axum::response::IntoResponse::into_response(axum::Json(body));
+    *response.status_mut() = http::StatusCode::NOT_FOUND;
+    response
 }
 
 /// One HTTP request handed to an [`HttpEndpoint`].

@@ -17,8 +17,8 @@ use mcpweft::{
         Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool,
     },
     server::{
-        CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ServerOptions, Skill, TaskOptions,
-        ToolHandler,
+        CompletionHandler, PromptHandler, ResourceHandler, ResourceLister, ResourceRequest, ServerOptions, Skill,
+        TaskOptions, ToolHandler,
     },
 };
 use serde::Deserialize;
@@ -208,6 +208,45 @@ impl ResourceHandler for Adapter {
     }
 }
 
+/// A template's list callback, with the metadata its resources take from the template.
+struct Lister {
+    adapter: Adapter,
+    template: String,
+    defaults: JsonObject,
+}
+
+#[async_trait]
+impl ResourceLister for Lister {
+    async fn list(&self, context: RequestContext) -> Result<Vec<Resource>, ErrorData> {
+        let listed = match self.adapter.call(json!({}), context).await? {
+            Value::Object(mut result) => result.remove("resources").unwrap_or(Value::Null),
+            other => other,
+        };
+        let Value::Array(listed) = listed else {
+            return Err(ErrorData::internal_error(format!(
+                "the list callback of the resource template {} returned neither an array of resources nor {{\"resources\": [...]}}",
+                self.template
+            )));
+        };
+        listed
+            .into_iter()
+            .map(|mut resource| {
+                if let Value::Object(fields) = &mut resource {
+                    for (key, value) in &self.defaults {
+                        fields.entry(key.as_str()).or_insert_with(|| value.clone());
+                    }
+                }
+                serde_json::from_value(resource).map_err(|e| {
+                    ErrorData::internal_error(format!(
+                        "the list callback of the resource template {} returned an invalid resource: {e}",
+                        self.template
+                    ))
+                })
+            })
+            .collect()
+    }
+}
+
 #[async_trait]
 impl PromptHandler for Adapter {
     async fn get(
@@ -314,6 +353,38 @@ impl Server {
             self.inner.replace_resource_template(template, adapter)
         } else {
             self.inner.add_resource_template(template, adapter)
+        };
+        outcome.map_err(config_error)
+    }
+
+    /// Registers a resource template like [`Server::add_resource_template`], whose resources
+    /// `list` lists in `resources/list` (after the fixed resources, on the last page): it gets
+    /// `{}` and returns an array of `Resource` objects or `{"resources": [...]}`. Each listed
+    /// resource takes the template's metadata (`title`, `description`, `mimeType`,
+    /// `annotations`, `icons`, `_meta`) where it sets none, as the TypeScript SDK's do. A
+    /// template with the same URI template is refused unless `replace`.
+    pub fn add_listed_resource_template(
+        &self,
+        descriptor: Value,
+        callback: Arc<dyn Callback>,
+        list: Arc<dyn Callback>,
+        replace: bool,
+    ) -> Result<(), Error> {
+        let template: ResourceTemplate = parse(descriptor.clone(), "resource template")?;
+        let mut defaults = match descriptor {
+            Value::Object(object) => object,
+            _ => JsonObject::new(),
+        };
+        defaults.remove("name");
+        defaults.remove("uriTemplate");
+        let lister = Lister { adapter: Adapter::new(list), template: template.uri_template.clone(), defaults };
+        let adapter = Adapter { detail: template.mime_type.clone(), ..Adapter::new(callback) };
+        let (handler, lister): (Arc<dyn ResourceHandler>, Arc<dyn ResourceLister>) =
+            (Arc::new(adapter), Arc::new(lister));
+        let outcome = if replace {
+            self.inner.replace_listed_resource_template(template, handler, lister)
+        } else {
+            self.inner.add_listed_resource_template(template, handler, lister)
         };
         outcome.map_err(config_error)
     }

@@ -68,6 +68,12 @@ const EXEMPT_FOR: &[(&str, &str, &str)] = &[
     ("swift", "Server::http_endpoint_with_verifier", "not yet: as Server::http_endpoint"),
     ("swift", "HttpEndpoint::handle", "not yet: as Server::http_endpoint"),
     ("swift", "ResponseBody::next_chunk", "not yet: as Server::http_endpoint"),
+    (
+        "python",
+        "Server::add_listed_resource_template",
+        "the TypeScript SDK's ResourceTemplate list callback; FastMCP has none",
+    ),
+    ("swift", "Server::add_listed_resource_template", "not yet: the TypeScript SDK's ResourceTemplate list callback"),
 ];
 
 fn manifest_dir() -> PathBuf {

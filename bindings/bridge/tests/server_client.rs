@@ -549,6 +549,109 @@ fn stdio_clients_get_args_env_and_cwd() {
     ))
     .unwrap_err();
     assert_eq!(error.kind, ErrorKind::TransportClosed, "the script exits without answering: {error:?}");
+    // The error names the exit and ends with what the script wrote to stderr: its arguments,
+    // environment and working directory.
+    let cwd = std::fs::canonicalize(&dir).unwrap();
+    let expected =
+        format!("the server process exited with code 0; its stderr ended with:\narg-one|from-env|{}", cwd.display());
+    assert!(error.message.ends_with(&expected), "{:?} does not end with {expected:?}", error.message);
+}
+
+/// A server that answers `initialize`, then writes to stderr and exits with code 3 once it
+/// hears `notifications/initialized`.
+const CRASHING_SERVER: &str = r#"read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"crash","version":"1"}}}'
+read -r line
+echo 'fatal: the database is gone' >&2
+exit 3"#;
+
+#[test]
+fn the_close_callback_tells_how_a_server_process_ended() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let on_close = callback(move |payload, _ctx| {
+        let tx = tx.clone();
+        async move {
+            tx.send(payload).unwrap();
+            Ok(Value::Null)
+        }
+    });
+    let client = block_on(Client::connect(
+        json!({ "type": "stdio", "command": "sh", "args": ["-c", CRASHING_SERVER] }),
+        Value::Null,
+        ClientCallbacks::new().with_close(on_close),
+    ))
+    .unwrap();
+    let payload = rx.recv_timeout(Duration::from_secs(10)).expect("the close callback runs");
+    let message =
+        "transport closed: the server process exited with code 3; its stderr ended with:\nfatal: the database is gone";
+    assert_eq!(
+        payload,
+        json!({ "reason": "disconnected", "message": message, "exitCode": 3, "stderr": "fatal: the database is gone" })
+    );
+    // Requests fail with the same message from then on.
+    let error = block_on(client.request("ping", Value::Null, CallOptions::new())).unwrap_err();
+    assert_eq!((error.kind, error.message.as_str()), (ErrorKind::TransportClosed, message));
+    block_on(client.close()).unwrap();
+    assert!(rx.recv_timeout(Duration::from_millis(200)).is_err(), "the callback runs once");
+}
+
+#[test]
+fn a_templates_list_callback_lists_resources_with_its_metadata() {
+    let server = Server::new(json!({ "name": "listed", "version": "1" })).unwrap();
+    let read = callback(|payload, _ctx| async move { Ok(json!(format!("user {}", payload["variables"]["id"]))) });
+    let list = callback(|_payload, _ctx| async move {
+        Ok(json!({ "resources": [
+            { "uri": "mem://users/1", "name": "Ada" },
+            { "uri": "mem://users/2", "name": "Alan", "mimeType": "text/markdown" },
+        ] }))
+    });
+    let descriptor =
+        json!({ "uriTemplate": "mem://users/{id}", "name": "user", "title": "A user", "mimeType": "text/plain" });
+    server.add_listed_resource_template(descriptor, read.clone(), list, false).unwrap();
+    let bare = callback(|_payload, _ctx| async move { Ok(json!([{ "uri": "mem://bare/a", "name": "a" }])) });
+    server
+        .add_listed_resource_template(
+            json!({ "uriTemplate": "mem://bare/{x}", "name": "bare" }),
+            read.clone(),
+            bare,
+            false,
+        )
+        .unwrap();
+    let client = block_on(Client::connect_memory(&server, Value::Null, ClientCallbacks::new())).unwrap();
+    let listed = block_on(client.list_all("resources")).unwrap();
+    assert_eq!(
+        listed,
+        json!([
+            { "uri": "mem://users/1", "name": "Ada", "title": "A user", "mimeType": "text/plain" },
+            { "uri": "mem://users/2", "name": "Alan", "title": "A user", "mimeType": "text/markdown" },
+            { "uri": "mem://bare/a", "name": "a" },
+        ])
+    );
+    let wrong = callback(|_payload, _ctx| async move { Ok(json!("not a list")) });
+    server
+        .add_listed_resource_template(json!({ "uriTemplate": "mem://wrong/{x}", "name": "wrong" }), read, wrong, false)
+        .unwrap();
+    let error = block_on(client.list_all("resources")).unwrap_err();
+    assert!(error.message.contains("mem://wrong/{x} returned neither an array of resources"), "{error:?}");
+    block_on(client.close()).unwrap();
+}
+
+#[test]
+fn the_close_callback_hears_a_close_of_this_side() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let on_close = callback(move |payload, _ctx| {
+        let tx = tx.clone();
+        async move {
+            tx.send(payload).unwrap();
+            Ok(Value::Null)
+        }
+    });
+    let client =
+        block_on(Client::connect_memory(&server(), Value::Null, ClientCallbacks::new().with_close(on_close))).unwrap();
+    assert!(rx.recv_timeout(Duration::from_millis(100)).is_err(), "no close while the connection is open");
+    block_on(client.close()).unwrap();
+    let payload = rx.recv_timeout(Duration::from_secs(10)).expect("the close callback runs");
+    assert_eq!(payload, json!({ "reason": "closed", "message": "the client closed the connection" }));
 }
 
 #[test]
@@ -616,6 +719,20 @@ fn an_endpoint_answers_a_host_applications_exchanges() {
     }
     let reply: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(reply["result"]["serverInfo"]["name"], "bridge-test");
+
+    // A request the application routed from another path is answered with a JSON-RPC error
+    // that names the endpoint's path and the option that changes it.
+    let elsewhere = block_on(endpoint.handle(HttpRequest { uri: "/api/mcp?x=1".into(), ..request.clone() })).unwrap();
+    assert_eq!(elsewhere.status, 404);
+    let mut body = Vec::new();
+    while let Some(chunk) = block_on(elsewhere.body.next_chunk()).unwrap() {
+        body.extend(chunk);
+    }
+    let error: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(error["error"]["code"], -32600);
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("this MCP endpoint serves the path /mcp, not /api/mcp:"), "{message}");
+    assert!(message.contains("`path` option"), "{message}");
 
     let session = response.headers.iter().find(|(name, _)| name == "mcp-session-id").unwrap().1.clone();
     let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "whoami" } });

@@ -84,6 +84,14 @@ impl NativeCallbacks {
         self.inner = std::mem::take(&mut self.inner).with_token_store(callback(handler)?);
         Ok(())
     }
+
+    /// Hears, once, that the connection ended: the payload is `{"reason": "closed",
+    /// "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
+    #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
+    pub fn close(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
+        self.inner = std::mem::take(&mut self.inner).with_close(callback(handler)?);
+        Ok(())
+    }
 }
 
 /// The settings of one request.

@@ -52,14 +52,27 @@ impl NativeServer {
     }
 
     /// Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
-    /// one with the same URI template is refused unless `replace`.
+    /// one with the same URI template is refused unless `replace`; `list`, when given, lists its
+    /// resources in `resources/list`.
     #[napi(
         catch_unwind,
-        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean"
+        ts_args_type = "descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean, list: ((payloads: string[], contexts: NativeContext[]) => void) | null"
     )]
-    pub fn add_resource_template(&self, descriptor: String, handler: Handler<'_>, replace: bool) -> napi::Result<()> {
+    pub fn add_resource_template(
+        &self,
+        descriptor: String,
+        handler: Handler<'_>,
+        replace: bool,
+        list: Option<Handler<'_>>,
+    ) -> napi::Result<()> {
         let descriptor = parse_or_throw(&descriptor, "resource template")?;
-        self.inner.add_resource_template(descriptor, callback(handler)?, replace).map_err(throw)
+        match list {
+            Some(list) => {
+                self.inner.add_listed_resource_template(descriptor, callback(handler)?, callback(list)?, replace)
+            }
+            None => self.inner.add_resource_template(descriptor, callback(handler)?, replace),
+        }
+        .map_err(throw)
     }
 
     /// Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is

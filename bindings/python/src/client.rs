@@ -31,6 +31,7 @@ struct Handlers {
     notification: Handler,
     authorizer: Handler,
     token_store: Handler,
+    close: Handler,
 }
 
 impl Handlers {
@@ -54,6 +55,9 @@ impl Handlers {
         }
         if let Some(callback) = wrap(self.token_store) {
             callbacks = callbacks.with_token_store(callback);
+        }
+        if let Some(callback) = wrap(self.close) {
+            callbacks = callbacks.with_close(callback);
         }
         callbacks
     }

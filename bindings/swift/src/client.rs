@@ -37,6 +37,9 @@ pub struct NativeClientHandlers {
     /// "resource"}` (it returns the stored tokens or `null`) or `{"op": "save", "resource",
     /// "tokens"}`.
     pub token_store: Option<Arc<dyn NativeHandler>>,
+    /// Hears, once, that the connection ended: the payload is `{"reason": "closed",
+    /// "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
+    pub close: Option<Arc<dyn NativeHandler>>,
 }
 
 impl NativeClientHandlers {
@@ -60,6 +63,9 @@ impl NativeClientHandlers {
         }
         if let Some(handler) = self.token_store {
             callbacks = callbacks.with_token_store(Foreign::callback(handler));
+        }
+        if let Some(handler) = self.close {
+            callbacks = callbacks.with_close(Foreign::callback(handler));
         }
         callbacks
     }

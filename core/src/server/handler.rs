@@ -10,7 +10,10 @@ use async_trait::async_trait;
 use super::RequestContext;
 use crate::{
     jsonrpc::ErrorData,
-    model::{CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, JsonObject, ReadResourceResult},
+    model::{
+        CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, JsonObject, ReadResourceResult,
+        Resource,
+    },
 };
 
 /// Runs a tool: arguments in, a `CallToolResult` out.
@@ -59,6 +62,25 @@ where
 {
     async fn read(&self, request: ResourceRequest, context: RequestContext) -> Result<ReadResourceResult, ErrorData> {
         self(request, context).await
+    }
+}
+
+/// Lists the resources that a resource template stands for, so that `resources/list` shows
+/// them beside the fixed resources (the TypeScript SDK's `ResourceTemplate` `list` callback).
+#[async_trait]
+pub trait ResourceLister: Send + Sync + 'static {
+    /// Returns the resources to list now.
+    async fn list(&self, context: RequestContext) -> Result<Vec<Resource>, ErrorData>;
+}
+
+#[async_trait]
+impl<F, Fut> ResourceLister for F
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Vec<Resource>, ErrorData>> + Send + 'static,
+{
+    async fn list(&self, context: RequestContext) -> Result<Vec<Resource>, ErrorData> {
+        self(context).await
     }
 }
 

@@ -44,7 +44,7 @@ use std::{
 use tokio::task::JoinHandle;
 
 pub use context::RequestContext;
-pub use handler::{CompletionHandler, PromptHandler, ResourceHandler, ResourceRequest, ToolHandler};
+pub use handler::{CompletionHandler, PromptHandler, ResourceHandler, ResourceLister, ResourceRequest, ToolHandler};
 pub use skills::{MAX_SKILL_BYTES, MAX_SKILL_FILES, Skill};
 pub use tasks::TaskOptions;
 #[cfg(feature = "redis")]
@@ -260,6 +260,8 @@ pub(crate) struct TemplateEntry {
     pub(crate) template: ResourceTemplate,
     pub(crate) matcher: UriTemplate,
     pub(crate) handler: Arc<dyn ResourceHandler>,
+    /// Lists the template's resources in `resources/list`, when set.
+    pub(crate) lister: Option<Arc<dyn ResourceLister>>,
 }
 
 pub(crate) struct PromptEntry {
@@ -674,7 +676,7 @@ impl Server {
         template: ResourceTemplate,
         handler: Arc<dyn ResourceHandler>,
     ) -> Result<(), Error> {
-        self.register_resource_template(template, handler, Duplicate::Refuse)
+        self.register_resource_template(template, handler, None, Duplicate::Refuse)
     }
 
     /// Registers a resource template, or replaces the one with the same URI template; fails
@@ -684,18 +686,45 @@ impl Server {
         template: ResourceTemplate,
         handler: impl ResourceHandler,
     ) -> Result<(), Error> {
-        self.register_resource_template(template, Arc::new(handler), Duplicate::Replace)
+        self.register_resource_template(template, Arc::new(handler), None, Duplicate::Replace)
+    }
+
+    /// Registers a resource template whose resources `lister` lists: `resources/list` shows
+    /// them after the fixed resources, on its last page, as the TypeScript SDK does.
+    ///
+    /// Fails when the template is not a valid RFC 6570 template, or when a template with the
+    /// same URI template is registered (use
+    /// [`replace_listed_resource_template`](Self::replace_listed_resource_template) to replace it).
+    pub fn add_listed_resource_template(
+        &self,
+        template: ResourceTemplate,
+        handler: Arc<dyn ResourceHandler>,
+        lister: Arc<dyn ResourceLister>,
+    ) -> Result<(), Error> {
+        self.register_resource_template(template, handler, Some(lister), Duplicate::Refuse)
+    }
+
+    /// Registers a resource template whose resources `lister` lists, or replaces the one with
+    /// the same URI template; fails when the template is not a valid RFC 6570 template.
+    pub fn replace_listed_resource_template(
+        &self,
+        template: ResourceTemplate,
+        handler: Arc<dyn ResourceHandler>,
+        lister: Arc<dyn ResourceLister>,
+    ) -> Result<(), Error> {
+        self.register_resource_template(template, handler, Some(lister), Duplicate::Replace)
     }
 
     fn register_resource_template(
         &self,
         template: ResourceTemplate,
         handler: Arc<dyn ResourceHandler>,
+        lister: Option<Arc<dyn ResourceLister>>,
         duplicate: Duplicate,
     ) -> Result<(), Error> {
         let matcher = UriTemplate::parse(&template.uri_template).map_err(Error::Config)?;
         let key = template.uri_template.clone();
-        let entry = TemplateEntry { template, matcher, handler };
+        let entry = TemplateEntry { template, matcher, handler, lister };
         let list_changed = methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED;
         self.inner.register(&self.inner.templates, "resource template", key, entry, duplicate, list_changed)
     }

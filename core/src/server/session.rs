@@ -389,12 +389,33 @@ impl ServerSession {
         Reply::Now(outcome)
     }
 
-    fn list_resources(&self, params: Option<Value>) -> Result<Value, ErrorData> {
-        let params: PaginatedRequestParams = request_params(params)?;
-        let (page, next_cursor) =
-            lock(&self.server.resources).page(params.cursor.as_deref(), self.server.options.page_size)?;
-        let resources = page.iter().map(|e| e.resource.clone()).collect();
-        to_result(&ListResourcesResult { resources, next_cursor, meta: None })
+    /// Lists a page of the fixed resources; the last page also has those that templates with
+    /// a lister list, asked for in the request's own task.
+    fn list_resources(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
+        let page = request_params::<PaginatedRequestParams>(params).and_then(|params| {
+            let (page, next_cursor) =
+                lock(&self.server.resources).page(params.cursor.as_deref(), self.server.options.page_size)?;
+            Ok((params.meta, page, next_cursor))
+        });
+        let (meta, page, next_cursor) = match page {
+            Ok(page) => page,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let mut resources: Vec<_> = page.iter().map(|e| e.resource.clone()).collect();
+        let listers: Vec<_> = match next_cursor {
+            Some(_) => Vec::new(),
+            None => lock(&self.server.templates).iter().filter_map(|t| t.lister.clone()).collect(),
+        };
+        if listers.is_empty() {
+            return Reply::Now(to_result(&ListResourcesResult { resources, next_cursor, meta: None }));
+        }
+        let session = self.clone();
+        Reply::later(async move {
+            for lister in listers {
+                resources.extend(lister.list(session.context(incoming.clone(), meta.clone())).await?);
+            }
+            to_result(&ListResourcesResult { resources, next_cursor: None, meta: None })
+        })
     }
 
     fn list_templates(&self, params: Option<Value>) -> Result<Value, ErrorData> {
@@ -620,7 +641,7 @@ impl ServerSession {
         match m {
             methods::TOOLS_LIST => gated(caps.tools.is_some(), m, || Reply::Now(self.list_tools(params))),
             methods::TOOLS_CALL => gated(caps.tools.is_some(), m, || self.call_tool(params, incoming)),
-            methods::RESOURCES_LIST => gated(caps.resources.is_some(), m, || Reply::Now(self.list_resources(params))),
+            methods::RESOURCES_LIST => gated(caps.resources.is_some(), m, || self.list_resources(params, incoming)),
             methods::RESOURCES_TEMPLATES_LIST => {
                 gated(caps.resources.is_some(), m, || Reply::Now(self.list_templates(params)))
             }

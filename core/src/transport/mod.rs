@@ -12,12 +12,12 @@ mod stream;
 
 use async_trait::async_trait;
 
-pub use child::{ChildProcessTransport, ChildShutdown};
+pub use child::{ChildProcessTransport, ChildShutdown, STDERR_TAIL_BYTES};
 pub use memory::{MemoryTransport, memory_pair};
 pub use stream::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POLL_WINDOW, StreamTransport, stdio};
 
 use crate::{
-    Error,
+    CloseReason, Error,
     jsonrpc::{DecodeError, JsonRpcMessage, RequestId},
 };
 
@@ -48,6 +48,13 @@ pub enum Inbound {
 pub trait TransportReader: Send + 'static {
     /// Returns the next item, `Ok(None)` at the end of the stream, or a fatal error.
     async fn recv(&mut self) -> Result<Option<Inbound>, Error>;
+
+    /// Says why the connection ended, once [`TransportReader::recv`] returned the end of the
+    /// stream or an error; the session puts it in the error of every request that fails for
+    /// it. A transport that knows nothing more than that its stream ended returns `None`.
+    async fn close_reason(&mut self) -> Option<CloseReason> {
+        None
+    }
 }
 
 /// The sending half of a transport.

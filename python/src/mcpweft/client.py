@@ -207,6 +207,12 @@ class Client:
     ``extensions`` declares the extensions the client supports, by identifier (for example
     ``{SKILLS_EXTENSION: {}}``); ``timeout`` (seconds) is the default time-out of every request,
     which each call's own ``timeout`` overrides.
+
+    ``on_close(info)``, a plain or ``async`` function, hears once that the connection ended:
+    ``info`` is ``{"reason": "closed", "message"}`` when this side closed it, or ``{"reason":
+    "disconnected", "message", "exitCode", "signal", "stderr"}`` when the server ended it, where
+    ``message`` is that of the ``TransportClosed`` every call raises from then on (a spawned
+    server's exit code or signal and the end of its stderr).
     """
 
     def __init__(
@@ -232,6 +238,7 @@ class Client:
         protocol_version: Optional[str] = None,
         extensions: Optional[Mapping[str, JsonObject]] = None,
         timeout: Optional[float] = None,
+        on_close: Optional[Callable[[JsonObject], Any]] = None,
     ) -> None:
         self._connect = connect
         listeners = _Listeners(
@@ -245,6 +252,7 @@ class Client:
         self._handlers = _handlers(
             sampling_handler, sampling_tools, elicitation_handler, elicitation_modes, roots, listeners
         )
+        self._handlers["close"] = None if on_close is None else _map(on_close, lambda _result: None)
         self._options = optional(
             name=name or "mcpweft-python",
             version=version,

@@ -22,13 +22,17 @@ public struct ClientHandlers: Sendable {
     public var authorizer: Authorizer?
     /// Keeps the tokens of protected HTTP servers between runs (in memory by default).
     public var tokenStore: (any TokenStore)?
+    /// Hears, once, that the connection ended: `{"reason": "closed", "message"}` when this side
+    /// closed it, or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}` when
+    /// the server ended it (`message` is that of the `.transportClosed` error of later calls).
+    public var onClose: (@Sendable (JSONValue) async -> Void)?
 
     public init(
         sampling: (@Sendable (JSONValue, Context) async throws -> JSONValue)? = nil, samplingTools: Bool = false,
         elicitation: (@Sendable (JSONValue, Context) async throws -> JSONValue)? = nil, elicitationForm: Bool = true,
         elicitationURL: Bool = false, roots: (@Sendable (Context) async throws -> JSONValue)? = nil,
         notification: (@Sendable (String, JSONValue) async -> Void)? = nil, authorizer: Authorizer? = nil,
-        tokenStore: (any TokenStore)? = nil
+        tokenStore: (any TokenStore)? = nil, onClose: (@Sendable (JSONValue) async -> Void)? = nil
     ) {
         self.sampling = sampling
         self.samplingTools = samplingTools
@@ -39,6 +43,7 @@ public struct ClientHandlers: Sendable {
         self.notification = notification
         self.authorizer = authorizer
         self.tokenStore = tokenStore
+        self.onClose = onClose
     }
 
     var native: NativeClientHandlers {
@@ -53,7 +58,13 @@ public struct ClientHandlers: Sendable {
                     return .null
                 }
             },
-            authorizer: authorizer.map(authorizerBox), tokenStore: tokenStore.map(tokenStoreBox))
+            authorizer: authorizer.map(authorizerBox), tokenStore: tokenStore.map(tokenStoreBox),
+            close: onClose.map { hear in
+                HandlerBox { payload, _ in
+                    await hear(payload)
+                    return .null
+                }
+            })
     }
 }
 

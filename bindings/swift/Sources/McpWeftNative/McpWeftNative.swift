@@ -3156,6 +3156,11 @@ public struct NativeClientHandlers {
      * "tokens"}`.
      */
     public var tokenStore: NativeHandler?
+    /**
+     * Hears, once, that the connection ended: the payload is `{"reason": "closed",
+     * "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
+     */
+    public var close: NativeHandler?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3189,7 +3194,11 @@ public struct NativeClientHandlers {
          * Keeps the tokens of protected HTTP servers: the payload is `{"op": "load",
          * "resource"}` (it returns the stored tokens or `null`) or `{"op": "save", "resource",
          * "tokens"}`.
-         */tokenStore: NativeHandler?) {
+         */tokenStore: NativeHandler?, 
+        /**
+         * Hears, once, that the connection ended: the payload is `{"reason": "closed",
+         * "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
+         */close: NativeHandler?) {
         self.sampling = sampling
         self.samplingTools = samplingTools
         self.elicitation = elicitation
@@ -3199,6 +3208,7 @@ public struct NativeClientHandlers {
         self.notification = notification
         self.authorizer = authorizer
         self.tokenStore = tokenStore
+        self.close = close
     }
 
     
@@ -3225,7 +3235,8 @@ public struct FfiConverterTypeNativeClientHandlers: FfiConverterRustBuffer {
                 roots: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
                 notification: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
                 authorizer: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
-                tokenStore: FfiConverterOptionTypeNativeHandler.read(from: &buf)
+                tokenStore: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
+                close: FfiConverterOptionTypeNativeHandler.read(from: &buf)
         )
     }
 
@@ -3239,6 +3250,7 @@ public struct FfiConverterTypeNativeClientHandlers: FfiConverterRustBuffer {
         FfiConverterOptionTypeNativeHandler.write(value.notification, into: &buf)
         FfiConverterOptionTypeNativeHandler.write(value.authorizer, into: &buf)
         FfiConverterOptionTypeNativeHandler.write(value.tokenStore, into: &buf)
+        FfiConverterOptionTypeNativeHandler.write(value.close, into: &buf)
     }
 }
 

@@ -64,4 +64,33 @@ final class TransportTests: XCTestCase {
         XCTAssertEqual(prompt["messages"]?[0]?["content"]?["text"], "Explain step by step how to compute 2+3.")
         await client.close()
     }
+
+    func testOnCloseHearsHowAStdioServerEnded() async throws {
+        // Answers initialize, then writes to stderr and exits with code 3.
+        let script = """
+            read -r line
+            printf '%s\\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"crash","version":"1"}}}'
+            read -r line
+            echo 'fatal: the database is gone' >&2
+            exit 3
+            """
+        let heard = Recorder<JSONValue>()
+        let client = try await Client.stdio(
+            command: "/bin/sh", arguments: ["-c", script], handlers: ClientHandlers(onClose: { await heard.add($0) }))
+        try await eventually("the close is heard") { await heard.items.count == 1 }
+        let message = "transport closed: the server process exited with code 3; its stderr ended with:\nfatal: the database is gone"
+        let expected: JSONValue = [
+            "reason": "disconnected", "message": .string(message), "exitCode": 3, "stderr": "fatal: the database is gone",
+        ]
+        let items = await heard.items
+        XCTAssertEqual(items, [expected])
+        do {
+            _ = try await client.listTools()
+            XCTFail("a call after the server exited succeeded")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.kind, .transportClosed)
+            XCTAssertEqual(error.message, message)
+        }
+        await client.close()
+    }
 }
