@@ -28,7 +28,7 @@ mod server;
 mod skills;
 
 pub use callback::{Callback, SharedCallback};
-pub use client::{CallOptions, Client, ClientCallbacks};
+pub use client::{CallOptions, Client, ClientCallbacks, Subscription};
 pub use context::Context;
 pub use error::{ERROR_CODES, Error, ErrorKind};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
