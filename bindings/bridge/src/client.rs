@@ -345,7 +345,9 @@ impl CallOptions {
                     .filter(|ms| ms.is_finite() && *ms >= 0.0)
                     .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
                     .ok_or_else(|| {
-                        Error::invalid_input(format!("timeoutMs must be a non-negative number of milliseconds, not {ms}"))
+                        Error::invalid_input(format!(
+                            "timeoutMs must be a non-negative number of milliseconds, not {ms}"
+                        ))
                     })?;
                 call.timeout = Some(timeout);
             }
@@ -354,8 +356,10 @@ impl CallOptions {
             None | Some(Value::Null) => {}
             Some(task @ Value::Object(_)) => {
                 serde_json::from_value::<TaskMetadata>(task.clone()).map_err(|e| {
-                    Error::invalid_input(format!("invalid task metadata {task}: the ttl must be a non-negative integer"))
-                        .with_cause(e.to_string())
+                    Error::invalid_input(format!(
+                        "invalid task metadata {task}: the ttl must be a non-negative integer"
+                    ))
+                    .with_cause(e.to_string())
                 })?;
                 call.task = Some(task);
             }

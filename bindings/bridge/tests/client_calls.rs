@@ -33,7 +33,10 @@ where
 fn server() -> Server {
     let server = Server::new(json!({ "name": "calls", "version": "1" })).unwrap();
     server
-        .add_resource(json!({ "uri": "mem://note", "name": "note" }), callback(|_p, _ctx| async move { Ok(json!("hi")) }))
+        .add_resource(
+            json!({ "uri": "mem://note", "name": "note" }),
+            callback(|_p, _ctx| async move { Ok(json!("hi")) }),
+        )
         .unwrap();
     let chatty = callback(|_args, ctx: Context| async move {
         for level in ["debug", "info", "warning", "error"] {
