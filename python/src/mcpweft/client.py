@@ -449,7 +449,7 @@ class Client:
     async def task_result(self, task_id: str, *, timeout: Optional[float] = None) -> JsonObject:
         """Waits for a task to finish and returns the result of its request (for a tool call, a
         ``CallToolResult``)."""
-        return cast(JsonObject, await self._session.task_result(task_id, _options(timeout)))
+        return await self._session.task_result(task_id, _options(timeout))
 
     async def list_tasks(self) -> list[Task]:
         """Lists every task of this client on the server."""
