@@ -44,15 +44,35 @@ export declare class NativeClient {
   /** Returns the negotiated protocol version. */
   protocolVersion(): string
   /**
-   * Sends a request with the JSON text `params`; `on_progress` gets the JSON text of each
+   * Sends a request with the JSON text `params`; `options` is the JSON text of the bridge's
+   * call options (`timeoutMs`, `task`, `meta`), and `on_progress` gets the JSON text of each
    * progress notification's params.
    */
-  request(method: string, params: string, settings: RequestSettings, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void): Pending
+  request(method: string, params: string, options: string, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void): Pending
+  /**
+   * Calls the tool `name` with the JSON text of its arguments; with a task in `options` the
+   * result is the created task.
+   */
+  callTool(name: string, args: string, options: string, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void): Pending
+  /** Checks that the server answers, whatever the revision. */
+  ping(options: string, done: (error: string | null, value: null) => void): Pending
+  /** Subscribes to updates of the resource at `uri`, whatever the revision. */
+  subscribe(uri: string, options: string, done: (error: string | null, value: null) => void): Pending
+  /** Ends the subscription to the resource at `uri`. */
+  unsubscribe(uri: string, options: string, done: (error: string | null, value: null) => void): Pending
+  /** Sets the lowest level of the log messages the server sends, whatever the revision. */
+  setLoggingLevel(level: string, options: string, done: (error: string | null, value: null) => void): Pending
+  /** Reads the resource at `uri`. */
+  readResource(uri: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Gets the prompt `name` with the JSON text of its string arguments. */
+  getPrompt(name: string, args: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Asks for completions; `params` is the JSON text of `ref`, `argument` and `context`. */
+  complete(params: string, options: string, done: (error: string | null, value: string | null) => void): Pending
   /**
    * Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
-   * `tasks`) from `cursor`.
+   * `tasks`) from `cursor`, with the JSON text of the call options.
    */
-  list(kind: string, cursor: string | null, done: (error: string | null, value: string | null) => void): Pending
+  list(kind: string, cursor: string | null, options: string, done: (error: string | null, value: string | null) => void): Pending
   /** Lists every item of `kind`, following the cursors. */
   listAll(kind: string, done: (error: string | null, value: string | null) => void): Pending
   /** Sends a notification with the JSON text `params`. */
@@ -236,16 +256,6 @@ export declare class Pending {
  * an object from each error class's name to its code.
  */
 export declare function errorCodes(): string
-
-/** The settings of one request. */
-export interface RequestSettings {
-  /** The time-out in milliseconds. */
-  timeoutMs?: number
-  /** The JSON text of the task metadata, to send the request as a task. */
-  task?: string
-  /** The JSON text of entries to add to the request's `_meta`. */
-  meta?: string
-}
 
 /** Returns the version of the native module. */
 export declare function version(): string
