@@ -929,7 +929,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** The time-out in milliseconds. */
   timeout?: number;
-  /** Asks for progress and hears it. */
+  /** Asks for progress and hears it (`request` and `callTool`; other calls hear none). */
   onProgress?: (params: ProgressNotificationParams) => void;
   /** Entries added to the request's `_meta`. */
   meta?: Meta;
@@ -1002,9 +1002,10 @@ export declare class Client extends EventEmitter {
 
   /** Sends any request. */
   request<T = any>(method: string, params?: JsonObject, options?: RequestOptions): Promise<T>;
+  /** Checks that the server answers (a 2026-07-28 server, which has no `ping`, by `server/discover`). */
   ping(options?: RequestOptions): Promise<{}>;
   /** Lists one page. */
-  list<K extends ListKind>(kind: K, cursor?: string): Promise<ListKinds[K]>;
+  list<K extends ListKind>(kind: K, cursor?: string, options?: RequestOptions): Promise<ListKinds[K]>;
   /** Lists every item, following the cursors. */
   listAll<K extends ListKind>(kind: K): Promise<ListItem<K>[]>;
   /** Iterates over the pages. */
@@ -1017,11 +1018,13 @@ export declare class Client extends EventEmitter {
   callTool(name: string, args?: JsonObject | { [key: string]: unknown }, options?: RequestOptions): Promise<CallToolResult>;
   callTool(params: { name: string; arguments?: { [key: string]: unknown } }, options?: RequestOptions): Promise<CallToolResult>;
   readResource(uri: string | URL | { uri: string }, options?: RequestOptions): Promise<ReadResourceResult>;
+  /** Subscribes to a resource's updates (`resourceUpdated` events), on a `subscriptions/listen` stream of a 2026-07-28 server. */
   subscribeResource(uri: string | URL, options?: RequestOptions): Promise<{}>;
   unsubscribeResource(uri: string | URL, options?: RequestOptions): Promise<{}>;
   getPrompt(name: string, args?: { [name: string]: string }, options?: RequestOptions): Promise<GetPromptResult>;
   getPrompt(params: { name: string; arguments?: { [name: string]: string } }, options?: RequestOptions): Promise<GetPromptResult>;
   complete(params: CompleteRequestParams, options?: RequestOptions): Promise<CompleteResult>;
+  /** Sets the lowest level of the log messages the server sends (in the `_meta` of every later request of a 2026-07-28 server). */
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<{}>;
   /** Sends a notification to the server. */
   notify(method: string, params?: JsonObject): void;

@@ -28,11 +28,6 @@ export declare class NativeCallbacks {
    * "tokens"}`.
    */
   tokenStore(handler: (payloads: string[], contexts: NativeContext[]) => void): void
-  /**
-   * Hears, once, that the connection ended: the payload is `{"reason": "closed",
-   * "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
-   */
-  close(handler: (payloads: string[], contexts: NativeContext[]) => void): void
 }
 
 /** A connected MCP client. */
@@ -49,15 +44,35 @@ export declare class NativeClient {
   /** Returns the negotiated protocol version. */
   protocolVersion(): string
   /**
-   * Sends a request with the JSON text `params`; `on_progress` gets the JSON text of each
+   * Sends a request with the JSON text `params`; `options` is the JSON text of the bridge's
+   * call options (`timeoutMs`, `task`, `meta`), and `on_progress` gets the JSON text of each
    * progress notification's params.
    */
-  request(method: string, params: string, settings: RequestSettings, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void): Pending
+  request(method: string, params: string, options: string, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void): Pending
+  /**
+   * Calls the tool `name` with the JSON text of its arguments; with a task in `options` the
+   * result is the created task.
+   */
+  callTool(name: string, args: string, options: string, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void): Pending
+  /** Checks that the server answers, whatever the revision. */
+  ping(options: string, done: (error: string | null, value: null) => void): Pending
+  /** Subscribes to updates of the resource at `uri`, whatever the revision. */
+  subscribe(uri: string, options: string, done: (error: string | null, value: null) => void): Pending
+  /** Ends the subscription to the resource at `uri`. */
+  unsubscribe(uri: string, options: string, done: (error: string | null, value: null) => void): Pending
+  /** Sets the lowest level of the log messages the server sends, whatever the revision. */
+  setLoggingLevel(level: string, options: string, done: (error: string | null, value: null) => void): Pending
+  /** Reads the resource at `uri`. */
+  readResource(uri: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Gets the prompt `name` with the JSON text of its string arguments. */
+  getPrompt(name: string, args: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Asks for completions; `params` is the JSON text of `ref`, `argument` and `context`. */
+  complete(params: string, options: string, done: (error: string | null, value: string | null) => void): Pending
   /**
    * Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
-   * `tasks`) from `cursor`.
+   * `tasks`) from `cursor`, with the JSON text of the call options.
    */
-  list(kind: string, cursor: string | null, done: (error: string | null, value: string | null) => void): Pending
+  list(kind: string, cursor: string | null, options: string, done: (error: string | null, value: string | null) => void): Pending
   /** Lists every item of `kind`, following the cursors. */
   listAll(kind: string, done: (error: string | null, value: string | null) => void): Pending
   /** Sends a notification with the JSON text `params`. */
@@ -73,11 +88,10 @@ export declare class NativeContext {
   /** Answers the call with the JSON text of the handler's value. */
   resolve(value: string): void
   /**
-   * Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
-   * `code` with the JSON text of `data`, another kind name keeps its kind, anything else is a
-   * failure the error policy turns into a result; `causes` are the messages of its causes.
+   * Fails the call: `kind` is `rpc` for the JSON-RPC error `code` with the JSON text of
+   * `data`, anything else for a failure the error policy turns into a result.
    */
-  reject(kind: string, code: number | undefined | null, message: string, data?: string | undefined | null, causes?: Array<string> | undefined | null): void
+  reject(kind: string, code: number | undefined | null, message: string, data?: string | undefined | null): void
   /** Returns the JSON text of the request's id, outside a request `null`. */
   requestId(): string | null
   /** Returns the session's id over Streamable HTTP; other transports have none. */
@@ -178,27 +192,14 @@ export declare class NativeHttpServer {
 export declare class NativeServer {
   /** Creates a server from the JSON text of its description and settings. */
   constructor(spec: string)
-  /**
-   * Registers a tool from the JSON text of its `Tool` descriptor; a tool of the same name is
-   * refused unless `replace`.
-   */
-  addTool(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean): void
-  /**
-   * Registers a resource from the JSON text of its `Resource` descriptor; one at the same URI
-   * is refused unless `replace`.
-   */
-  addResource(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean): void
-  /**
-   * Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
-   * one with the same URI template is refused unless `replace`; `list`, when given, lists its
-   * resources in `resources/list`.
-   */
-  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean, list: ((payloads: string[], contexts: NativeContext[]) => void) | null): void
-  /**
-   * Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
-   * refused unless `replace`.
-   */
-  addPrompt(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean): void
+  /** Registers a tool from the JSON text of its `Tool` descriptor, or replaces it. */
+  addTool(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /** Registers a resource from the JSON text of its `Resource` descriptor. */
+  addResource(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /** Registers a resource template from the JSON text of its `ResourceTemplate` descriptor. */
+  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /** Registers a prompt from the JSON text of its `Prompt` descriptor. */
+  addPrompt(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Sets the handler of `completion/complete`. */
   setCompletion(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Sets the handler that hears that a client's roots changed; it can be set once. */
@@ -213,9 +214,9 @@ export declare class NativeServer {
   removePrompt(name: string): boolean
   /**
    * Serves a skill of the skills extension, with the JSON text of its descriptor
-   * (`skillMd`, `files`); a skill of the same name is refused unless `replace`.
+   * (`skillMd`, `files`).
    */
-  addSkill(descriptor: string, replace: boolean): void
+  addSkill(descriptor: string): void
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void
   /** Sends a log message at `level`, with the JSON text `data`, to every client. */
@@ -255,22 +256,6 @@ export declare class Pending {
  * an object from each error class's name to its code.
  */
 export declare function errorCodes(): string
-
-/**
- * Returns the bridge's table of error kinds, as the JSON text of an array of
- * `{name, code, meaning}` (`code` is `null` for a kind without one).
- */
-export declare function errorKinds(): string
-
-/** The settings of one request. */
-export interface RequestSettings {
-  /** The time-out in milliseconds. */
-  timeoutMs?: number
-  /** The JSON text of the task metadata, to send the request as a task. */
-  task?: string
-  /** The JSON text of entries to add to the request's `_meta`. */
-  meta?: string
-}
 
 /** Returns the version of the native module. */
 export declare function version(): string

@@ -27,6 +27,20 @@ function clientSpec(options) {
   return Object.fromEntries(SPEC_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
 }
 
+/** The JSON text of a call's options as the bridge reads them, and its progress listener. */
+function callOptions(options) {
+  const { timeout, meta, task, onProgress } = options ?? {};
+  // JSON has no infinities: they cross as text, for the bridge to refuse by name.
+  const json = JSON.stringify({ timeoutMs: timeout ?? undefined, task, meta }, (_key, value) =>
+    typeof value === 'number' && !Number.isFinite(value) ? String(value) : value,
+  );
+  const progress = onProgress === undefined ? null : (params) => onProgress(JSON.parse(params));
+  return [json, progress];
+}
+
+/** The result of a call that answers nothing. */
+const empty = () => ({});
+
 /** Wraps a user's handler `(params, ctx)` as a trampoline. */
 function handlerOf(handler) {
   return trampoline((params, ctx) => handler(params, new Context(ctx)));
@@ -206,27 +220,21 @@ class Client extends EventEmitter {
    * `onProgress(params)`, `meta` (added to `_meta`) and `task` (task metadata).
    */
   request(method, params = {}, options = {}) {
-    const { signal, timeout, onProgress, meta, task } = options;
-    const settings = {
-      timeoutMs: timeout ?? undefined,
-      task: task === undefined ? undefined : JSON.stringify(task),
-      meta: meta === undefined ? undefined : JSON.stringify(meta),
-    };
-    const progress = onProgress === undefined ? null : (json) => onProgress(JSON.parse(json));
-    return settle((done) => this.#native.request(method, JSON.stringify(params ?? {}), settings, progress, done), {
-      signal,
+    const [json, progress] = callOptions(options);
+    return settle((done) => this.#native.request(method, JSON.stringify(params ?? {}), json, progress, done), {
+      signal: options?.signal,
       map: JSON.parse,
     });
   }
 
-  /** Checks that the server answers. */
-  ping(options) {
-    return this.request('ping', {}, options);
+  /** Checks that the server answers (a 2026-07-28 server, which has no `ping`, by `server/discover`). */
+  ping(options = {}) {
+    return this.#call((json, done) => this.#native.ping(json, done), options, empty);
   }
 
   /** Lists one page of `kind`: `tools`, `resources`, `resourceTemplates`, `prompts` or `tasks`. */
-  list(kind, cursor) {
-    return settle((done) => this.#native.list(kind, cursor ?? null, done), { map: JSON.parse });
+  list(kind, cursor, options = {}) {
+    return this.#call((json, done) => this.#native.list(kind, cursor ?? null, json, done), options);
   }
 
   /** Lists every item of `kind`, following the cursors. */
@@ -246,63 +254,79 @@ class Client extends EventEmitter {
 
   /** Lists one page of tools. */
   listTools(params = {}, options) {
-    return this.request('tools/list', params, options);
+    return this.list('tools', params?.cursor, options);
   }
 
   /** Lists one page of resources. */
   listResources(params = {}, options) {
-    return this.request('resources/list', params, options);
+    return this.list('resources', params?.cursor, options);
   }
 
   /** Lists one page of resource templates. */
   listResourceTemplates(params = {}, options) {
-    return this.request('resources/templates/list', params, options);
+    return this.list('resourceTemplates', params?.cursor, options);
   }
 
   /** Lists one page of prompts. */
   listPrompts(params = {}, options) {
-    return this.request('prompts/list', params, options);
+    return this.list('prompts', params?.cursor, options);
   }
 
   /**
    * Calls a tool: `callTool(name, args, options)` or `callTool({ name, arguments }, options)`.
    * Options are those of `request`, `onProgress` and `signal` among them.
    */
-  callTool(name, args, options) {
+  callTool(name, args, options = {}) {
     if (typeof name === 'object') return this.callTool(name.name, name.arguments, args);
-    return this.request('tools/call', { name, arguments: args ?? {} }, options);
+    const [json, progress] = callOptions(options);
+    return settle((done) => this.#native.callTool(name, JSON.stringify(args ?? {}), json, progress, done), {
+      signal: options?.signal,
+      map: JSON.parse,
+    });
   }
 
   /** Reads a resource. */
-  readResource(uri, options) {
-    const params = typeof uri === 'object' && !(uri instanceof URL) ? uri : { uri: String(uri) };
-    return this.request('resources/read', params, options);
+  readResource(uri, options = {}) {
+    const target = typeof uri === 'object' && !(uri instanceof URL) ? uri.uri : uri;
+    return this.#call((json, done) => this.#native.readResource(String(target), json, done), options);
   }
 
-  /** Subscribes to a resource's updates (`resourceUpdated` events). */
-  subscribeResource(uri, options) {
-    return this.request('resources/subscribe', { uri: String(uri) }, options);
+  /**
+   * Subscribes to a resource's updates (`resourceUpdated` events); a 2026-07-28 server sends
+   * them on the client's `subscriptions/listen` stream, and this resolves once it acknowledged.
+   */
+  subscribeResource(uri, options = {}) {
+    return this.#call((json, done) => this.#native.subscribe(String(uri), json, done), options, empty);
   }
 
   /** Ends a subscription. */
-  unsubscribeResource(uri, options) {
-    return this.request('resources/unsubscribe', { uri: String(uri) }, options);
+  unsubscribeResource(uri, options = {}) {
+    return this.#call((json, done) => this.#native.unsubscribe(String(uri), json, done), options, empty);
   }
 
   /** Gets a prompt: `getPrompt(name, args)` or `getPrompt({ name, arguments })`. */
-  getPrompt(name, args, options) {
+  getPrompt(name, args, options = {}) {
     if (typeof name === 'object') return this.getPrompt(name.name, name.arguments, args);
-    return this.request('prompts/get', { name, arguments: args ?? {} }, options);
+    return this.#call((json, done) => this.#native.getPrompt(name, JSON.stringify(args ?? {}), json, done), options);
   }
 
   /** Asks for completions of an argument. */
-  complete(params, options) {
-    return this.request('completion/complete', params, options);
+  complete(params, options = {}) {
+    return this.#call((json, done) => this.#native.complete(JSON.stringify(params), json, done), options);
   }
 
-  /** Sets the level of the log messages the server sends. */
-  setLoggingLevel(level, options) {
-    return this.request('logging/setLevel', { level }, options);
+  /**
+   * Sets the level of the log messages the server sends; a 2026-07-28 server gets the level
+   * with every later request.
+   */
+  setLoggingLevel(level, options = {}) {
+    return this.#call((json, done) => this.#native.setLoggingLevel(String(level), json, done), options, empty);
+  }
+
+  /** Starts a native call that takes the JSON text of the options; it hears no progress. */
+  #call(start, options, map = JSON.parse) {
+    const [json] = callOptions(options);
+    return settle((done) => start(json, done), { signal: options?.signal, map });
   }
 
   /** Sends a notification to the server. */

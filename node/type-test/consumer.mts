@@ -133,6 +133,10 @@ await client.readResource('mem://readme');
 await client.getPrompt('greet', { who: 'Ada' });
 await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A' } });
 await client.setLoggingLevel('debug');
+await client.subscribeResource('mem://readme', { timeout: 1000 });
+await client.unsubscribeResource(new URL('mem://readme'));
+const firstTools: ListToolsResult = await client.list('tools', undefined, { timeout: 1000 });
+console.error(firstTools.tools.length);
 client.notifyRootsChanged();
 try {
   await client.ping();

@@ -6,12 +6,13 @@ use std::{collections::HashMap, path::PathBuf, sync::Arc, time::Duration};
 use async_trait::async_trait;
 use mcpweft::{
     ClientHandler, ClientOptions, ErrorData, RequestOptions,
+    client::SubscriptionFilter,
     jsonrpc::Notification,
     model::{
         CallToolRequestParams, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
         ElicitRequestParams, ElicitResult, ElicitationCapability, ElicitationCompleteNotificationParams, Icon,
         JsonObject, ListRootsResult, LoggingMessageNotificationParams, ResourceUpdatedNotificationParams,
-        SamplingCapability, methods,
+        SamplingCapability, TaskMetadata, methods,
     },
     session::IncomingRequest,
     transport::{
@@ -23,7 +24,7 @@ use mcpweft::{
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
-use crate::{Callback, Context, Error, Server, Task, server::parse};
+use crate::{Callback, Context, Error, Server, Task, context::logging_level, server::parse};
 
 /// The callbacks a client answers the server with; the client declares exactly the
 /// capabilities they imply.
@@ -249,6 +250,8 @@ impl ClientSpec {
         caps.elicitation = caps.elicitation.or(derived.elicitation);
         caps.roots = caps.roots.or(derived.roots);
         options.capabilities = caps;
+        // A 2026-07-28 server sends list changes only on a stream asked for them.
+        options.list_changed_notifications = callbacks.notification.is_some();
         options
     }
 }
@@ -308,14 +311,81 @@ pub struct CallOptions {
 
 impl std::fmt::Debug for CallOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallOptions").field("timeout", &self.timeout).field("task", &self.task).finish()
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("task", &self.task)
+            .field("meta", &self.meta)
+            .field("progress", &self.on_progress.is_some())
+            .finish()
     }
+}
+
+/// The options of one request as a binding hands them over, in JSON.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct CallSpec {
+    timeout_ms: Option<Value>,
+    task: Option<Value>,
+    meta: Option<Value>,
 }
 
 impl CallOptions {
     /// Creates options that keep the client's defaults.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Reads the options of one request from JSON, the one place every binding's options are
+    /// checked: `null`, or an object with `timeoutMs` (a non-negative number of milliseconds,
+    /// fractions allowed), `task` (task metadata such as `{"ttl": 60000}`, to send the request
+    /// as a task) and `meta` (an object of entries to add to the request's `_meta`); a `null`
+    /// member is the same as a missing one. `on_progress` asks for progress and hears each
+    /// `notifications/progress` params object.
+    ///
+    /// Fails with kind `InvalidInput`, naming the option, for anything else.
+    pub fn from_json(options: Value, on_progress: Option<Arc<dyn Fn(Value) + Send + Sync>>) -> Result<Self, Error> {
+        let spec = match options {
+            Value::Null => CallSpec::default(),
+            Value::Object(_) => parse::<CallSpec>(options, "call options")?,
+            other => return Err(Error::invalid_input(format!("call options must be an object or null, not {other}"))),
+        };
+        let mut call = CallOptions { on_progress, ..CallOptions::default() };
+        match spec.timeout_ms {
+            None | Some(Value::Null) => {}
+            Some(ms) => {
+                let timeout = ms
+                    .as_f64()
+                    .filter(|ms| ms.is_finite() && *ms >= 0.0)
+                    .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
+                    .ok_or_else(|| {
+                        Error::invalid_input(format!(
+                            "timeoutMs must be a non-negative number of milliseconds, not {ms}"
+                        ))
+                    })?;
+                call.timeout = Some(timeout);
+            }
+        }
+        match spec.task {
+            None | Some(Value::Null) => {}
+            Some(task @ Value::Object(_)) => {
+                serde_json::from_value::<TaskMetadata>(task.clone()).map_err(|e| {
+                    Error::invalid_input(format!(
+                        "invalid task metadata {task}: the ttl must be a non-negative integer"
+                    ))
+                    .with_cause(e.to_string())
+                })?;
+                call.task = Some(task);
+            }
+            Some(other) => {
+                return Err(Error::invalid_input(format!("task must be an object of task metadata, not {other}")));
+            }
+        }
+        match spec.meta {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(meta)) => call.meta = Some(meta),
+            Some(other) => return Err(Error::invalid_input(format!("meta must be an object, not {other}"))),
+        }
+        Ok(call)
     }
 
     /// Sets the time-out of this request; `notifications/cancelled` is sent when it passes.
@@ -341,6 +411,58 @@ impl CallOptions {
     pub fn with_meta(mut self, meta: JsonObject) -> Self {
         self.meta = Some(meta);
         self
+    }
+
+    /// Returns the time-out of a call the core makes with its own parameters (`ping`,
+    /// subscriptions, the log level, a page of tools), refusing the options it cannot carry.
+    fn timeout_only(self, call: &str) -> Result<Option<Duration>, Error> {
+        if self.task.is_some() || self.meta.is_some() || self.on_progress.is_some() {
+            return Err(Error::invalid_input(format!("{call} takes a time-out only, not a task, meta or progress")));
+        }
+        Ok(self.timeout)
+    }
+}
+
+/// Runs one of the core's calls within `timeout`, when there is one; the request is cancelled
+/// when it passes.
+async fn within<T>(
+    timeout: Option<Duration>,
+    call: impl Future<Output = Result<T, mcpweft::Error>>,
+) -> Result<T, Error> {
+    match timeout {
+        Some(limit) => match tokio::time::timeout(limit, call).await {
+            Ok(outcome) => Ok(outcome?),
+            Err(_) => Err(mcpweft::Error::Timeout(limit).into()),
+        },
+        None => Ok(call.await?),
+    }
+}
+
+/// A `subscriptions/listen` stream of a 2026-07-28 server, opened with [`Client::listen`]: its
+/// notifications reach the client's notification callback until it is closed or dropped.
+#[derive(Debug)]
+pub struct Subscription {
+    acknowledged: Value,
+    stream: std::sync::Mutex<Option<mcpweft::client::Subscription>>,
+}
+
+impl Subscription {
+    /// Returns what the server agreed to send, as the filter object of `subscriptions/listen`
+    /// (`toolsListChanged`, `promptsListChanged`, `resourcesListChanged`,
+    /// `resourceSubscriptions`).
+    pub fn acknowledged(&self) -> Value {
+        self.acknowledged.clone()
+    }
+
+    /// Ends the stream; the task finishes once its request is over. Closing again does nothing.
+    pub fn close(&self) -> Task<()> {
+        let stream = self.stream.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        Task::new(async move {
+            if let Some(stream) = stream {
+                stream.close().await;
+            }
+            Ok(())
+        })
     }
 }
 
@@ -482,10 +604,93 @@ impl Client {
         })
     }
 
-    /// Calls a tool; shorthand for a `tools/call` [`Client::request`].
+    /// Calls a tool; shorthand for a `tools/call` [`Client::request`]. With a task in
+    /// `options` the result is the created task.
     pub fn call_tool(&self, name: &str, arguments: Value, options: CallOptions) -> Task<Value> {
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
         self.request(methods::TOOLS_CALL, json!({ "name": name, "arguments": arguments }), options)
+    }
+
+    /// Checks that the server answers: `ping`, or with a 2026-07-28 server (which has no
+    /// `ping`) `server/discover`. Only the time-out of `options` applies.
+    pub fn ping(&self, options: CallOptions) -> Task<()> {
+        let client = self.inner.clone();
+        Task::new(async move { within(options.timeout_only("ping")?, client.ping()).await })
+    }
+
+    /// Subscribes to updates of the resource at `uri`, which reach the notification callback
+    /// as `notifications/resources/updated`: `resources/subscribe`, or with a 2026-07-28 server
+    /// the client's own `subscriptions/listen` stream, reopened with `uri` among its resources.
+    /// Only the time-out of `options` applies.
+    pub fn subscribe(&self, uri: &str, options: CallOptions) -> Task<()> {
+        let (client, uri) = (self.inner.clone(), uri.to_owned());
+        Task::new(async move { within(options.timeout_only("subscribe")?, client.subscribe(&uri)).await })
+    }
+
+    /// Ends the subscription to the resource at `uri`, as [`Client::subscribe`] made it.
+    pub fn unsubscribe(&self, uri: &str, options: CallOptions) -> Task<()> {
+        let (client, uri) = (self.inner.clone(), uri.to_owned());
+        Task::new(async move { within(options.timeout_only("unsubscribe")?, client.unsubscribe(&uri)).await })
+    }
+
+    /// Sets the lowest level (such as `"warning"`) of the log messages the server sends:
+    /// `logging/setLevel`, or with a 2026-07-28 server the level in the `_meta` of every later
+    /// request. Only the time-out of `options` applies.
+    pub fn set_logging_level(&self, level: &str, options: CallOptions) -> Task<()> {
+        let client = self.inner.clone();
+        let level = logging_level(level);
+        Task::new(async move {
+            let timeout = options.timeout_only("setting the logging level")?;
+            within(timeout, client.set_logging_level(level?)).await
+        })
+    }
+
+    /// Reads the resource at `uri` (`resources/read`).
+    pub fn read_resource(&self, uri: &str, options: CallOptions) -> Task<Value> {
+        self.request(methods::RESOURCES_READ, json!({ "uri": uri }), options)
+    }
+
+    /// Gets the prompt `name` with `arguments`, an object of strings or `null`
+    /// (`prompts/get`).
+    pub fn get_prompt(&self, name: &str, arguments: Value, options: CallOptions) -> Task<Value> {
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        self.request(methods::PROMPTS_GET, json!({ "name": name, "arguments": arguments }), options)
+    }
+
+    /// Asks for completions (`completion/complete`); `params` holds `ref`, `argument` and,
+    /// optionally, `context`.
+    pub fn complete(&self, params: Value, options: CallOptions) -> Task<Value> {
+        self.request(methods::COMPLETION_COMPLETE, params, options)
+    }
+
+    /// Returns the current state of the task `task_id` (`tasks/get`).
+    pub fn get_task(&self, task_id: &str, options: CallOptions) -> Task<Value> {
+        self.request(methods::TASKS_GET, json!({ "taskId": task_id }), options)
+    }
+
+    /// Waits until the task `task_id` ends and returns the result of its request
+    /// (`tasks/result`).
+    pub fn task_result(&self, task_id: &str, options: CallOptions) -> Task<Value> {
+        self.request(methods::TASKS_RESULT, json!({ "taskId": task_id }), options)
+    }
+
+    /// Cancels the task `task_id` and returns its final state (`tasks/cancel`).
+    pub fn cancel_task(&self, task_id: &str, options: CallOptions) -> Task<Value> {
+        self.request(methods::TASKS_CANCEL, json!({ "taskId": task_id }), options)
+    }
+
+    /// Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications
+    /// `filter` names (`toolsListChanged`, `promptsListChanged`, `resourcesListChanged`,
+    /// `resourceSubscriptions`) and waits for the server's acknowledgment. With an older
+    /// server the task fails with kind `CapabilityMissing`: it sends its notifications unasked.
+    pub fn listen(&self, filter: Value) -> Task<Subscription> {
+        let client = self.inner.clone();
+        Task::new(async move {
+            let filter: SubscriptionFilter = parse(filter, "subscription filter")?;
+            let stream = client.listen(filter).await?;
+            let acknowledged = serde_json::to_value(stream.acknowledged()).unwrap_or(Value::Null);
+            Ok(Subscription { acknowledged, stream: std::sync::Mutex::new(Some(stream)) })
+        })
     }
 
     /// Sends a notification to the server.
@@ -496,18 +701,20 @@ impl Client {
     /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts` or
     /// `tasks`) from `cursor`; the result holds the items and `nextCursor`. Tools are listed
     /// as the core lists them: under revision 2026-07-28 a tool whose `x-mcp-header`
-    /// annotations break the rules is left out, and output schemas are kept to validate results.
-    pub fn list(&self, kind: &str, cursor: Option<String>) -> Task<Value> {
+    /// annotations break the rules is left out, and output schemas are kept to validate results
+    /// (only the time-out of `options` applies to them).
+    pub fn list(&self, kind: &str, cursor: Option<String>, options: CallOptions) -> Task<Value> {
         if kind == "tools" {
             let client = self.inner.clone();
             return Task::new(async move {
-                Ok(serde_json::to_value(client.list_tools(cursor).await?).unwrap_or(Value::Null))
+                let page = within(options.timeout_only("listing tools")?, client.list_tools(cursor)).await?;
+                Ok(serde_json::to_value(page).unwrap_or(Value::Null))
             });
         }
         match list_method(kind) {
             Ok(method) => {
                 let params = cursor.map(|c| json!({ "cursor": c })).unwrap_or(Value::Null);
-                self.request(method, params, CallOptions::new())
+                self.request(method, params, options)
             }
             Err(e) => Task::ready(Err(e)),
         }
@@ -522,7 +729,7 @@ impl Client {
             let mut items = Vec::new();
             let mut cursor = None;
             loop {
-                let mut page = client.list(&kind, cursor.take()).await?;
+                let mut page = client.list(&kind, cursor.take(), CallOptions::new()).await?;
                 if let Some(Value::Array(more)) = page.get_mut(&kind).map(Value::take) {
                     items.extend(more);
                 }

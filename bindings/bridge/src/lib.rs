@@ -29,7 +29,7 @@ mod server;
 mod skills;
 
 pub use callback::{Callback, SharedCallback};
-pub use client::{CallOptions, Client, ClientCallbacks};
+pub use client::{CallOptions, Client, ClientCallbacks, Subscription};
 pub use context::Context;
 pub use error::{ERROR_CODES, Error, ErrorKind, error_kinds, parse_json};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};

@@ -135,12 +135,12 @@ fn descriptors_reach_the_client_exactly() {
     let fail = tools.as_array().unwrap().iter().find(|t| t["name"] == "fail").unwrap();
     assert_eq!(fail["inputSchema"]["type"], "object", "a missing inputSchema defaults to an object schema");
     assert_eq!(tools.as_array().unwrap().len(), 4);
-    let page = block_on(client.list("tools", None)).unwrap();
+    let page = block_on(client.list("tools", None, CallOptions::new())).unwrap();
     assert_eq!(page["tools"].as_array().unwrap().len(), 2);
     let next = page["nextCursor"].as_str().unwrap().to_owned();
-    let page = block_on(client.list("tools", Some(next))).unwrap();
+    let page = block_on(client.list("tools", Some(next), CallOptions::new())).unwrap();
     assert_eq!(page["tools"].as_array().unwrap().len(), 2);
-    assert_eq!(block_on(client.list("nonsense", None)).unwrap_err().kind, ErrorKind::InvalidInput);
+    assert_eq!(block_on(client.list("nonsense", None, CallOptions::new())).unwrap_err().kind, ErrorKind::InvalidInput);
     block_on(client.close()).unwrap();
     block_on(client.close()).unwrap();
 }

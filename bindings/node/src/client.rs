@@ -1,6 +1,6 @@
 //! The client handle and the callbacks it answers the server with.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use mcpweft_bridge::{CallOptions, Client, ClientCallbacks};
 use napi::{bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
@@ -94,15 +94,24 @@ impl NativeCallbacks {
     }
 }
 
-/// The settings of one request.
-#[napi(object)]
-pub struct RequestSettings {
-    /// The time-out in milliseconds.
-    pub timeout_ms: Option<f64>,
-    /// The JSON text of the task metadata, to send the request as a task.
-    pub task: Option<String>,
-    /// The JSON text of entries to add to the request's `_meta`.
-    pub meta: Option<String>,
+/// Reads the bridge's call options from their JSON text, with `on_progress` hearing the JSON
+/// text of each progress notification's params.
+fn call_options(options: &str, on_progress: Option<JsFunction<'_>>) -> napi::Result<CallOptions> {
+    let on_progress = match on_progress {
+        Some(listener) => {
+            let listener = listener
+                .build_threadsafe_function::<String>()
+                .callee_handled::<false>()
+                .weak::<true>()
+                .build_callback(|call| Ok(call.value))?;
+            let hear: Arc<dyn Fn(Value) + Send + Sync> = Arc::new(move |params: Value| {
+                listener.call(params.to_string(), ThreadsafeFunctionCallMode::NonBlocking);
+            });
+            Some(hear)
+        }
+        None => None,
+    };
+    CallOptions::from_json(parse_or_throw(options, "call options")?, on_progress).map_err(throw)
 }
 
 /// A connected MCP client.
@@ -159,57 +168,115 @@ impl NativeClient {
         self.inner.protocol_version()
     }
 
-    /// Sends a request with the JSON text `params`; `on_progress` gets the JSON text of each
+    /// Sends a request with the JSON text `params`; `options` is the JSON text of the bridge's
+    /// call options (`timeoutMs`, `task`, `meta`), and `on_progress` gets the JSON text of each
     /// progress notification's params.
     #[napi(
         catch_unwind,
-        ts_args_type = "method: string, params: string, settings: RequestSettings, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void"
+        ts_args_type = "method: string, params: string, options: string, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void"
     )]
     pub fn request(
         &self,
         method: String,
         params: String,
-        settings: RequestSettings,
+        options: String,
         on_progress: Option<JsFunction<'_>>,
         done: Done<'_>,
     ) -> napi::Result<Pending> {
         let params = parse_or_throw(&params, "request params")?;
-        let mut options = CallOptions::new();
-        if let Some(ms) = settings.timeout_ms {
-            let timeout = Duration::try_from_secs_f64(ms / 1000.0)
-                .map_err(|e| throw(mcpweft_bridge::Error::invalid_input(format!("invalid time-out {ms} ms: {e}"))))?;
-            options = options.with_timeout(timeout);
-        }
-        if let Some(task) = settings.task {
-            options = options.with_task(parse_or_throw(&task, "task metadata")?);
-        }
-        if let Some(meta) = settings.meta {
-            match parse_or_throw(&meta, "request meta")? {
-                Value::Object(meta) => options = options.with_meta(meta),
-                _ => return Err(throw(mcpweft_bridge::Error::invalid_input("request meta must be an object"))),
-            }
-        }
-        if let Some(listener) = on_progress {
-            let listener = listener
-                .build_threadsafe_function::<String>()
-                .callee_handled::<false>()
-                .weak::<true>()
-                .build_callback(|call| Ok(call.value))?;
-            options = options.with_progress(Arc::new(move |params: Value| {
-                listener.call(params.to_string(), ThreadsafeFunctionCallMode::NonBlocking);
-            }));
-        }
+        let options = call_options(&options, on_progress)?;
         settle(done, self.inner.request(&method, params, options), |v| v.to_string())
     }
 
-    /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
-    /// `tasks`) from `cursor`.
+    /// Calls the tool `name` with the JSON text of its arguments; with a task in `options` the
+    /// result is the created task.
     #[napi(
         catch_unwind,
-        ts_args_type = "kind: string, cursor: string | null, done: (error: string | null, value: string | null) => void"
+        ts_args_type = "name: string, args: string, options: string, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void"
     )]
-    pub fn list(&self, kind: String, cursor: Option<String>, done: Done<'_>) -> napi::Result<Pending> {
-        settle(done, self.inner.list(&kind, cursor), |v| v.to_string())
+    pub fn call_tool(
+        &self,
+        name: String,
+        args: String,
+        options: String,
+        on_progress: Option<JsFunction<'_>>,
+        done: Done<'_>,
+    ) -> napi::Result<Pending> {
+        let args = parse_or_throw(&args, "tool arguments")?;
+        let options = call_options(&options, on_progress)?;
+        settle(done, self.inner.call_tool(&name, args, options), |v| v.to_string())
+    }
+
+    /// Checks that the server answers, whatever the revision.
+    #[napi(catch_unwind, ts_args_type = "options: string, done: (error: string | null, value: null) => void")]
+    pub fn ping(&self, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.ping(call_options(&options, None)?), |()| ())
+    }
+
+    /// Subscribes to updates of the resource at `uri`, whatever the revision.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "uri: string, options: string, done: (error: string | null, value: null) => void"
+    )]
+    pub fn subscribe(&self, uri: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.subscribe(&uri, call_options(&options, None)?), |()| ())
+    }
+
+    /// Ends the subscription to the resource at `uri`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "uri: string, options: string, done: (error: string | null, value: null) => void"
+    )]
+    pub fn unsubscribe(&self, uri: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.unsubscribe(&uri, call_options(&options, None)?), |()| ())
+    }
+
+    /// Sets the lowest level of the log messages the server sends, whatever the revision.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "level: string, options: string, done: (error: string | null, value: null) => void"
+    )]
+    pub fn set_logging_level(&self, level: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.set_logging_level(&level, call_options(&options, None)?), |()| ())
+    }
+
+    /// Reads the resource at `uri`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "uri: string, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn read_resource(&self, uri: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.read_resource(&uri, call_options(&options, None)?), |v| v.to_string())
+    }
+
+    /// Gets the prompt `name` with the JSON text of its string arguments.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "name: string, args: string, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn get_prompt(&self, name: String, args: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        let args = parse_or_throw(&args, "prompt arguments")?;
+        settle(done, self.inner.get_prompt(&name, args, call_options(&options, None)?), |v| v.to_string())
+    }
+
+    /// Asks for completions; `params` is the JSON text of `ref`, `argument` and `context`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "params: string, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn complete(&self, params: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        let params = parse_or_throw(&params, "completion params")?;
+        settle(done, self.inner.complete(params, call_options(&options, None)?), |v| v.to_string())
+    }
+
+    /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
+    /// `tasks`) from `cursor`, with the JSON text of the call options.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "kind: string, cursor: string | null, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn list(&self, kind: String, cursor: Option<String>, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.list(&kind, cursor, call_options(&options, None)?), |v| v.to_string())
     }
 
     /// Lists every item of `kind`, following the cursors.

@@ -1,10 +1,10 @@
 //! The client handle: connect over stdio, HTTP or in memory, send any request, and answer the
 //! server's requests with Python callables.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use mcpweft_bridge::{CallOptions, Client, ClientCallbacks};
-use pyo3::{exceptions::PyValueError, prelude::*, types::PyBytes};
+use pyo3::{prelude::*, types::PyBytes};
 use serde_json::Value;
 
 use crate::{
@@ -82,6 +82,31 @@ fn connect<'py>(
     runtime::await_task(py, task, move |py, inner| Ok(Bound::new(py, PyClient { inner, event_loop })?.into_any()))
 }
 
+impl PyClient {
+    /// Reads the bridge's call options from a dict (or `None`), with `progress(params)`
+    /// scheduled on the loop for each progress notification.
+    fn options(
+        &self,
+        py: Python<'_>,
+        options: Option<&Bound<'_, PyAny>>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<CallOptions> {
+        let on_progress = progress.map(|callback| {
+            let event_loop = self.event_loop.clone();
+            let hear: Arc<dyn Fn(Value) + Send + Sync> = Arc::new(move |params: Value| {
+                runtime::attach(|py| {
+                    let scheduled = convert::to_py(py, &params).and_then(|p| event_loop.call_soon(py, &callback, p));
+                    if let Err(e) = scheduled {
+                        tracing::warn!(error = %e, "the progress callback could not be scheduled");
+                    }
+                });
+            });
+            hear
+        });
+        CallOptions::from_json(convert::from_opt(options)?, on_progress).or_raise(py)
+    }
+}
+
 #[pymethods]
 impl PyClient {
     /// Connects over `transport` (the bridge's transport spec) with `options` (the bridge's
@@ -122,55 +147,151 @@ impl PyClient {
         self.inner.protocol_version()
     }
 
-    /// Sends a request and returns an awaitable of its result. `timeout` is in seconds;
-    /// `progress(params)` is scheduled on the loop for each progress notification; `task` sends
-    /// it as a task with that metadata; `meta` adds to its `_meta`.
-    #[pyo3(signature = (method, params=None, timeout=None, progress=None, task=None, meta=None))]
-    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    /// Sends a request and returns an awaitable of its result. `options` is the bridge's call
+    /// options (`timeoutMs`, `task`, `meta`) as a dict or `None`; `progress(params)` is
+    /// scheduled on the loop for each progress notification.
+    #[pyo3(signature = (method, params=None, options=None, progress=None))]
     fn request<'py>(
         &self,
         py: Python<'py>,
         method: &str,
         params: Option<&Bound<'py, PyAny>>,
-        timeout: Option<f64>,
+        options: Option<&Bound<'py, PyAny>>,
         progress: Option<Py<PyAny>>,
-        task: Option<&Bound<'py, PyAny>>,
-        meta: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mut options = CallOptions::new();
-        if let Some(seconds) = timeout {
-            let timeout = Duration::try_from_secs_f64(seconds).map_err(|e| PyValueError::new_err(e.to_string()))?;
-            options = options.with_timeout(timeout);
-        }
-        if let Some(callback) = progress {
-            let event_loop = self.event_loop.clone();
-            options = options.with_progress(Arc::new(move |params: Value| {
-                runtime::attach(|py| {
-                    let scheduled = convert::to_py(py, &params).and_then(|p| event_loop.call_soon(py, &callback, p));
-                    if let Err(e) = scheduled {
-                        tracing::warn!(error = %e, "the progress callback could not be scheduled");
-                    }
-                });
-            }));
-        }
-        if let Some(task) = task {
-            options = options.with_task(convert::from_py(task)?);
-        }
-        if let Some(meta) = meta {
-            let Value::Object(meta) = convert::from_py(meta)? else {
-                return Err(PyValueError::new_err("meta must be a dict"));
-            };
-            options = options.with_meta(meta);
-        }
+        let options = self.options(py, options, progress)?;
         let params = convert::from_opt(params)?;
         runtime::await_json(py, self.inner.request(method, params, options))
+    }
+
+    /// Calls the tool `name` with `arguments`; with a `task` in `options` the result is the
+    /// created task.
+    #[pyo3(signature = (name, arguments=None, options=None, progress=None))]
+    fn call_tool<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        arguments: Option<&Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyAny>>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = self.options(py, options, progress)?;
+        runtime::await_json(py, self.inner.call_tool(name, convert::from_opt(arguments)?, options))
+    }
+
+    /// Checks that the server answers, whatever the revision.
+    #[pyo3(signature = (options=None))]
+    fn ping<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_unit(py, self.inner.ping(self.options(py, options, None)?))
+    }
+
+    /// Subscribes to updates of the resource at `uri`, whatever the revision.
+    #[pyo3(signature = (uri, options=None))]
+    fn subscribe<'py>(
+        &self,
+        py: Python<'py>,
+        uri: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_unit(py, self.inner.subscribe(uri, self.options(py, options, None)?))
+    }
+
+    /// Ends the subscription to the resource at `uri`.
+    #[pyo3(signature = (uri, options=None))]
+    fn unsubscribe<'py>(
+        &self,
+        py: Python<'py>,
+        uri: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_unit(py, self.inner.unsubscribe(uri, self.options(py, options, None)?))
+    }
+
+    /// Sets the lowest level of the log messages the server sends, whatever the revision.
+    #[pyo3(signature = (level, options=None))]
+    fn set_logging_level<'py>(
+        &self,
+        py: Python<'py>,
+        level: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_unit(py, self.inner.set_logging_level(level, self.options(py, options, None)?))
+    }
+
+    /// Reads the resource at `uri`.
+    #[pyo3(signature = (uri, options=None))]
+    fn read_resource<'py>(
+        &self,
+        py: Python<'py>,
+        uri: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.read_resource(uri, self.options(py, options, None)?))
+    }
+
+    /// Gets the prompt `name` with string `arguments`.
+    #[pyo3(signature = (name, arguments=None, options=None))]
+    fn get_prompt<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        arguments: Option<&Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = self.options(py, options, None)?;
+        runtime::await_json(py, self.inner.get_prompt(name, convert::from_opt(arguments)?, options))
+    }
+
+    /// Asks for completions; `params` holds `ref`, `argument` and, optionally, `context`.
+    #[pyo3(signature = (params, options=None))]
+    fn complete<'py>(
+        &self,
+        py: Python<'py>,
+        params: &Bound<'py, PyAny>,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = self.options(py, options, None)?;
+        runtime::await_json(py, self.inner.complete(convert::from_py(params)?, options))
+    }
+
+    /// Returns the current state of the task `task_id`.
+    #[pyo3(signature = (task_id, options=None))]
+    fn get_task<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.get_task(task_id, self.options(py, options, None)?))
+    }
+
+    /// Waits until the task `task_id` ends and returns the result of its request.
+    #[pyo3(signature = (task_id, options=None))]
+    fn task_result<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.task_result(task_id, self.options(py, options, None)?))
+    }
+
+    /// Cancels the task `task_id` and returns its final state.
+    #[pyo3(signature = (task_id, options=None))]
+    fn cancel_task<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.cancel_task(task_id, self.options(py, options, None)?))
     }
 
     /// Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
     /// `tasks`) from `cursor`.
     #[pyo3(signature = (kind, cursor=None))]
     fn list_page<'py>(&self, py: Python<'py>, kind: &str, cursor: Option<String>) -> PyResult<Bound<'py, PyAny>> {
-        runtime::await_json(py, self.inner.list(kind, cursor))
+        runtime::await_json(py, self.inner.list(kind, cursor, CallOptions::new()))
     }
 
     /// Lists every item of `kind`, following the pages.

@@ -140,6 +140,23 @@ impl PyContext {
         Ok(())
     }
 
+    /// Asks the client to sample from its model and returns an awaitable of its
+    /// `CreateMessageResult`.
+    fn sample<'py>(&self, py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.sample(convert::from_py(params)?))
+    }
+
+    /// Asks the client to elicit input from its user (form or URL mode) and returns an
+    /// awaitable of its `ElicitResult`.
+    fn elicit<'py>(&self, py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.elicit(convert::from_py(params)?))
+    }
+
+    /// Asks the client for its roots and returns an awaitable of its `ListRootsResult`.
+    fn list_roots<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.list_roots())
+    }
+
     /// Sends a request to the peer (sampling, elicitation and roots are checked against the
     /// client's capabilities) and returns an awaitable of its result.
     #[pyo3(signature = (method, params=None))]

@@ -1,6 +1,6 @@
 //! The client handle and how to connect it.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use mcpweft_bridge::{CallOptions, Client, ClientCallbacks};
 use serde_json::Value;
@@ -74,14 +74,11 @@ impl NativeClientHandlers {
 /// The options of one request.
 #[derive(uniffi::Record, Default)]
 pub struct NativeCallOptions {
-    /// The time-out in milliseconds; the client's default when `None`.
-    pub timeout_ms: Option<u64>,
+    /// The JSON text of the bridge's call options (`timeoutMs`, `task`, `meta`); the client's
+    /// defaults when `None`.
+    pub options: Option<String>,
     /// Hears each `notifications/progress` params object, as JSON text.
     pub progress: Option<Arc<dyn NativeListener>>,
-    /// The JSON text of task metadata, to send the request as a task.
-    pub task: Option<String>,
-    /// The JSON text of an object whose entries are added to the request's `_meta`.
-    pub meta: Option<String>,
     /// Cancels the request.
     pub cancel: Option<Arc<NativeCancelHandle>>,
 }
@@ -89,22 +86,11 @@ pub struct NativeCallOptions {
 impl NativeCallOptions {
     /// Splits the options into the bridge's and the cancel handle.
     fn split(self) -> Result<(CallOptions, Option<Arc<NativeCancelHandle>>)> {
-        let mut options = CallOptions::new();
-        if let Some(ms) = self.timeout_ms {
-            options = options.with_timeout(Duration::from_millis(ms));
-        }
-        if let Some(listener) = self.progress {
-            options = options.with_progress(Arc::new(move |p: Value| listener.hear(p.to_string())));
-        }
-        if let Some(task) = self.task {
-            options = options.with_task(parse(&task, "the task metadata")?);
-        }
-        if let Some(meta) = self.meta {
-            match parse(&meta, "the request's _meta")? {
-                Value::Object(meta) => options = options.with_meta(meta),
-                _ => return Err(mcpweft_bridge::Error::invalid_input("the request's _meta must be an object").into()),
-            }
-        }
+        let on_progress = self.progress.map(|listener| {
+            let hear: Arc<dyn Fn(Value) + Send + Sync> = Arc::new(move |p: Value| listener.hear(p.to_string()));
+            hear
+        });
+        let options = CallOptions::from_json(parse_optional(self.options, "the call options")?, on_progress)?;
         Ok((options, self.cancel))
     }
 }
@@ -173,6 +159,55 @@ impl NativeClient {
         Ok(cancellable(self.inner.call_tool(&name, arguments, options), cancel).await?.to_string())
     }
 
+    /// Checks that the server answers, whatever the revision.
+    pub async fn ping(&self, options: NativeCallOptions) -> Result<()> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.ping(options), cancel).await?)
+    }
+
+    /// Subscribes to updates of the resource at `uri`, whatever the revision.
+    pub async fn subscribe(&self, uri: String, options: NativeCallOptions) -> Result<()> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.subscribe(&uri, options), cancel).await?)
+    }
+
+    /// Ends the subscription to the resource at `uri`.
+    pub async fn unsubscribe(&self, uri: String, options: NativeCallOptions) -> Result<()> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.unsubscribe(&uri, options), cancel).await?)
+    }
+
+    /// Sets the lowest level of the log messages the server sends, whatever the revision.
+    pub async fn set_logging_level(&self, level: String, options: NativeCallOptions) -> Result<()> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.set_logging_level(&level, options), cancel).await?)
+    }
+
+    /// Reads the resource at `uri`; returns the JSON text of its result.
+    pub async fn read_resource(&self, uri: String, options: NativeCallOptions) -> Result<String> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.read_resource(&uri, options), cancel).await?.to_string())
+    }
+
+    /// Gets the prompt `name` with the JSON text of its string arguments.
+    pub async fn get_prompt(
+        &self,
+        name: String,
+        arguments: Option<String>,
+        options: NativeCallOptions,
+    ) -> Result<String> {
+        let arguments = parse_optional(arguments, "the prompt arguments")?;
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.get_prompt(&name, arguments, options), cancel).await?.to_string())
+    }
+
+    /// Asks for completions; `params` is the JSON text of `ref`, `argument` and `context`.
+    pub async fn complete(&self, params: String, options: NativeCallOptions) -> Result<String> {
+        let params = parse(&params, "the completion params")?;
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.complete(params, options), cancel).await?.to_string())
+    }
+
     /// Sends a notification to the server.
     pub fn notify(&self, method: String, params: Option<String>) -> Result<()> {
         Ok(self.inner.notify(&method, parse_optional(params, "the notification params")?)?)
@@ -186,7 +221,7 @@ impl NativeClient {
         cursor: Option<String>,
         cancel: Option<Arc<NativeCancelHandle>>,
     ) -> Result<String> {
-        Ok(cancellable(self.inner.list(&kind, cursor), cancel).await?.to_string())
+        Ok(cancellable(self.inner.list(&kind, cursor, CallOptions::new()), cancel).await?.to_string())
     }
 
     /// Lists every item of `kind`, as the JSON text of an array.

@@ -50,12 +50,18 @@ SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 
 Connect = Callable[[JsonObject, Handlers], Awaitable[_native.Client]]
 
-_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 _LIST_CHANGED = {
     "notifications/tools/list_changed",
     "notifications/resources/list_changed",
     "notifications/prompts/list_changed",
 }
+
+
+def _options(
+    timeout: Optional[float] = None, *, task: Optional[JsonObject] = None, meta: Optional[JsonObject] = None
+) -> JsonObject:
+    """The options of one call as the native client reads them (``timeout`` in seconds)."""
+    return optional(timeoutMs=None if timeout is None else timeout * 1000, task=task, meta=meta)
 
 
 def _map(fn: Callable[..., Any], post: Callable[[Any], Any]) -> tuple[Callable[..., Any], bool]:
@@ -375,15 +381,16 @@ class Client:
         self, method: str, params: Optional[JsonObject] = None, *, timeout: Optional[float] = None
     ) -> JsonObject:
         """Sends any request and returns its raw result; ``timeout`` is in seconds."""
-        return cast(JsonObject, await self._session.request(method, params, timeout))
+        return cast(JsonObject, await self._session.request(method, params, _options(timeout)))
 
     def notify(self, method: str, params: Optional[JsonObject] = None) -> None:
         """Sends any notification to the server."""
         self._session.notify(method, params)
 
     async def ping(self, *, timeout: Optional[float] = None) -> None:
-        """Checks that the server answers."""
-        await self._session.request("ping", None, timeout)
+        """Checks that the server answers (with a 2026-07-28 server, which has no ``ping``, by
+        ``server/discover``)."""
+        await self._session.ping(_options(timeout))
 
     async def list_page(self, kind: ListKind, cursor: Optional[str] = None) -> JsonObject:
         """Lists one page of ``kind`` (``"tools"``, ``"resources"``, ``"resourceTemplates"``,
@@ -409,8 +416,7 @@ class Client:
         A tool failure comes back as a result with ``isError``; protocol errors raise ``McpError``.
         """
         on_progress = None if progress is None else self._progress(progress)
-        params = {"name": name, "arguments": arguments or {}}
-        result = await self._session.request("tools/call", params, timeout, on_progress, None, meta)
+        result = await self._session.call_tool(name, arguments, _options(timeout, meta=meta), on_progress)
         return cast(CallToolResult, result)
 
     async def call_tool_as_task(
@@ -423,9 +429,8 @@ class Client:
     ) -> Task:
         """Calls a tool as a task and returns the task at once (``ttl`` in seconds); follow it
         with ``get_task``, ``task_result`` or ``on_task_status``."""
-        params = {"name": name, "arguments": arguments or {}}
         task = optional(ttl=None if ttl is None else round(ttl * 1000))
-        created = await self._session.request("tools/call", params, timeout, None, task)
+        created = await self._session.call_tool(name, arguments, _options(timeout, task=task))
         return cast(Task, created["task"])
 
     async def list_skills(self) -> list[JsonObject]:
@@ -449,12 +454,12 @@ class Client:
 
     async def get_task(self, task_id: str, *, timeout: Optional[float] = None) -> Task:
         """Returns the current state of a task."""
-        return cast(Task, await self._session.request("tasks/get", {"taskId": task_id}, timeout))
+        return cast(Task, await self._session.get_task(task_id, _options(timeout)))
 
     async def task_result(self, task_id: str, *, timeout: Optional[float] = None) -> JsonObject:
         """Waits for a task to finish and returns the result of its request (for a tool call, a
         ``CallToolResult``)."""
-        return cast(JsonObject, await self._session.request("tasks/result", {"taskId": task_id}, timeout))
+        return await self._session.task_result(task_id, _options(timeout))
 
     async def list_tasks(self) -> list[Task]:
         """Lists every task of this client on the server."""
@@ -462,7 +467,7 @@ class Client:
 
     async def cancel_task(self, task_id: str, *, timeout: Optional[float] = None) -> Task:
         """Cancels a task and returns its final state."""
-        return cast(Task, await self._session.request("tasks/cancel", {"taskId": task_id}, timeout))
+        return cast(Task, await self._session.cancel_task(task_id, _options(timeout)))
 
     def _progress(self, callback: ProgressCallback) -> Callable[[JsonObject], None]:
         def on_progress(params: JsonObject) -> None:
@@ -485,15 +490,17 @@ class Client:
 
     async def read_resource(self, uri: str, *, timeout: Optional[float] = None) -> ReadResourceResult:
         """Reads a resource."""
-        return cast(ReadResourceResult, await self._session.request("resources/read", {"uri": uri}, timeout))
+        return cast(ReadResourceResult, await self._session.read_resource(uri, _options(timeout)))
 
     async def subscribe(self, uri: str, *, timeout: Optional[float] = None) -> None:
-        """Subscribes to updates of a resource; they go to ``on_resource_updated``."""
-        await self._session.request("resources/subscribe", {"uri": uri}, timeout)
+        """Subscribes to updates of a resource; they go to ``on_resource_updated``. With a
+        2026-07-28 server the client's ``subscriptions/listen`` stream carries them, and this
+        returns once the server acknowledged the resource."""
+        await self._session.subscribe(uri, _options(timeout))
 
     async def unsubscribe(self, uri: str, *, timeout: Optional[float] = None) -> None:
         """Ends a subscription."""
-        await self._session.request("resources/unsubscribe", {"uri": uri}, timeout)
+        await self._session.unsubscribe(uri, _options(timeout))
 
     async def list_prompts(self) -> list[Prompt]:
         """Lists every prompt of the server."""
@@ -503,8 +510,7 @@ class Client:
         self, name: str, arguments: Optional[dict[str, str]] = None, *, timeout: Optional[float] = None
     ) -> GetPromptResult:
         """Renders a prompt with string arguments."""
-        params = {"name": name, "arguments": arguments or {}}
-        return cast(GetPromptResult, await self._session.request("prompts/get", params, timeout))
+        return cast(GetPromptResult, await self._session.get_prompt(name, arguments, _options(timeout)))
 
     async def complete(
         self,
@@ -523,13 +529,12 @@ class Client:
         params = {"ref": ref, "argument": {"name": argument, "value": value}} | optional(
             context=None if arguments is None else {"arguments": arguments}
         )
-        return cast(CompleteResult, await self._session.request("completion/complete", params, timeout))
+        return cast(CompleteResult, await self._session.complete(params, _options(timeout)))
 
     async def set_logging_level(self, level: LoggingLevel, *, timeout: Optional[float] = None) -> None:
-        """Sets the lowest level of log messages the server sends."""
-        if level not in _LEVELS:
-            raise InvalidInputError(f"unknown logging level {level!r}")
-        await self._session.request("logging/setLevel", {"level": level}, timeout)
+        """Sets the lowest level of log messages the server sends (with a 2026-07-28 server the
+        level goes with every later request); an unknown level raises ``InvalidInputError``."""
+        await self._session.set_logging_level(level, _options(timeout))
 
     def notify_roots_changed(self) -> None:
         """Tells the server that the roots changed."""

@@ -271,7 +271,7 @@ class Context:
                 toolChoice=tool_choice,
             ),
         }
-        return cast(CreateMessageResult, await self._native.request("sampling/createMessage", params))
+        return cast(CreateMessageResult, await self._native.sample(params))
 
     async def elicit(
         self, message: str, schema: Union[JsonObject, type, Any, None] = None, *, response_type: Any = None
@@ -299,7 +299,7 @@ class Context:
                 "required": ["value"],
             }
         params = {"mode": "form", "message": message, "requestedSchema": requested}
-        answer = Elicited(await self._native.request("elicitation/create", params))
+        answer = Elicited(await self._native.elicit(params))
         content = answer.get("content")
         if answer.get("action") == "accept" and not isinstance(asked, dict) and isinstance(content, dict):
             answer._data = coerce(content.get("value") if wrapped else content, asked)
@@ -313,7 +313,7 @@ class Context:
         with the same ``elicitation_id``. The client must declare URL-mode elicitation.
         """
         params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
-        return cast(ElicitResult, await self._native.request("elicitation/create", params))
+        return cast(ElicitResult, await self._native.elicit(params))
 
     def notify_elicitation_complete(self, elicitation_id: str) -> Done:
         """Tells the client that the URL-mode elicitation ``elicitation_id`` finished."""
@@ -322,5 +322,5 @@ class Context:
 
     async def list_roots(self) -> list[Root]:
         """Asks the client for its roots."""
-        result = await self._native.request("roots/list")
+        result = await self._native.list_roots()
         return cast(list[Root], result.get("roots", []))

@@ -17,6 +17,16 @@ public struct ClientHandlers: Sendable {
     public var roots: (@Sendable (Context) async throws -> JSONValue)?
     /// Hears every notification from the server: its method and params.
     public var notification: (@Sendable (String, JSONValue) async -> Void)?
+    /// Hears the server's log messages (`notifications/message` params: `level`, `logger`,
+    /// `data`) at or above the level set with `Client.setLoggingLevel`.
+    public var logging: (@Sendable (JSONValue) async -> Void)?
+    /// Hears that a resource subscribed to with `Client.subscribe` changed: its URI.
+    public var resourceUpdated: (@Sendable (String) async -> Void)?
+    /// Hears that a list of the server changed: the method of the notification
+    /// (`notifications/tools/list_changed`, `.../prompts/...` or `.../resources/...`). A
+    /// 2026-07-28 server is asked for these on a `subscriptions/listen` stream when the client
+    /// connects with any notification closure.
+    public var listChanged: (@Sendable (String) async -> Void)?
     /// Logs the user in to a protected HTTP server (`Client.http` with `auth`): shows the
     /// authorization URL and returns the URL the authorization server redirected to.
     public var authorizer: Authorizer?
@@ -31,7 +41,10 @@ public struct ClientHandlers: Sendable {
         sampling: (@Sendable (JSONValue, Context) async throws -> JSONValue)? = nil, samplingTools: Bool = false,
         elicitation: (@Sendable (JSONValue, Context) async throws -> JSONValue)? = nil, elicitationForm: Bool = true,
         elicitationURL: Bool = false, roots: (@Sendable (Context) async throws -> JSONValue)? = nil,
-        notification: (@Sendable (String, JSONValue) async -> Void)? = nil, authorizer: Authorizer? = nil,
+        notification: (@Sendable (String, JSONValue) async -> Void)? = nil,
+        logging: (@Sendable (JSONValue) async -> Void)? = nil,
+        resourceUpdated: (@Sendable (String) async -> Void)? = nil,
+        listChanged: (@Sendable (String) async -> Void)? = nil, authorizer: Authorizer? = nil,
         tokenStore: (any TokenStore)? = nil, onClose: (@Sendable (JSONValue) async -> Void)? = nil
     ) {
         self.sampling = sampling
@@ -41,6 +54,9 @@ public struct ClientHandlers: Sendable {
         self.elicitationURL = elicitationURL
         self.roots = roots
         self.notification = notification
+        self.logging = logging
+        self.resourceUpdated = resourceUpdated
+        self.listChanged = listChanged
         self.authorizer = authorizer
         self.tokenStore = tokenStore
         self.onClose = onClose
@@ -52,12 +68,7 @@ public struct ClientHandlers: Sendable {
             elicitation: elicitation.map { HandlerBox($0) }, elicitationForm: elicitationForm,
             elicitationUrl: elicitationURL,
             roots: roots.map { roots in HandlerBox { _, context in try await roots(context) } },
-            notification: notification.map { hear in
-                HandlerBox { payload, _ in
-                    await hear(payload["method"]?.stringValue ?? "", payload["params"] ?? .null)
-                    return .null
-                }
-            },
+            notification: listener,
             authorizer: authorizer.map(authorizerBox), tokenStore: tokenStore.map(tokenStoreBox),
             close: onClose.map { hear in
                 HandlerBox { payload, _ in
@@ -65,6 +76,56 @@ public struct ClientHandlers: Sendable {
                     return .null
                 }
             })
+    }
+}
+
+extension ClientHandlers {
+    /// The notifications the typed closures hear, by method.
+    static let listChangedMethods: Set<String> = [
+        "notifications/tools/list_changed", "notifications/prompts/list_changed",
+        "notifications/resources/list_changed",
+    ]
+
+    /// The one native notification handler, which hands each notification to the closures
+    /// that hear it; `nil` when there are none.
+    var listener: HandlerBox? {
+        if notification == nil && logging == nil && resourceUpdated == nil && listChanged == nil { return nil }
+        let (all, logging, updated, changed) = (notification, logging, resourceUpdated, listChanged)
+        return HandlerBox { payload, _ in
+            let method = payload["method"]?.stringValue ?? ""
+            let params = payload["params"] ?? .null
+            switch method {
+            case "notifications/message": await logging?(params)
+            case "notifications/resources/updated": await updated?(params["uri"]?.stringValue ?? "")
+            case _ where Self.listChangedMethods.contains(method): await changed?(method)
+            default: break
+            }
+            await all?(method, params)
+            return .null
+        }
+    }
+}
+
+/// The options of one request: its time-out, task augmentation and `_meta`.
+struct CallOptions: Sendable {
+    /// The time-out; the client's default when `nil`.
+    var timeout: Duration?
+    /// Sends the request as a task (experimental) with this task metadata.
+    var task: JSONValue?
+    /// Entries added to the request's `_meta`.
+    var meta: JSONValue?
+
+    init(timeout: Duration? = nil, task: JSONValue? = nil, meta: JSONValue? = nil) {
+        self.timeout = timeout
+        self.task = task
+        self.meta = meta
+    }
+
+    /// The JSON text of the options as the bridge reads them; the bridge checks every value.
+    var jsonText: String {
+        let ms = timeout.map { JSONValue.double(Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
+        let fields: [String: JSONValue?] = ["timeoutMs": ms, "task": task, "meta": meta]
+        return JSONValue.object(fields.compacted()).jsonText
     }
 }
 
@@ -167,37 +228,68 @@ public final class Client: Sendable {
     public var protocolVersion: String { native.protocolVersion() }
 
     /// Sends any request and returns its result. `timeout` overrides the client's default,
-    /// and `onProgress` asks for progress and hears each `notifications/progress` params.
+    /// `onProgress` asks for progress and hears each `notifications/progress` params, `task`
+    /// sends it as a task with that metadata and `meta` adds to its `_meta`.
     public func request(
-        _ method: String, params: JSONValue = [:], timeout: Duration? = nil,
-        onProgress: (@Sendable (JSONValue) -> Void)? = nil
+        _ method: String, params: JSONValue = [:], timeout: Duration? = nil, task: JSONValue? = nil,
+        meta: JSONValue? = nil, onProgress: (@Sendable (JSONValue) -> Void)? = nil
     ) async throws -> JSONValue {
         let params = params.jsonText
+        let options = CallOptions(timeout: timeout, task: task, meta: meta)
         return try await awaitNative { cancel in
-            let options = callOptions(timeout, onProgress, cancel)
+            let options = nativeOptions(options, onProgress, cancel)
             return try JSONValue(parsing: await native.request(method: method, params: params, options: options))
         }
     }
 
-    /// Calls a tool.
+    /// Calls a tool. With a `task` (task metadata, such as `["ttl": 60000]`) the tool runs as a
+    /// task and the result's `raw` is the created task; `meta` adds to the request's `_meta`.
     public func callTool(
-        name: String, arguments: JSONValue = [:], timeout: Duration? = nil,
-        onProgress: (@Sendable (JSONValue) -> Void)? = nil
+        name: String, arguments: JSONValue = [:], timeout: Duration? = nil, task: JSONValue? = nil,
+        meta: JSONValue? = nil, onProgress: (@Sendable (JSONValue) -> Void)? = nil
     ) async throws -> CallToolResult {
         let arguments = arguments.jsonText
+        let options = CallOptions(timeout: timeout, task: task, meta: meta)
         return CallToolResult(
             try await awaitNative { cancel in
-                let options = callOptions(timeout, onProgress, cancel)
+                let options = nativeOptions(options, onProgress, cancel)
                 return try JSONValue(parsing: await native.callTool(name: name, arguments: arguments, options: options))
             })
     }
 
     /// Calls a tool with arguments encoded from an `Encodable` value.
     public func callTool<Arguments: Encodable>(
-        name: String, arguments: Arguments, timeout: Duration? = nil,
-        onProgress: (@Sendable (JSONValue) -> Void)? = nil
+        name: String, arguments: Arguments, timeout: Duration? = nil, task: JSONValue? = nil,
+        meta: JSONValue? = nil, onProgress: (@Sendable (JSONValue) -> Void)? = nil
     ) async throws -> CallToolResult {
-        try await callTool(name: name, arguments: JSONValue(encoding: arguments), timeout: timeout, onProgress: onProgress)
+        try await callTool(
+            name: name, arguments: JSONValue(encoding: arguments), timeout: timeout, task: task, meta: meta,
+            onProgress: onProgress)
+    }
+
+    /// Checks that the server answers (a 2026-07-28 server, which has no `ping`, through
+    /// `server/discover`).
+    public func ping(timeout: Duration? = nil) async throws {
+        let options = CallOptions(timeout: timeout)
+        try await awaitNative { cancel in try await native.ping(options: nativeOptions(options, nil, cancel)) }
+    }
+
+    /// Subscribes to updates of the resource at `uri`; `handlers.resourceUpdated` hears them.
+    /// With a 2026-07-28 server the client's `subscriptions/listen` stream carries them, and
+    /// this returns once the server acknowledged the resource.
+    public func subscribe(uri: String, timeout: Duration? = nil) async throws {
+        let options = CallOptions(timeout: timeout)
+        try await awaitNative { cancel in
+            try await native.subscribe(uri: uri, options: nativeOptions(options, nil, cancel))
+        }
+    }
+
+    /// Ends the subscription to the resource at `uri`.
+    public func unsubscribe(uri: String, timeout: Duration? = nil) async throws {
+        let options = CallOptions(timeout: timeout)
+        try await awaitNative { cancel in
+            try await native.unsubscribe(uri: uri, options: nativeOptions(options, nil, cancel))
+        }
     }
 
     /// Lists every tool, following the pages.
@@ -225,31 +317,49 @@ public final class Client: Sendable {
     }
 
     /// Reads a resource; the result holds its `contents`.
-    public func readResource(uri: String) async throws -> JSONValue {
-        try await request("resources/read", params: ["uri": .string(uri)])
+    public func readResource(uri: String, timeout: Duration? = nil) async throws -> JSONValue {
+        let options = CallOptions(timeout: timeout)
+        return try await awaitNative { cancel in
+            try JSONValue(parsing: await native.readResource(uri: uri, options: nativeOptions(options, nil, cancel)))
+        }
     }
 
     /// Gets a prompt with its arguments; the result holds its `messages`.
-    public func getPrompt(name: String, arguments: [String: String] = [:]) async throws -> JSONValue {
-        try await request("prompts/get", params: ["name": .string(name), "arguments": .object(arguments.mapValues(JSONValue.string))])
+    public func getPrompt(
+        name: String, arguments: [String: String] = [:], timeout: Duration? = nil
+    ) async throws -> JSONValue {
+        let arguments = JSONValue.object(arguments.mapValues(JSONValue.string)).jsonText
+        let options = CallOptions(timeout: timeout)
+        return try await awaitNative { cancel in
+            try JSONValue(
+                parsing: await native.getPrompt(
+                    name: name, arguments: arguments, options: nativeOptions(options, nil, cancel)))
+        }
     }
 
     /// Asks the server to complete the argument `argument` of `ref` (a prompt or resource
     /// template reference) from `value`; the result holds `completion.values`.
     public func complete(
-        ref: JSONValue, argument: String, value: String, arguments: [String: String] = [:]
+        ref: JSONValue, argument: String, value: String, arguments: [String: String] = [:], timeout: Duration? = nil
     ) async throws -> JSONValue {
-        var params: JSONValue = ["ref": ref, "argument": ["name": .string(argument), "value": .string(value)]]
-        if !arguments.isEmpty, case .object(var members) = params {
-            members["context"] = ["arguments": .object(arguments.mapValues(JSONValue.string))]
-            params = .object(members)
+        var params: [String: JSONValue] = ["ref": ref, "argument": ["name": .string(argument), "value": .string(value)]]
+        if !arguments.isEmpty {
+            params["context"] = ["arguments": .object(arguments.mapValues(JSONValue.string))]
         }
-        return try await request("completion/complete", params: params)
+        let text = JSONValue.object(params).jsonText
+        let options = CallOptions(timeout: timeout)
+        return try await awaitNative { cancel in
+            try JSONValue(parsing: await native.complete(params: text, options: nativeOptions(options, nil, cancel)))
+        }
     }
 
-    /// Sets the level of the log messages the server sends.
-    public func setLoggingLevel(_ level: LogLevel) async throws {
-        _ = try await request("logging/setLevel", params: ["level": .string(level.rawValue)])
+    /// Sets the lowest level of the log messages the server sends (`handlers.logging` hears
+    /// them); a 2026-07-28 server gets the level with every later request.
+    public func setLoggingLevel(_ level: LogLevel, timeout: Duration? = nil) async throws {
+        let options = CallOptions(timeout: timeout)
+        try await awaitNative { cancel in
+            try await native.setLoggingLevel(level: level.rawValue, options: nativeOptions(options, nil, cancel))
+        }
     }
 
     /// Sends a notification to the server.
@@ -268,11 +378,9 @@ public final class Client: Sendable {
         await native.close()
     }
 
-    private func callOptions(
-        _ timeout: Duration?, _ onProgress: (@Sendable (JSONValue) -> Void)?, _ cancel: NativeCancelHandle
+    private func nativeOptions(
+        _ options: CallOptions, _ onProgress: (@Sendable (JSONValue) -> Void)?, _ cancel: NativeCancelHandle
     ) -> NativeCallOptions {
-        let ms = timeout.map { UInt64($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
-        return NativeCallOptions(
-            timeoutMs: ms, progress: onProgress.map { ListenerBox($0) }, task: nil, meta: nil, cancel: cancel)
+        NativeCallOptions(options: options.jsonText, progress: onProgress.map { ListenerBox($0) }, cancel: cancel)
     }
 }

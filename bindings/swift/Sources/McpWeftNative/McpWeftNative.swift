@@ -471,22 +471,6 @@ private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterUInt64: FfiConverterPrimitive {
-    typealias FfiType = UInt64
-    typealias SwiftType = UInt64
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt64 {
-        return try lift(readInt(&buf))
-    }
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterInt64: FfiConverterPrimitive {
     typealias FfiType = Int64
     typealias SwiftType = Int64
@@ -970,6 +954,16 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
     func close() async 
     
     /**
+     * Asks for completions; `params` is the JSON text of `ref`, `argument` and `context`.
+     */
+    func complete(params: String, options: NativeCallOptions) async throws  -> String
+    
+    /**
+     * Gets the prompt `name` with the JSON text of its string arguments.
+     */
+    func getPrompt(name: String, arguments: String?, options: NativeCallOptions) async throws  -> String
+    
+    /**
      * Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
      * `tasks`) from `cursor`.
      */
@@ -991,9 +985,19 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
     func notifyRootsChanged() throws 
     
     /**
+     * Checks that the server answers, whatever the revision.
+     */
+    func ping(options: NativeCallOptions) async throws 
+    
+    /**
      * Returns the negotiated protocol version.
      */
     func protocolVersion()  -> String
+    
+    /**
+     * Reads the resource at `uri`; returns the JSON text of its result.
+     */
+    func readResource(uri: String, options: NativeCallOptions) async throws  -> String
     
     /**
      * Sends any request (`params` is JSON text) and returns the JSON text of its result.
@@ -1004,6 +1008,21 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
      * Returns the JSON text of the server's `initialize` result.
      */
     func serverInfo()  -> String
+    
+    /**
+     * Sets the lowest level of the log messages the server sends, whatever the revision.
+     */
+    func setLoggingLevel(level: String, options: NativeCallOptions) async throws 
+    
+    /**
+     * Subscribes to updates of the resource at `uri`, whatever the revision.
+     */
+    func subscribe(uri: String, options: NativeCallOptions) async throws 
+    
+    /**
+     * Ends the subscription to the resource at `uri`.
+     */
+    func unsubscribe(uri: String, options: NativeCallOptions) async throws 
     
 }
 /**
@@ -1102,6 +1121,44 @@ open func close()async   {
 }
     
     /**
+     * Asks for completions; `params` is the JSON text of `ref`, `argument` and `context`.
+     */
+open func complete(params: String, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_complete(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(params),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Gets the prompt `name` with the JSON text of its string arguments.
+     */
+open func getPrompt(name: String, arguments: String?, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_get_prompt(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterOptionString.lower(arguments),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
      * Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
      * `tasks`) from `cursor`.
      */
@@ -1165,6 +1222,25 @@ open func notifyRootsChanged()throws   {try rustCallWithError(FfiConverterTypeNa
 }
     
     /**
+     * Checks that the server answers, whatever the revision.
+     */
+open func ping(options: NativeCallOptions)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_ping(
+                        self.uniffiCloneHandle(),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_void,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_void,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
      * Returns the negotiated protocol version.
      */
 open func protocolVersion() -> String  {
@@ -1174,6 +1250,25 @@ open func protocolVersion() -> String  {
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Reads the resource at `uri`; returns the JSON text of its result.
+     */
+open func readResource(uri: String, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_read_resource(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
 }
     
     /**
@@ -1205,6 +1300,63 @@ open func serverInfo() -> String  {
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Sets the lowest level of the log messages the server sends, whatever the revision.
+     */
+open func setLoggingLevel(level: String, options: NativeCallOptions)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_set_logging_level(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(level),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_void,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_void,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Subscribes to updates of the resource at `uri`, whatever the revision.
+     */
+open func subscribe(uri: String, options: NativeCallOptions)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_subscribe(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_void,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_void,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Ends the subscription to the resource at `uri`.
+     */
+open func unsubscribe(uri: String, options: NativeCallOptions)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_unsubscribe(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_void,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_void,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
 }
     
 
@@ -3018,21 +3170,14 @@ public func FfiConverterTypeNativeServer_lower(_ value: NativeServer) -> UInt64 
  */
 public struct NativeCallOptions {
     /**
-     * The time-out in milliseconds; the client's default when `None`.
+     * The JSON text of the bridge's call options (`timeoutMs`, `task`, `meta`); the client's
+     * defaults when `None`.
      */
-    public var timeoutMs: UInt64?
+    public var options: String?
     /**
      * Hears each `notifications/progress` params object, as JSON text.
      */
     public var progress: NativeListener?
-    /**
-     * The JSON text of task metadata, to send the request as a task.
-     */
-    public var task: String?
-    /**
-     * The JSON text of an object whose entries are added to the request's `_meta`.
-     */
-    public var meta: String?
     /**
      * Cancels the request.
      */
@@ -3042,24 +3187,17 @@ public struct NativeCallOptions {
     // declare one manually.
     public init(
         /**
-         * The time-out in milliseconds; the client's default when `None`.
-         */timeoutMs: UInt64?, 
+         * The JSON text of the bridge's call options (`timeoutMs`, `task`, `meta`); the client's
+         * defaults when `None`.
+         */options: String?, 
         /**
          * Hears each `notifications/progress` params object, as JSON text.
          */progress: NativeListener?, 
         /**
-         * The JSON text of task metadata, to send the request as a task.
-         */task: String?, 
-        /**
-         * The JSON text of an object whose entries are added to the request's `_meta`.
-         */meta: String?, 
-        /**
          * Cancels the request.
          */cancel: NativeCancelHandle?) {
-        self.timeoutMs = timeoutMs
+        self.options = options
         self.progress = progress
-        self.task = task
-        self.meta = meta
         self.cancel = cancel
     }
 
@@ -3079,19 +3217,15 @@ public struct FfiConverterTypeNativeCallOptions: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeCallOptions {
         return
             try NativeCallOptions(
-                timeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                options: FfiConverterOptionString.read(from: &buf), 
                 progress: FfiConverterOptionTypeNativeListener.read(from: &buf), 
-                task: FfiConverterOptionString.read(from: &buf), 
-                meta: FfiConverterOptionString.read(from: &buf), 
                 cancel: FfiConverterOptionTypeNativeCancelHandle.read(from: &buf)
         )
     }
 
     public static func write(_ value: NativeCallOptions, into buf: inout [UInt8]) {
-        FfiConverterOptionUInt64.write(value.timeoutMs, into: &buf)
+        FfiConverterOptionString.write(value.options, into: &buf)
         FfiConverterOptionTypeNativeListener.write(value.progress, into: &buf)
-        FfiConverterOptionString.write(value.task, into: &buf)
-        FfiConverterOptionString.write(value.meta, into: &buf)
         FfiConverterOptionTypeNativeCancelHandle.write(value.cancel, into: &buf)
     }
 }
@@ -3372,30 +3506,6 @@ public func FfiConverterTypeNativeError_lift(_ buf: RustBuffer) throws -> Native
 #endif
 public func FfiConverterTypeNativeError_lower(_ value: NativeError) -> RustBuffer {
     return FfiConverterTypeNativeError.lower(value)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
-    typealias SwiftType = UInt64?
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        guard let value = value else {
-            writeInt(&buf, Int8(0))
-            return
-        }
-        writeInt(&buf, Int8(1))
-        FfiConverterUInt64.write(value, into: &buf)
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
-        switch try readInt(&buf) as Int8 {
-        case 0: return nil
-        case 1: return try FfiConverterUInt64.read(from: &buf)
-        default: throw UniffiInternalError.unexpectedOptionalTag
-        }
-    }
 }
 
 #if swift(>=5.8)
@@ -3755,6 +3865,12 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_close() != 29249) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_complete() != 45469) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_get_prompt() != 39088) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_list() != 1800) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -3767,13 +3883,28 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_notify_roots_changed() != 17018) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_ping() != 30111) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_protocol_version() != 65311) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_read_resource() != 24985) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_request() != 31239) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_server_info() != 46280) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_set_logging_level() != 15226) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_subscribe() != 32621) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_unsubscribe() != 30021) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativecontext_ask() != 38104) {

@@ -311,6 +311,16 @@ uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_call_tool(uint64_t ptr, Rus
 uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_close(uint64_t ptr
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_COMPLETE
+uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_complete(uint64_t ptr, RustBuffer params, RustBuffer options
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_GET_PROMPT
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_GET_PROMPT
+uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_get_prompt(uint64_t ptr, RustBuffer name, RustBuffer arguments, RustBuffer options
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_LIST
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_LIST
 uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_list(uint64_t ptr, RustBuffer kind, RustBuffer cursor, RustBuffer cancel
@@ -331,9 +341,19 @@ void uniffi_mcpweft_swift_fn_method_nativeclient_notify(uint64_t ptr, RustBuffer
 void uniffi_mcpweft_swift_fn_method_nativeclient_notify_roots_changed(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_PING
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_PING
+uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_ping(uint64_t ptr, RustBuffer options
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_PROTOCOL_VERSION
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_PROTOCOL_VERSION
 RustBuffer uniffi_mcpweft_swift_fn_method_nativeclient_protocol_version(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_READ_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_READ_RESOURCE
+uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_read_resource(uint64_t ptr, RustBuffer uri, RustBuffer options
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_REQUEST
@@ -344,6 +364,21 @@ uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_request(uint64_t ptr, RustB
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_SERVER_INFO
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_SERVER_INFO
 RustBuffer uniffi_mcpweft_swift_fn_method_nativeclient_server_info(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_SET_LOGGING_LEVEL
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_SET_LOGGING_LEVEL
+uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_set_logging_level(uint64_t ptr, RustBuffer level, RustBuffer options
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_SUBSCRIBE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_SUBSCRIBE
+uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_subscribe(uint64_t ptr, RustBuffer uri, RustBuffer options
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_UNSUBSCRIBE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_UNSUBSCRIBE
+uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_unsubscribe(uint64_t ptr, RustBuffer uri, RustBuffer options
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_CLONE_NATIVECONTEXT
@@ -1010,6 +1045,18 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_close(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_COMPLETE
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_complete(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_GET_PROMPT
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_GET_PROMPT
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_get_prompt(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_LIST
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_LIST
 uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_list(void
@@ -1034,9 +1081,21 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_notify_roots_changed(
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_PING
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_PING
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_ping(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_PROTOCOL_VERSION
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_PROTOCOL_VERSION
 uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_protocol_version(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_READ_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_READ_RESOURCE
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_read_resource(void
     
 );
 #endif
@@ -1049,6 +1108,24 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_request(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_SERVER_INFO
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_SERVER_INFO
 uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_server_info(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_SET_LOGGING_LEVEL
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_SET_LOGGING_LEVEL
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_set_logging_level(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_SUBSCRIBE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_SUBSCRIBE
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_subscribe(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_UNSUBSCRIBE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_UNSUBSCRIBE
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_unsubscribe(void
     
 );
 #endif
