@@ -83,6 +83,24 @@ impl Connection {
         self.read_response().await
     }
 
+    /// POSTs the JSON `body` of a 2026-07-28 request for `method` (naming `name`, the tool) to
+    /// the MCP endpoint, with the headers that revision requires and no session, and reads the
+    /// whole response.
+    async fn post_2026(&mut self, method: &str, name: &str, body: &str) -> Result<Response> {
+        self.request.clear();
+        write!(
+            self.request,
+            "POST {PATH} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: {name}\r\n\r\n",
+            self.host,
+            body.len()
+        )?;
+        self.request.extend_from_slice(body.as_bytes());
+        self.stream.write_all(&self.request).await?;
+        self.read_response().await
+    }
+
     /// Reads more bytes into the buffer, failing if the server closed the
     /// connection.
     async fn fill(&mut self) -> Result<()> {
@@ -266,4 +284,16 @@ impl HttpSession {
     pub(crate) async fn check_echo(&mut self) -> Result<()> {
         check_echo_response(&self.call_echo().await?)
     }
+}
+
+/// Sends the 2026-07-28 `tools/call` of tool `name` whose JSON is `body` (its id is 1) on a new
+/// connection to `addr`, and returns the response after checking that it is a success.
+pub(crate) async fn call_2026(addr: SocketAddr, name: &str, body: &str) -> Result<serde_json::Value> {
+    let mut connection = Connection::connect(addr).await?;
+    let message = connection.post_2026("tools/call", name, body).await?.into_message(1)?;
+    let message: serde_json::Value = serde_json::from_slice(&message)?;
+    if message.get("result").is_none() {
+        return Err(format!("tools/call {name} failed: {message}").into());
+    }
+    Ok(message)
 }

@@ -140,8 +140,13 @@ impl Process {
         Ok(Self { child, addr })
     }
 
+    /// The process id of the server.
+    pub(crate) fn pid(&self) -> Result<u32> {
+        Ok(self.child.id().ok_or("server has already exited")?)
+    }
+
     /// The resident set size of the server, in KiB.
-    fn rss_kib(&self) -> Result<u64> {
+    pub(crate) fn rss_kib(&self) -> Result<u64> {
         status_kib(self.child.id().ok_or("server has already exited")?, "VmRSS")
     }
 

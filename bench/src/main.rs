@@ -6,9 +6,11 @@
 //! and 64 concurrent sessions and the memory of an idle session. Each
 //! section prints a table with the ratios of mcpweft versus rmcp, of
 //! mcpweft's Python package versus FastMCP and of its Node package versus the
-//! official TypeScript SDK, which drift less than absolute numbers.
+//! official TypeScript SDK, which drift less than absolute numbers. The memory section (see
+//! [`input_memory`]) measures what a large answer to a request for input costs the mcpweft server
+//! beside the same bytes sent as tool arguments.
 //!
-//! Usage: `mcpweft-bench [--quick] [--stdio-only|--http-only|--cluster-only] [--cluster] [--python
+//! Usage: `mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--cluster-only] [--cluster] [--python
 //! PYTHON] [--node NODE] [--server NAME=COMMAND]... [--http-server
 //! NAME=COMMAND]...`. The rmcp and mcpweft echo servers are looked up next to
 //! the driver's own executable; `--python` (or `MCPWEFT_BENCH_PYTHON`) adds
@@ -19,6 +21,7 @@
 mod cluster_bench;
 mod http;
 mod http_bench;
+mod input_memory;
 mod report;
 mod rpc;
 mod servers;
@@ -30,7 +33,8 @@ use rpc::Result;
 use servers::{PORT, Server};
 
 /// The command-line help.
-const USAGE: &str = "usage: mcpweft-bench [--quick] [--stdio-only|--http-only|--cluster-only] [--python PYTHON]
+const USAGE: &str = "usage: mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--cluster-only]
+                    [--python PYTHON]
                     [--node NODE] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]... [--cluster]
 
 Measures MCP servers over stdio and Streamable HTTP: the rmcp and mcpweft echo
@@ -40,6 +44,8 @@ spaces).
   --quick                    divide every request and spawn count by 10
   --stdio-only               run only the stdio section
   --http-only                run only the Streamable HTTP section
+  --memory-only              run only the section on the memory of large answers
+                             to requests for input
   --cluster-only             run only the cluster section
   --python PYTHON            add the mcpweft-py and fastmcp rows, running
                              bench/python/*_echo.py with the interpreter PYTHON
@@ -61,6 +67,8 @@ struct Options {
     quick: bool,
     stdio: bool,
     http: bool,
+    /// Whether the memory section runs.
+    memory: bool,
     /// The stdio servers to measure.
     servers: Vec<Server>,
     /// The HTTP servers to measure, whose commands contain [`PORT`].
@@ -83,9 +91,9 @@ fn parse_args() -> Result<Options> {
         match arg.as_str() {
             "--quick" => quick = true,
             "--cluster" => cluster = true,
-            "--stdio-only" | "--http-only" | "--cluster-only" => {
+            "--stdio-only" | "--http-only" | "--memory-only" | "--cluster-only" => {
                 if only.replace(arg.clone()).is_some_and(|previous| previous != arg) {
-                    return Err("--stdio-only, --http-only and --cluster-only exclude each other".into());
+                    return Err("--stdio-only, --http-only, --memory-only and --cluster-only exclude each other".into());
                 }
             }
             "--python" => python = Some(args.next().ok_or("--python needs the path of an interpreter")?),
@@ -107,6 +115,7 @@ fn parse_args() -> Result<Options> {
     }
     let stdio = only.is_none() || only.as_deref() == Some("--stdio-only");
     let http = only.is_none() || only.as_deref() == Some("--http-only");
+    let memory = only.is_none() || only.as_deref() == Some("--memory-only");
     let cluster = cluster || only.as_deref() == Some("--cluster-only");
     let exe = std::env::current_exe()?;
     let dir = exe.parent().unwrap_or(Path::new("."));
@@ -124,7 +133,7 @@ fn parse_args() -> Result<Options> {
         http_servers.extend(node.iter().flat_map(|node| servers::node(node, true)));
         http_servers.extend(extra_http);
     }
-    Ok(Options { quick, stdio, http, servers, http_servers, cluster })
+    Ok(Options { quick, stdio, http, memory, servers, http_servers, cluster })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -146,12 +155,19 @@ async fn main() -> ExitCode {
         }
         ok &= http_bench::run(&options.http_servers, options.quick).await;
     }
-    if options.cluster {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    if options.memory {
         if options.stdio || options.http {
             println!();
         }
-        let exe = std::env::current_exe().unwrap_or_default();
-        ok &= cluster_bench::run(exe.parent().unwrap_or(Path::new(".")), options.quick).await;
+        ok &= input_memory::run(dir).await;
+    }
+    if options.cluster {
+        if options.stdio || options.http || options.memory {
+            println!();
+        }
+        ok &= cluster_bench::run(dir, options.quick).await;
     }
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
