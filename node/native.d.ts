@@ -28,6 +28,11 @@ export declare class NativeCallbacks {
    * "tokens"}`.
    */
   tokenStore(handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /**
+   * Hears, once, that the connection ended: the payload is `{"reason": "closed",
+   * "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
+   */
+  close(handler: (payloads: string[], contexts: NativeContext[]) => void): void
 }
 
 /** A connected MCP client. */
@@ -88,10 +93,11 @@ export declare class NativeContext {
   /** Answers the call with the JSON text of the handler's value. */
   resolve(value: string): void
   /**
-   * Fails the call: `kind` is `rpc` for the JSON-RPC error `code` with the JSON text of
-   * `data`, anything else for a failure the error policy turns into a result.
+   * Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
+   * `code` with the JSON text of `data`, another kind name keeps its kind, anything else is a
+   * failure the error policy turns into a result; `causes` are the messages of its causes.
    */
-  reject(kind: string, code: number | undefined | null, message: string, data?: string | undefined | null): void
+  reject(kind: string, code: number | undefined | null, message: string, data?: string | undefined | null, causes?: Array<string> | undefined | null): void
   /** Returns the JSON text of the request's id, outside a request `null`. */
   requestId(): string | null
   /** Returns the session's id over Streamable HTTP; other transports have none. */
@@ -192,14 +198,27 @@ export declare class NativeHttpServer {
 export declare class NativeServer {
   /** Creates a server from the JSON text of its description and settings. */
   constructor(spec: string)
-  /** Registers a tool from the JSON text of its `Tool` descriptor, or replaces it. */
-  addTool(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
-  /** Registers a resource from the JSON text of its `Resource` descriptor. */
-  addResource(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
-  /** Registers a resource template from the JSON text of its `ResourceTemplate` descriptor. */
-  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
-  /** Registers a prompt from the JSON text of its `Prompt` descriptor. */
-  addPrompt(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /**
+   * Registers a tool from the JSON text of its `Tool` descriptor; a tool of the same name is
+   * refused unless `replace`.
+   */
+  addTool(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean): void
+  /**
+   * Registers a resource from the JSON text of its `Resource` descriptor; one at the same URI
+   * is refused unless `replace`.
+   */
+  addResource(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean): void
+  /**
+   * Registers a resource template from the JSON text of its `ResourceTemplate` descriptor;
+   * one with the same URI template is refused unless `replace`; `list`, when given, lists its
+   * resources in `resources/list`.
+   */
+  addResourceTemplate(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean, list: ((payloads: string[], contexts: NativeContext[]) => void) | null): void
+  /**
+   * Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
+   * refused unless `replace`.
+   */
+  addPrompt(descriptor: string, handler: (payloads: string[], contexts: NativeContext[]) => void, replace: boolean): void
   /** Sets the handler of `completion/complete`. */
   setCompletion(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Sets the handler that hears that a client's roots changed; it can be set once. */
@@ -214,9 +233,9 @@ export declare class NativeServer {
   removePrompt(name: string): boolean
   /**
    * Serves a skill of the skills extension, with the JSON text of its descriptor
-   * (`skillMd`, `files`).
+   * (`skillMd`, `files`); a skill of the same name is refused unless `replace`.
    */
-  addSkill(descriptor: string): void
+  addSkill(descriptor: string, replace: boolean): void
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void
   /** Sends a log message at `level`, with the JSON text `data`, to every client. */
@@ -256,6 +275,12 @@ export declare class Pending {
  * an object from each error class's name to its code.
  */
 export declare function errorCodes(): string
+
+/**
+ * Returns the bridge's table of error kinds, as the JSON text of an array of
+ * `{name, code, meaning}` (`code` is `null` for a kind without one).
+ */
+export declare function errorKinds(): string
 
 /** Returns the version of the native module. */
 export declare function version(): string
