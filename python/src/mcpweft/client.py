@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional, Union, cast
 
 from . import _logging, _native
 from .auth import Authorizer, ClientAuth, TokenStore, _authorizer, _token_store
-from .errors import ConfigError, InvalidInputError, TransportClosed
+from .errors import ConfigError, TransportClosed
 from .types import (
     CallToolResult,
     CompleteResult,
