@@ -69,7 +69,7 @@ final class TransportTests: XCTestCase {
         // Answers initialize, then writes to stderr and exits with code 3.
         let script = """
             read -r line
-            printf '%s\\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"crash","version":"1"}}}'
+            printf '%s\\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"crash","version":"1"}}}'
             read -r line
             echo 'fatal: the database is gone' >&2
             exit 3
