@@ -2,19 +2,14 @@
 //! the caller's identity in the handler's context, and the JSON settings of servers and
 //! clients.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::callback;
 use futures::executor::block_on;
 use mcpweft_bridge::{CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, Server};
 use serde_json::{Value, json};
-
-fn callback<F, Fut>(f: F) -> Arc<dyn Callback>
-where
-    F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Value, Error>> + Send + 'static,
-{
-    Arc::new(f)
-}
 
 fn server() -> Server {
     let server = Server::new(json!({ "name": "protected", "version": "1" })).unwrap();

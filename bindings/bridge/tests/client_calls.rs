@@ -3,6 +3,8 @@
 //! with a 2026-07-28 server (`server/discover`, `subscriptions/listen`, the level in `_meta`)
 //! as with a 2025-11-25 one; and the one parser of call options refuses bad values.
 
+mod common;
+
 use std::{
     sync::{
         Arc,
@@ -11,22 +13,15 @@ use std::{
     time::Duration,
 };
 
+use common::callback;
 use futures::executor::block_on;
-use mcpweft_bridge::{CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, Server};
+use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Context, ErrorKind, Server};
 use serde_json::{Value, json};
 
 const NEXT: &str = "2026-07-28";
 const CURRENT: &str = "2025-11-25";
 /// How long a test waits for a notification before it fails.
 const WAIT: Duration = Duration::from_secs(10);
-
-fn callback<F, Fut>(f: F) -> Arc<dyn Callback>
-where
-    F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Value, Error>> + Send + 'static,
-{
-    Arc::new(f)
-}
 
 /// A server with a resource, a tool that logs at every level from `debug` to `error`, and one
 /// that takes longer than any test waits.

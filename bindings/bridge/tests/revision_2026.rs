@@ -2,24 +2,19 @@
 //! `Context::ask`, `state` and `set_state` as every binding exposes them, answers a 2026-07-28
 //! client through `input_required` rounds and a 2025-11-25 client through requests.
 
+mod common;
+
 use std::sync::{
     Arc, Mutex,
     atomic::{AtomicUsize, Ordering},
 };
 
+use common::callback;
 use futures::executor::block_on;
-use mcpweft_bridge::{CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, Server};
+use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Context, ErrorKind, Server};
 use serde_json::{Value, json};
 
 const NEXT: &str = "2026-07-28";
-
-fn callback<F, Fut>(f: F) -> Arc<dyn Callback>
-where
-    F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Value, Error>> + Send + 'static,
-{
-    Arc::new(f)
-}
 
 fn form(message: &str, property: &str, kind: &str) -> Value {
     json!({ "message": message,

@@ -1,6 +1,8 @@
 //! The bridge driven as a language binding drives it: closures stand in for foreign
 //! callables, and every task is awaited from a plain executor that is not Tokio.
 
+mod common;
+
 use std::{
     sync::{
         Arc, Mutex,
@@ -9,19 +11,12 @@ use std::{
     time::Duration,
 };
 
+use common::callback;
 use futures::executor::block_on;
 use mcpweft_bridge::{
     CallOptions, Callback, CancelHandle, Client, ClientCallbacks, Context, Error, ErrorKind, HttpRequest, Server, Task,
 };
 use serde_json::{Value, json};
-
-fn callback<F, Fut>(f: F) -> Arc<dyn Callback>
-where
-    F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Value, Error>> + Send + 'static,
-{
-    Arc::new(f)
-}
 
 fn server() -> Server {
     let server = Server::new(json!({
@@ -557,6 +552,19 @@ fn stdio_clients_get_args_env_and_cwd() {
     assert!(error.message.ends_with(&expected), "{:?} does not end with {expected:?}", error.message);
 }
 
+/// A callback that sends each payload it gets to the returned receiver.
+fn recorder() -> (Arc<dyn Callback>, std::sync::mpsc::Receiver<Value>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let record = callback(move |payload, _ctx| {
+        let tx = tx.clone();
+        async move {
+            tx.send(payload).unwrap();
+            Ok(Value::Null)
+        }
+    });
+    (record, rx)
+}
+
 /// A server that answers `initialize`, then writes to stderr and exits with code 3 once it
 /// hears `notifications/initialized`.
 const CRASHING_SERVER: &str = r#"read -r line
@@ -567,14 +575,7 @@ exit 3"#;
 
 #[test]
 fn the_close_callback_tells_how_a_server_process_ended() {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let on_close = callback(move |payload, _ctx| {
-        let tx = tx.clone();
-        async move {
-            tx.send(payload).unwrap();
-            Ok(Value::Null)
-        }
-    });
+    let (on_close, rx) = recorder();
     let client = block_on(Client::connect(
         json!({ "type": "stdio", "command": "sh", "args": ["-c", CRASHING_SERVER] }),
         Value::Null,
@@ -638,14 +639,7 @@ fn a_templates_list_callback_lists_resources_with_its_metadata() {
 
 #[test]
 fn the_close_callback_hears_a_close_of_this_side() {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let on_close = callback(move |payload, _ctx| {
-        let tx = tx.clone();
-        async move {
-            tx.send(payload).unwrap();
-            Ok(Value::Null)
-        }
-    });
+    let (on_close, rx) = recorder();
     let client =
         block_on(Client::connect_memory(&server(), Value::Null, ClientCallbacks::new().with_close(on_close))).unwrap();
     assert!(rx.recv_timeout(Duration::from_millis(100)).is_err(), "no close while the connection is open");
