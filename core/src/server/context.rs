@@ -240,14 +240,17 @@ impl RequestContext {
             return Err(self.missing(name, serde_json::json!({ name: {} })));
         }
         match &self.round {
-            Some(round) => match (round.response(key), round.task()) {
+            Some(round) => match (round.take_response(key).map_err(Error::Protocol)?, round.task()) {
                 (Some(answer), _) => Ok(answer),
                 (None, Some((store, task_id))) => {
                     let request = serde_json::json!({ "method": method, "params": params });
                     let answer = store.ask(task_id, key, request).map_err(|e| Error::Protocol(e.message))?;
                     answer.await.map_err(|_| Error::Protocol(format!("task {task_id} ended before its input arrived")))
                 }
-                (None, None) => round.answer(key, method, params).ok_or(Error::InputRequired),
+                (None, None) => {
+                    round.require(key, method, params);
+                    Err(Error::InputRequired)
+                }
             },
             None => self.incoming.peer.request(method, Some(params), self.options()).await,
         }

@@ -10,7 +10,8 @@
 //! lifetime ([`STATE_LIFETIME`]), so it cannot be replayed for another request, by another
 //! identity or later on.
 //!
-//! `inputResponses` can be large: they are moved out of the request's params once, never copied.
+//! `inputResponses` can be large: they are moved out of the request's params once, and each
+//! answer out of the round when the handler takes it, never copied.
 
 use std::{
     io::Write as _,
@@ -38,8 +39,10 @@ pub(crate) const STATE_LIFETIME: Duration = Duration::from_secs(10 * 60);
 /// what the handler asked for that is not among them.
 #[derive(Default)]
 pub(crate) struct Round {
-    /// `inputResponses` of the request, by key.
-    responses: Map<String, Value>,
+    /// `inputResponses` of the request, by key, until the handler takes them.
+    responses: Mutex<Map<String, Value>>,
+    /// The keys whose answers the handler has taken in this run.
+    taken: Mutex<Vec<String>>,
     /// What identifies the request across its rounds (see [`request_digest`]).
     request: String,
     /// A digest of the identity that sent the request, when the transport authenticates.
@@ -62,9 +65,21 @@ pub(crate) struct Round {
 }
 
 impl Round {
-    /// Returns the answer the client gave under `key` in this round's `inputResponses`.
-    pub(crate) fn response(&self, key: &str) -> Option<Value> {
-        self.responses.get(key).cloned()
+    /// Moves the answer the client gave under `key` out of this round's `inputResponses`: an
+    /// answer is handed out once, never copied. Asking again for a key this run has already
+    /// taken is refused with a message saying so, since its answer is gone; a handler asks each
+    /// key once per run (the keys it does not name are new each time).
+    pub(crate) fn take_response(&self, key: &str) -> Result<Option<Value>, String> {
+        if let Some(answer) = lock(&self.responses).remove(key) {
+            lock(&self.taken).push(key.to_owned());
+            return Ok(Some(answer));
+        }
+        if lock(&self.taken).iter().any(|taken| taken == key) {
+            return Err(format!(
+                "the answer under input key `{key}` was already taken by this run of the handler: ask each key once"
+            ));
+        }
+        Ok(None)
     }
 
     /// Makes the rest of this round's call run as task `task_id` of `store`.
@@ -77,14 +92,10 @@ impl Round {
         self.task.get()
     }
 
-    /// Returns the answer to the request for input under `key`, or records the request
-    /// (`method` with `params`) as pending and returns `None`.
-    pub(crate) fn answer(&self, key: &str, method: &str, params: Value) -> Option<Value> {
-        if let Some(answer) = self.responses.get(key) {
-            return Some(answer.clone());
-        }
+    /// Records the request for input under `key` (`method` with `params`), which the client
+    /// has not answered yet, for the `input_required` result that ends this round.
+    pub(crate) fn require(&self, key: &str, method: &str, params: Value) {
         lock(&self.pending).insert(key.to_owned(), json!({ "method": method, "params": params }));
-        None
     }
 
     /// The key of the handler's next request for input that it does not name itself.
@@ -157,7 +168,7 @@ impl Rounds {
         };
         let request = request_digest(method, params.as_ref());
         let principal = principal.map(|p| digest(p.as_bytes()));
-        let mut round = Round { responses, request, principal, ..Round::default() };
+        let mut round = Round { responses: Mutex::new(responses), request, principal, ..Round::default() };
         let Some(state) = state else { return Ok(round) };
         let Some(text) = state.as_str() else {
             return Err(ErrorData::invalid_params("requestState must be a string"));
@@ -290,7 +301,8 @@ mod tests {
     /// The `requestState` of a first round of `params` by `principal` that asked for input.
     fn first_state(rounds: &Rounds, params: Value, principal: Option<&str>) -> String {
         let round = open(rounds, params, principal).unwrap();
-        assert!(round.answer("guests", "elicitation/create", json!({ "message": "How many?" })).is_none());
+        assert_eq!(round.take_response("guests"), Ok(None));
+        round.require("guests", "elicitation/create", json!({ "message": "How many?" }));
         round.set_state(json!({ "step": 1 }));
         let answer = rounds.close(&round).unwrap().unwrap();
         assert_eq!(answer["resultType"], "input_required");
@@ -310,7 +322,7 @@ mod tests {
             "inputResponses": { "guests": { "action": "accept", "content": { "n": 2 } } } });
         let round = open(&rounds, retry.clone(), None).unwrap();
         assert_eq!(round.state(), Some(&json!({ "step": 1 })));
-        assert!(round.answer("guests", "elicitation/create", json!({})).is_some());
+        assert!(round.take_response("guests").unwrap().is_some());
         assert!(rounds.close(&round).is_none());
 
         let other = json!({ "name": "book", "arguments": { "n": 2 }, "requestState": state });
@@ -354,13 +366,16 @@ mod tests {
     }
 
     #[test]
-    fn input_responses_move_out_of_the_params_except_for_tasks_update() {
+    fn input_responses_move_out_of_the_params_except_for_tasks_update_and_out_of_the_round_once() {
         let rounds = Rounds::new();
         let answers = json!({ "guests": { "action": "accept" } });
         let mut params = Some(json!({ "name": "book", "inputResponses": answers.clone() }));
         let round = rounds.open("tools/call", &mut params, None).unwrap();
         assert_eq!(params, Some(json!({ "name": "book" })));
-        assert_eq!(round.response("guests"), Some(answers["guests"].clone()));
+        assert_eq!(round.take_response("guests"), Ok(Some(answers["guests"].clone())));
+        let again = round.take_response("guests").unwrap_err();
+        assert!(again.contains("`guests` was already taken"), "{again}");
+        assert_eq!(round.take_response("other"), Ok(None));
         let mut update = Some(json!({ "taskId": "t", "inputResponses": answers.clone() }));
         rounds.open("tasks/update", &mut update, None).unwrap();
         assert_eq!(update, Some(json!({ "taskId": "t", "inputResponses": answers })));
