@@ -17,8 +17,8 @@ use std::{
 use async_trait::async_trait;
 use auth_common::{SigningKey, free_resource, jwks, now};
 use axum::{
-    Form, Json, Router,
-    extract::{Query, State},
+    Json, Router,
+    extract::{RawQuery, State},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Response},
     routing::{get, post},
@@ -80,7 +80,13 @@ async fn register(State(state): State<Shared>, Json(request): Json<Value>) -> Re
     (StatusCode::CREATED, Json(body)).into_response()
 }
 
-async fn authorize(State(state): State<Shared>, Query(query): Query<HashMap<String, String>>) -> Response {
+/// The pairs of a form-encoded query or body.
+fn form_pairs(text: &str) -> HashMap<String, String> {
+    url::form_urlencoded::parse(text.as_bytes()).into_owned().collect()
+}
+
+async fn authorize(State(state): State<Shared>, RawQuery(query): RawQuery) -> Response {
+    let query = form_pairs(&query.unwrap_or_default());
     let mut state = state.lock().unwrap();
     state.authorizations.push(query.clone());
     assert_eq!(query["response_type"], "code");
@@ -111,7 +117,8 @@ fn token_for(state: &AsState, resource: &str, scope: &str, refresh: bool) -> Jso
     Json(body)
 }
 
-async fn token(State(state): State<Shared>, headers: HeaderMap, Form(form): Form<HashMap<String, String>>) -> Response {
+async fn token(State(state): State<Shared>, headers: HeaderMap, body: String) -> Response {
+    let form = form_pairs(&body);
     let mut state = state.lock().unwrap();
     state.token_requests.push(form.clone());
     let auth = if headers.contains_key(header::AUTHORIZATION) { "basic" } else { "post" };
