@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: demo demo-cluster test-cluster conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist check-platforms lint-workflows
+.PHONY: lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist check-platforms lint-workflows
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -11,17 +11,22 @@ help: ## Lists the targets.
 demo: build-examples ## Builds the examples and runs the calculator client against the calculator server over stdio.
 	$(CARGO_TARGET_DIR)/debug/examples/calculator_client
 
+# With the `redis` feature, which the workspace's tests and the packages enable too: the examples
+# then reuse every library those builds compiled.
 build-examples:
-	$(CARGO) build -p mcpweft --examples
+	$(CARGO) build -p mcpweft --features redis --examples
 
 demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and three cluster_server processes on loopback, installing redis-server and haproxy when missing, and runs cluster_client, then the official TypeScript SDK's client (tests/interop/ts_cluster_client.mjs, once npm ci ran there) and the official Python SDK's (tests/interop/py_cluster_client.py, with mcp in .venv), through the balancer.
-	$(CARGO) build -p mcpweft --features redis --example cluster_server --example cluster_client
+	$(MAKE) build-examples
 	tests/cluster/demo.sh
 
-test-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), the feature's lints, the demo with the Rust and the official TypeScript and Python SDK clients, and the conformance server suites (0.1.16 and 0.2.0-alpha.12) through the balancer.
-	$(CARGO) clippy -p mcpweft -p mcpweft-bridge --features mcpweft/redis,mcpweft-bridge/redis --all-targets -- -D warnings
-	$(CARGO) test -p mcpweft --features redis --test cluster
-	$(CARGO) test -p mcpweft-bridge --features redis --test server_client cluster
+test-cluster: ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), then cluster-suites.
+	$(CARGO) test $(RUST_TESTS) --test cluster
+	$(CARGO) test $(RUST_TESTS) --test server_client cluster
+	$(MAKE) cluster-suites
+
+# make test runs the cluster tests in test-rust (the workspace's tests include them) and this after.
+cluster-suites: tests/conformance/node_modules/.package-lock.json ## Runs the cluster demo with the Rust and the official TypeScript and Python SDK clients, and the conformance server suites (0.1.16 and 0.2.0-alpha.12) through the balancer.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error
 	test -x .venv/bin/python || python3 -m venv .venv
 	.venv/bin/python -m pip install --quiet --disable-pip-version-check "$$(grep '^mcp==' python/requirements-dev.txt)"
@@ -35,23 +40,37 @@ conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs t
 # The steps of make test, in order; tests/all.sh runs them, with the check of the shipped crates for
 # Windows and macOS and the build of the fuzz targets in the background from the start, then a
 # short fuzzing pass, and prints how long each step took.
-TEST_STEPS = lint lint-workflows test-rust test-cluster test-oidc test-python test-node test-node-install test-dist test-interop test-swift test-conformance
+TEST_STEPS = lint-sources lint-workflows test-rust lint-bench cluster-suites test-oidc test-python test-node test-node-install test-dist test-interop test-swift test-conformance
 
 test: ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite, a check of the shipped crates for Windows and macOS, a short fuzzing pass.
 	tests/all.sh $(TEST_STEPS)
 
-# The packages make test installs are built without link-time optimization: their files, tags
-# and behaviour are those of make dist, and the cold run saves minutes of linking on two cores.
-test: export CARGO_PROFILE_RELEASE_LTO = off
+# In make test, clippy lints the workspace's crates while they are compiled for the tests, the
+# packages and the examples (clippy-driver wraps rustc for the workspace's members, warnings
+# denied), instead of checking every dependency once more for `make lint`: the Swift glue and
+# uniffi-bindgen are linted when test-swift builds them, the benchmark by lint-bench.
+test: export RUSTC_WORKSPACE_WRAPPER = clippy-driver
+test: export RUSTFLAGS = -D warnings
 
-lint: ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
+# The packages make test installs are built without link-time optimization and at optimization
+# level 1: their files, tags and behaviour are those of make dist, and the cold run saves minutes
+# of compiling on two cores.
+test: export CARGO_PROFILE_RELEASE_LTO = off
+test: export CARGO_PROFILE_RELEASE_OPT_LEVEL = 1
+
+lint-sources: ## Checks formatting, and that the core and the bridge depend on no FFI crate.
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	@for crate in mcpweft mcpweft-bridge; do \
 	  if $(CARGO) tree -p $$crate -e normal --prefix none | grep -E '^(pyo3|napi|uniffi)'; then \
 	    echo "$$crate must not depend on an FFI crate" >&2; exit 1; \
 	  fi; \
 	done
+
+lint-bench: ## Builds the benchmark's targets (make test lints them through clippy-driver).
+	$(CARGO) build -p mcpweft-bench --all-targets
+
+lint: lint-sources ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 check-platforms: ## Checks the shipped crates for Windows (x86_64) and macOS (arm64, x86_64) with the nightly toolchain's rust-src and zig as the C compiler, installing both when missing.
 	release/check-platforms.sh
@@ -71,10 +90,14 @@ test-dist: dist ## Installs the packages of make dist with no cargo on PATH and 
 	python/scripts/test-dist.sh
 	cd node && node --test --test-reporter=spec test/dist/*.test.mjs
 
-# The Swift glue has no Rust tests (test-swift drives it), and uniffi-bindgen is a tool: leaving
-# them out keeps uniffi's code generator out of this build.
-test-rust: ## Runs the Rust unit, integration and doc tests.
-	$(CARGO) test --workspace --exclude mcpweft-swift --exclude uniffi-bindgen
+# The Swift glue has no Rust tests (test-swift drives it), uniffi-bindgen is a tool and the
+# benchmark has no tests (lint checks it): leaving them out keeps uniffi's code generator and the
+# peers the benchmark compares with out of this build, whose libraries the examples, the
+# conformance fixtures and the Python and Node packages then reuse as they are.
+RUST_TESTS = --workspace --exclude mcpweft-swift --exclude uniffi-bindgen --exclude mcpweft-bench
+
+test-rust: ## Runs the Rust unit, integration and doc tests, the cluster tests among them.
+	$(CARGO) test $(RUST_TESTS)
 
 test-python: ## Builds the Python package into .venv, runs pytest, ruff, mypy and stubtest.
 	python/scripts/test.sh
@@ -101,7 +124,7 @@ tests/oidc/node_modules/.package-lock.json: tests/oidc/package.json tests/oidc/p
 # oidc-provider supports Node 22 and later: the tests run it with the Node 22 the conformance
 # suite's lockfile pins.
 test-oidc: tests/oidc/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Logs in at a real authorization server (oidc-provider on loopback) and calls a protected server.
-	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test -p mcpweft --test auth_oidc -- --ignored
+	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test $(RUST_TESTS) --test auth_oidc -- --ignored
 
 tests/conformance/node_modules/.package-lock.json: tests/conformance/package.json tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
