@@ -2,9 +2,11 @@
 //!
 //! Richer Python values (bytes, media, dataclasses, pydantic models) are turned into JSON
 //! shapes by the package's `_convert` module before they get here. Turning a Python value into
-//! JSON is bounded: nesting deeper than [`MAX_DEPTH`] containers, a container that holds itself,
-//! a NaN or infinite float and an integer outside 64 bits are `ValueError`s, which fail the one
-//! call that produced the value and never the process.
+//! JSON is bounded: nesting deeper than [`MAX_DEPTH`] containers, more than [`MAX_VALUES`]
+//! values (an object held in several places counts each time, so that a few shared lists cannot
+//! unfold into billions of values), a container that holds itself, a NaN or infinite float and an
+//! integer outside 64 bits are `ValueError`s, which fail the one call that produced the value and
+//! never the process.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -15,6 +17,11 @@ use serde_json::{Map, Number, Value};
 /// nesting the JSON-RPC decoder reads back.
 pub const MAX_DEPTH: usize = 128;
 
+/// The most JSON values a Python value may turn into: as many as a 16 MiB message (the message
+/// size limit of stdio) can hold, two bytes each. Fuzzing builds use a smaller limit, so that a
+/// fuzzer's input that unfolds to the limit still runs in well under its time-out.
+pub const MAX_VALUES: usize = if cfg!(fuzzing) { 4096 } else { 8 * 1024 * 1024 };
+
 /// Converts a JSON value into the matching Python value (dict, list, str, ...).
 pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(pythonize::pythonize(py, value)?)
@@ -22,7 +29,7 @@ pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
 
 /// Converts a JSON-shaped Python value into JSON; `None` is `null`.
 pub fn from_py(value: &Bound<'_, PyAny>) -> PyResult<Value> {
-    Walker { open: Vec::new() }.value(value)
+    Walker { open: Vec::new(), left: MAX_VALUES }.value(value)
 }
 
 /// Converts an optional JSON-shaped Python value; a missing one is `null`.
@@ -37,10 +44,17 @@ type Pair<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>);
 struct Walker {
     /// The addresses of the containers on the current path, outermost first.
     open: Vec<usize>,
+    /// How many more values the JSON may hold.
+    left: usize,
 }
 
 impl Walker {
     fn value(&mut self, value: &Bound<'_, PyAny>) -> PyResult<Value> {
+        self.left = self.left.checked_sub(1).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "the value holds more than {MAX_VALUES} JSON values (an object held in several places counts each time)"
+            ))
+        })?;
         if value.is_none() {
             return Ok(Value::Null);
         }
