@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import math
 import subprocess
 import sys
@@ -18,6 +20,16 @@ def nested(depth: int) -> Any:
     for _ in range(depth):
         value = {"down": value}
     return value
+
+
+@dataclasses.dataclass
+class Node:
+    name: str
+    next: Any = None
+
+
+class Color(enum.Enum):
+    RED = "red"
 
 
 def make_server() -> Server:
@@ -51,6 +63,24 @@ def make_server() -> Server:
     def shared_twice() -> dict[str, Any]:
         shared = {"x": 1}
         return {"a": shared, "b": [shared, shared]}
+
+    @server.tool()
+    def shared_unfolding() -> dict[str, Any]:
+        # Forty shared pairs: 2**40 values once unfolded into JSON.
+        value: Any = [1]
+        for _ in range(40):
+            value = [value, value]
+        return {"value": value}
+
+    @server.tool()
+    def dataclass_itself() -> dict[str, Any]:
+        node = Node(name="loop")
+        node.next = node
+        return {"node": node}
+
+    @server.tool()
+    def odd_shapes() -> dict[str, Any]:
+        return {"nodes": [Node(name="a", next=Node(name="b"))], "by_id": {1: "one", 2.5: Color.RED}}
 
     @server.tool()
     def not_a_number(which: str) -> dict[str, Any]:
@@ -117,6 +147,23 @@ async def test_values_that_contain_themselves_fail_their_call_only() -> None:
         assert shared["structuredContent"] == {"a": {"x": 1}, "b": [{"x": 1}, {"x": 1}]}
         assert "contains itself" in error_text(await client.call_tool("logs_itself"))
         assert (await client.call_tool("ping"))["structuredContent"] == {"result": "pong"}
+
+
+async def test_shared_values_that_unfold_past_the_limit_fail_their_call_only() -> None:
+    async with Client.memory(make_server()) as client:
+        text = error_text(await client.call_tool("shared_unfolding"))
+        assert "more than 1048576 JSON values" in text, text
+        assert (await client.call_tool("ping"))["structuredContent"] == {"result": "pong"}
+
+
+async def test_values_without_a_json_shape_convert_in_the_same_bounded_walk() -> None:
+    async with Client.memory(make_server()) as client:
+        assert "contains itself" in error_text(await client.call_tool("dataclass_itself"))
+        shapes = await client.call_tool("odd_shapes")
+        assert shapes["structuredContent"] == {
+            "nodes": [{"name": "a", "next": {"name": "b", "next": None}}],
+            "by_id": {"1": "one", "2.5": "red"},
+        }
 
 
 async def test_numbers_json_cannot_hold_are_errors() -> None:

@@ -8,8 +8,9 @@
 //! integer outside 64 bits are `ValueError`s, which fail the one call that produced the value and
 //! never the process.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PyMapping, PySet, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
@@ -17,10 +18,22 @@ use serde_json::{Map, Number, Value};
 /// nesting the JSON-RPC decoder reads back.
 pub const MAX_DEPTH: usize = 128;
 
-/// The most JSON values a Python value may turn into: as many as a 16 MiB message (the message
-/// size limit of stdio) can hold, two bytes each. Fuzzing builds use a smaller limit, so that a
+/// The most JSON values a Python value may turn into (about a million: a list of as many small
+/// numbers is a message of several megabytes). Fuzzing builds use a smaller limit, so that a
 /// fuzzer's input that unfolds to the limit still runs in well under its time-out.
-pub const MAX_VALUES: usize = if cfg!(fuzzing) { 4096 } else { 8 * 1024 * 1024 };
+pub const MAX_VALUES: usize = if cfg!(fuzzing) { 4096 } else { 1024 * 1024 };
+
+/// The package's hook for values that have no JSON shape of their own (dataclasses, pydantic
+/// models, enums, dates, bytes…): called with one, it returns a JSON-shaped replacement one level
+/// deep, whose contents the walk then converts, within the same bounds.
+static DEFAULT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// Sets the hook for values that have no JSON shape of their own; the package sets it once, at
+/// import.
+#[pyfunction]
+pub(crate) fn set_json_default(py: Python<'_>, default: Py<PyAny>) -> PyResult<()> {
+    DEFAULT.set(py, default).map_err(|_| PyRuntimeError::new_err("the JSON default is already set"))
+}
 
 /// Converts a JSON value into the matching Python value (dict, list, str, ...).
 pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
@@ -29,7 +42,7 @@ pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
 
 /// Converts a JSON-shaped Python value into JSON; `None` is `null`.
 pub fn from_py(value: &Bound<'_, PyAny>) -> PyResult<Value> {
-    Walker { open: Vec::new(), left: MAX_VALUES }.value(value)
+    Walker { open: Vec::new(), left: MAX_VALUES, replacing: false }.value(value)
 }
 
 /// Converts an optional JSON-shaped Python value; a missing one is `null`.
@@ -46,10 +59,14 @@ struct Walker {
     open: Vec<usize>,
     /// How many more values the JSON may hold.
     left: usize,
+    /// Whether the value being converted is what the default hook just returned, which must
+    /// have a JSON shape itself (its contents may go through the hook again).
+    replacing: bool,
 }
 
 impl Walker {
     fn value(&mut self, value: &Bound<'_, PyAny>) -> PyResult<Value> {
+        let replacing = std::mem::replace(&mut self.replacing, false);
         self.left = self.left.checked_sub(1).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "the value holds more than {MAX_VALUES} JSON values (an object held in several places counts each time)"
@@ -86,6 +103,15 @@ impl Walker {
             return self.nested(value, |walker| walker.dict(&mapping.items()?.into_any().call_method0("__iter__")?));
         }
         let name = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        if let Some(default) = DEFAULT.get(value.py()).filter(|_| !replacing) {
+            let replacement = default.bind(value.py()).call1((value,))?;
+            // The value stays open while its replacement converts: one that holds itself is
+            // found as a container's would be.
+            return self.nested(value, |walker| {
+                walker.replacing = true;
+                walker.value(&replacement)
+            });
+        }
         Err(PyTypeError::new_err(format!("a value of type {name} cannot be sent as JSON")))
     }
 
@@ -122,12 +148,10 @@ impl Walker {
         };
         for pair in pairs {
             let (key, item) = pair?;
+            // A key that is not a string becomes its `str()`, as the package has always done.
             let key = match key.cast::<PyString>() {
                 Ok(text) => text.to_cow()?.into_owned(),
-                Err(_) => {
-                    let name = key.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-                    return Err(PyTypeError::new_err(format!("a JSON object's keys are strings, not {name}")));
-                }
+                Err(_) => key.str()?.to_cow()?.into_owned(),
             };
             map.insert(key, self.value(&item)?);
         }

@@ -1,9 +1,11 @@
 """Turns the Python values that handlers return into JSON.
 
-Only what is Python's own happens here: bytes, ``Image`` and ``Audio`` media, dataclasses and
-pydantic models, and prompt tuples ``(role, content)``. The rules that turn that JSON into an
-MCP result (a string is a text block, an object is structured content, ...) are the native
-bridge's, the same in every language.
+Only what is Python's own happens here: bytes, ``Image`` and ``Audio`` media and prompt tuples
+``(role, content)`` at the top of a result. Everything else is converted by the native module in
+one bounded walk, which asks ``_schema.json_default`` (set here, at import) for a stand-in when it
+meets a dataclass, pydantic model, enum, date or other value JSON has no shape for. The rules that
+turn that JSON into an MCP result (a string is a text block, an object is structured content,
+...) are the native bridge's, the same in every language.
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ import base64
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ._schema import to_jsonable
+from . import _native
+from ._schema import json_default
 from .types import ContentBlock, _Media
+
+_native.set_json_default(json_default)
 
 BYTES_URI = "mcpweft://bytes"
 _PLAIN = (str, int, float, bool, type(None))
@@ -30,7 +35,7 @@ def _block(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         blob: ContentBlock = {"uri": BYTES_URI, "mimeType": "application/octet-stream", "blob": _blob(bytes(value))}
         return {"type": "resource", "resource": blob}
-    return to_jsonable(value)
+    return value
 
 
 def tool_value(value: Any) -> Any:
@@ -51,7 +56,7 @@ def resource_value(value: Any, mime_type: Optional[str]) -> Any:
         return {"blob": _blob(value.data), "mimeType": mime_type or value.mime_type}
     if isinstance(value, (bytes, bytearray)):
         return {"blob": _blob(bytes(value)), "mimeType": mime_type or "application/octet-stream"}
-    return to_jsonable(value)
+    return value
 
 
 def _message(value: Any) -> Any:

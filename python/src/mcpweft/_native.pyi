@@ -18,6 +18,7 @@ __all__ = [
     "ResponseBody",
     "Server",
     "__version__",
+    "set_json_default",
     "set_log_level",
     "set_sync_handler_limit",
     "sync_handler_limit",
@@ -30,6 +31,7 @@ _Kind = Literal["tool", "resource", "resource_template", "prompt"]
 def set_sync_handler_limit(limit: int) -> None: ...
 def sync_handler_limit() -> int: ...
 def set_log_level(level: int) -> None: ...
+def set_json_default(default: Callable[[Any], Any]) -> None: ...
 
 @final
 class Context:

@@ -353,20 +353,19 @@ def _mentions_content(hint: Any) -> bool:
     return any(_mentions_content(arg) for arg in typing.get_args(hint) if arg is not Ellipsis)
 
 
-def to_jsonable(value: Any) -> Any:
-    """Converts dataclasses, pydantic models, enums, tuples and sets into JSON-shaped values."""
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value.value if isinstance(value, enum.Enum) else value
+def json_default(value: Any) -> Any:
+    """Returns a JSON-shaped stand-in, one level deep, for a value JSON has no shape for:
+    enums, pydantic models, dataclasses, bytes, dates and times, UUIDs, decimals and paths.
+
+    The native conversion calls it for such values and converts what it returns, contents
+    included, within its bounds (depth, size, containers that hold themselves).
+    """
     if isinstance(value, enum.Enum):
-        return to_jsonable(value.value)
+        return value.value
     if hasattr(value, "model_dump") and _pydantic_model(type(value)):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [to_jsonable(v) for v in value]
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     if isinstance(value, (bytes, bytearray)):
         import base64
 
@@ -376,6 +375,19 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, (_class("uuid", "UUID"), _class("decimal", "Decimal"), _class("pathlib", "PurePath"))):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+
+
+def to_jsonable(value: Any) -> Any:
+    """Converts a small value (a schema's default or enum member) into JSON-shaped values."""
+    if isinstance(value, enum.Enum):
+        return to_jsonable(value.value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in value]
+    return to_jsonable(json_default(value))
 
 
 #: How a JSON string becomes a value of these standard classes (by module and class name), given
