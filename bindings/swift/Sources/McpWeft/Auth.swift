@@ -17,12 +17,12 @@ public struct AuthInfo: Codable, Sendable, Equatable {
     /// When the token expires, in seconds since the Unix epoch.
     public var expiresAt: UInt64?
     /// The token's other claims.
-    public var claims: [String: JSONValue]?
+    public var claims: JSONObject?
 
     /// Creates an identity.
     public init(
         subject: String? = nil, clientId: String? = nil, issuer: String? = nil, audience: [String]? = nil,
-        scopes: [String]? = nil, expiresAt: UInt64? = nil, claims: [String: JSONValue]? = nil
+        scopes: [String]? = nil, expiresAt: UInt64? = nil, claims: JSONObject? = nil
     ) {
         self.subject = subject
         self.clientId = clientId

@@ -124,8 +124,7 @@ struct CallOptions: Sendable {
     /// The JSON text of the options as the bridge reads them; the bridge checks every value.
     var jsonText: String {
         let ms = timeout.map { JSONValue.double(Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
-        let fields: [String: JSONValue?] = ["timeoutMs": ms, "task": task, "meta": meta]
-        return JSONValue.object(fields.compacted()).jsonText
+        return JSONValue.object(JSONObject(compacting: ["timeoutMs": ms, "task": task, "meta": meta])).jsonText
     }
 }
 
@@ -173,14 +172,14 @@ public final class Client: Sendable {
     /// client's settings (`name`, `version`, `protocolVersion`, `requestTimeoutMs`, ...).
     public static func stdio(
         command: String, arguments: [String] = [], environment: [String: String]? = nil,
-        currentDirectory: String? = nil, options: [String: JSONValue] = [:], handlers: ClientHandlers = .init()
+        currentDirectory: String? = nil, options: JSONObject = [:], handlers: ClientHandlers = .init()
     ) async throws -> Client {
-        let transport: [String: JSONValue?] = [
+        let transport = JSONObject(compacting: [
             "type": "stdio", "command": .string(command), "args": .array(arguments.map(JSONValue.string)),
-            "env": environment.map { .object($0.mapValues(JSONValue.string)) },
+            "env": environment.map { .object(JSONObject($0.mapValues(JSONValue.string))) },
             "cwd": currentDirectory.map(JSONValue.string),
-        ]
-        return try await connect(transport.compacted(), options, handlers)
+        ])
+        return try await connect(transport, options, handlers)
     }
 
     /// Connects to a Streamable HTTP server at `url`, sending `headers` with every request.
@@ -189,19 +188,19 @@ public final class Client: Sendable {
     /// `handlers.authorizer` (a user's login without one throws an `.invalidInput` error) and
     /// keeping the tokens in `handlers.tokenStore`.
     public static func http(
-        url: String, headers: [String: String] = [:], auth: ClientAuth? = nil, options: [String: JSONValue] = [:],
+        url: String, headers: [String: String] = [:], auth: ClientAuth? = nil, options: JSONObject = [:],
         handlers: ClientHandlers = .init()
     ) async throws -> Client {
-        let transport: [String: JSONValue?] = [
-            "type": "http", "url": .string(url), "headers": .object(headers.mapValues(JSONValue.string)),
+        let transport = JSONObject(compacting: [
+            "type": "http", "url": .string(url), "headers": .object(JSONObject(headers.mapValues(JSONValue.string))),
             "auth": try auth.json(),
-        ]
-        return try await connect(transport.compacted(), options, handlers)
+        ])
+        return try await connect(transport, options, handlers)
     }
 
     /// Connects to `server` in this process over an in-memory transport (for tests).
     public static func inMemory(
-        server: Server, options: [String: JSONValue] = [:], handlers: ClientHandlers = .init()
+        server: Server, options: JSONObject = [:], handlers: ClientHandlers = .init()
     ) async throws -> Client {
         let text = JSONValue.object(options).jsonText
         return Client(
@@ -211,7 +210,7 @@ public final class Client: Sendable {
     }
 
     private static func connect(
-        _ transport: [String: JSONValue], _ options: [String: JSONValue], _ handlers: ClientHandlers
+        _ transport: JSONObject, _ options: JSONObject, _ handlers: ClientHandlers
     ) async throws -> Client {
         let transport = JSONValue.object(transport).jsonText
         let options = JSONValue.object(options).jsonText
@@ -328,7 +327,7 @@ public final class Client: Sendable {
     public func getPrompt(
         name: String, arguments: [String: String] = [:], timeout: Duration? = nil
     ) async throws -> JSONValue {
-        let arguments = JSONValue.object(arguments.mapValues(JSONValue.string)).jsonText
+        let arguments = JSONValue.object(JSONObject(arguments.mapValues(JSONValue.string))).jsonText
         let options = CallOptions(timeout: timeout)
         return try await awaitNative { cancel in
             try JSONValue(
@@ -342,9 +341,9 @@ public final class Client: Sendable {
     public func complete(
         ref: JSONValue, argument: String, value: String, arguments: [String: String] = [:], timeout: Duration? = nil
     ) async throws -> JSONValue {
-        var params: [String: JSONValue] = ["ref": ref, "argument": ["name": .string(argument), "value": .string(value)]]
+        var params: JSONObject = ["ref": ref, "argument": ["name": .string(argument), "value": .string(value)]]
         if !arguments.isEmpty {
-            params["context"] = ["arguments": .object(arguments.mapValues(JSONValue.string))]
+            params["context"] = ["arguments": .object(JSONObject(arguments.mapValues(JSONValue.string)))]
         }
         let text = JSONValue.object(params).jsonText
         let options = CallOptions(timeout: timeout)

@@ -171,6 +171,35 @@ final class ServerClientTests: XCTestCase {
         await client.close()
     }
 
+    /// A schema and a result go out with their members in the order written, and a handler
+    /// logs an interpolated string as it would any string.
+    func testSchemasAndResultsKeepTheirOrderAndLogsTakeInterpolations() async throws {
+        let server = try Server(name: "ordered", version: "1")
+        let schema: JSONValue = [
+            "type": "object", "properties": ["width": ["type": "number"], "height": ["type": "number"], "label": [:]],
+            "required": ["width", "height"],
+        ]
+        try server.addTool("area", inputSchema: schema) { (args: JSONValue, ctx: Context) -> JSONValue in
+            let x = (args["width"]?.doubleValue ?? 0) * (args["height"]?.doubleValue ?? 0)
+            try ctx.log(.info, "area \(x)")
+            return ["zeta": 1, "alpha": 2, "area": .int(Int(x))]
+        }
+        let logs = Recorder<JSONValue>()
+        let client = try await Client.inMemory(server: server, handlers: ClientHandlers(logging: { await logs.add($0) }))
+        try await client.setLoggingLevel(.info)
+        let tool = try await client.listTools().first
+        XCTAssertEqual(tool?["inputSchema"]?.objectValue?.keys, ["type", "properties", "required"])
+        XCTAssertEqual(tool?["inputSchema"]?["properties"]?.objectValue?.keys, ["width", "height", "label"])
+        let result = try await client.callTool(name: "area", arguments: ["width": 2, "height": 3])
+        XCTAssertEqual(result.structuredContent?.objectValue?.keys, ["zeta", "alpha", "area"])
+        XCTAssertEqual(result.text, #"{"zeta":1,"alpha":2,"area":6}"#)
+        try await eventually("the log arrives") { await !logs.items.isEmpty }
+        let logged = await logs.items
+        XCTAssertEqual(logged.first?["data"], "area 6.0")
+        XCTAssertEqual(logged.first?["level"], "info")
+        await client.close()
+    }
+
     func testANameRegisteredTwiceIsRefusedUnlessReplaced() async throws {
         let server = try Server(name: "twice", version: "1")
         let registrations: [(String, (Bool) throws -> Void)] = [
