@@ -101,14 +101,27 @@ public final class Server: Sendable {
     /// Registers a resource template such as `file:///{path}`; the handler gets the values of
     /// its variables. A template with the same URI template throws an `MCPError` of kind
     /// `.config` unless `replace` is true.
+    ///
+    /// `list`, when given, lists the resources the template stands for in `resources/list`
+    /// (after the fixed resources), as the TypeScript SDK's `ResourceTemplate` `list` callback
+    /// does: it returns an array of `Resource` objects (`uri`, `name`, ...) or
+    /// `{"resources": [...]}`, and each listed resource takes the template's `description`,
+    /// `mimeType` and other metadata where it sets none.
     public func addResourceTemplate(
         _ uriTemplate: String, name: String, description: String? = nil, mimeType: String? = nil,
         descriptor: JSONObject = [:], replace: Bool = false,
+        list: (@Sendable (Context) async throws -> JSONValue)? = nil,
         handler: @escaping @Sendable (ResourceRequest, Context) async throws -> JSONValue
     ) throws {
         let text = resourceDescriptor(descriptor, "uriTemplate", uriTemplate, name, description, mimeType)
+        let read = resourceHandler(handler)
+        guard let list else {
+            try callNative { try native.addResourceTemplate(descriptor: text, handler: read, replace: replace) }
+            return
+        }
+        let lister = HandlerBox { _, context in try await list(context) }
         try callNative {
-            try native.addResourceTemplate(descriptor: text, handler: resourceHandler(handler), replace: replace)
+            try native.addListedResourceTemplate(descriptor: text, handler: read, list: lister, replace: replace)
         }
     }
 
@@ -178,12 +191,13 @@ public final class Server: Sendable {
     public func removePrompt(_ name: String) -> Bool { native.removePrompt(name: name) }
 
     /// Serves a skill of the skills extension (`io.modelcontextprotocol/skills`): `skillMD` is
-    /// its SKILL.md, whose YAML frontmatter gives its `name` and `description`, and `files` maps
-    /// each supporting file's path within the skill (such as `references/FORMS.md`) to its text.
-    /// Each file is served as a resource under `skill://<name>/`. A skill of the same name
-    /// throws an `MCPError` of kind `.config` unless `replace` is true, which also stops serving
-    /// the old skill's files that the new one lacks. A bad name, frontmatter or path throws an
-    /// `MCPError` of kind `.config`.
+    /// the text of its `SKILL.md`, whose YAML frontmatter gives its `name` and `description`,
+    /// and `files` maps each supporting file's path within the skill (such as
+    /// `references/FORMS.md`) to its text. Each file is served as a resource under
+    /// `skill://<name>/`, and 2026-07-28 clients see the extension in the server's
+    /// capabilities. A skill of the same name throws an `MCPError` whose `kind` is
+    /// `MCPError.Kind.config` unless `replace` is true, which also stops serving the old skill's
+    /// files that the new one lacks; so does a bad name, frontmatter or path.
     public func addSkill(_ skillMD: String, files: [String: String] = [:], replace: Bool = false) throws {
         let descriptor: JSONValue = .object([
             "skillMd": .string(skillMD),
@@ -236,6 +250,28 @@ public final class Server: Sendable {
                 try await awaitNative { _ in try await native.serveHttpWithVerifier(options: text, verifier: box) })
         }
         return HTTPServer(try await awaitNative { _ in try await native.serveHttp(options: text) })
+    }
+
+    /// Returns an endpoint that answers the HTTP requests a host application's own HTTP
+    /// server (Vapor, Hummingbird, ...) routes to it, so that the application serves MCP
+    /// beside its other routes; the endpoint does all the protocol work (sessions, SSE
+    /// streams, host and origin checks, authorization). `path` is the path the application
+    /// routes to it; requests for any other path get a 404 that says which path it serves.
+    /// `options` takes the other settings of `serveHTTP` (`allowedHosts`, `allowedOrigins`,
+    /// `jsonResponse`, `stateful`, ...; hosts and origins default to the loopback names on any
+    /// port), and `auth` and `verifier` protect it as they protect `serveHTTP`.
+    public func httpEndpoint(
+        path: String = "/mcp", options: JSONObject = [:], auth: ServerAuth? = nil, verifier: TokenVerifier? = nil
+    ) throws -> HTTPEndpoint {
+        var settings = options
+        settings["path"] = .string(path)
+        if let auth = try auth.json() { settings["auth"] = auth }
+        let text = JSONValue.object(settings).jsonText
+        if let verifier {
+            let box = verifierBox(verifier)
+            return HTTPEndpoint(try callNative { try native.httpEndpointWithVerifier(options: text, verifier: box) })
+        }
+        return HTTPEndpoint(try callNative { try native.httpEndpoint(options: text) })
     }
 
     private func resourceDescriptor(

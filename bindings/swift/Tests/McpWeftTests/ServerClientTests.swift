@@ -200,6 +200,43 @@ final class ServerClientTests: XCTestCase {
         await client.close()
     }
 
+    /// A template with a `list` closure lists its resources in `resources/list`, after the
+    /// fixed ones, with the template's metadata where they set none; `replace` replaces both.
+    func testAListedTemplateListsItsResources() async throws {
+        let server = try Server(name: "listed", version: "1")
+        try server.addResource("mem://readme", name: "readme") { _, _ in "hi" }
+        try server.addResourceTemplate(
+            "mem://users/{id}", name: "user", description: "A user.", mimeType: "application/json",
+            list: { ctx in
+                XCTAssertNotNil(ctx.requestID)
+                return [["uri": "mem://users/1", "name": "Ada"], ["uri": "mem://users/2", "name": "Alan", "mimeType": "text/plain"]]
+            }
+        ) { request, _ in ["id": request.variables["id"] ?? nil] }
+        let client = try await Client.inMemory(server: server)
+        let resources = try await client.listResources()
+        XCTAssertEqual(resources.compactMap { $0["uri"]?.stringValue }, ["mem://readme", "mem://users/1", "mem://users/2"])
+        XCTAssertEqual(resources[1]["mimeType"], "application/json")
+        XCTAssertEqual(resources[1]["description"], "A user.")
+        XCTAssertEqual(resources[2]["mimeType"], "text/plain")
+        let templates = try await client.listResourceTemplates()
+        XCTAssertEqual(templates.compactMap { $0["uriTemplate"]?.stringValue }, ["mem://users/{id}"])
+        let user = try await client.readResource(uri: "mem://users/2")
+        XCTAssertEqual(try JSONValue(parsing: user["contents"]?[0]?["text"]?.stringValue ?? ""), ["id": "2"])
+
+        XCTAssertThrowsError(try server.addResourceTemplate("mem://users/{id}", name: "user", list: { _ in [] }) { _, _ in nil }) {
+            XCTAssertEqual(($0 as? MCPError)?.kind, .config)
+        }
+        try server.addResourceTemplate(
+            "mem://users/{id}", name: "user", replace: true, list: { _ in ["resources": [["uri": "mem://users/3", "name": "Grace"]]] }
+        ) { _, _ in nil }
+        let replaced = try await client.listResources()
+        XCTAssertEqual(replaced.compactMap { $0["uri"]?.stringValue }, ["mem://readme", "mem://users/3"])
+        XCTAssertTrue(server.removeResourceTemplate("mem://users/{id}"))
+        let removed = try await client.listResources()
+        XCTAssertEqual(removed.compactMap { $0["uri"]?.stringValue }, ["mem://readme"])
+        await client.close()
+    }
+
     func testANameRegisteredTwiceIsRefusedUnlessReplaced() async throws {
         let server = try Server(name: "twice", version: "1")
         let registrations: [(String, (Bool) throws -> Void)] = [
@@ -207,6 +244,9 @@ final class ServerClientTests: XCTestCase {
             ("resource", { replace in try server.addResource("mem://r", name: "r", replace: replace) { _, _ in "r" } }),
             ("resource template", { replace in
                 try server.addResourceTemplate("mem://{x}", name: "x", replace: replace) { _, _ in "x" }
+            }),
+            ("resource template", { replace in
+                try server.addResourceTemplate("mem://{y}", name: "y", replace: replace, list: { _ in [] }) { _, _ in "y" }
             }),
             ("prompt", { replace in try server.addPrompt("p", replace: replace) { _, _ in "p" } }),
             ("skill", { replace in try server.addSkill("---\nname: s\ndescription: S.\n---\n", replace: replace) }),
