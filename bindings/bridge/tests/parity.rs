@@ -65,26 +65,14 @@ const EXEMPT_FOR: &[(&str, &str, &str)] = &[
     ("node", "Client::list_skills", "not yet: Node's client reaches skills/list through request only"),
     ("node", "Client::load_skill", "not yet: Node's client has no verified skills methods"),
     ("node", "Client::read_skill_file", "not yet: Node's client has no verified skills methods"),
-    ("swift", "Client::list_skills", "not yet: Swift's client reaches skills/list through request only"),
-    ("swift", "Client::load_skill", "not yet: Swift's client has no verified skills methods"),
-    ("swift", "Client::read_skill_file", "not yet: Swift's client has no verified skills methods"),
-    ("swift", "Context::session_id", "not yet: Swift's Context has no session id"),
-    ("swift", "Server::http_endpoint", "not yet: Swift has no endpoint for a host application's HTTP server"),
-    ("swift", "Server::http_endpoint_with_verifier", "not yet: as Server::http_endpoint"),
-    ("swift", "HttpEndpoint::handle", "not yet: as Server::http_endpoint"),
-    ("swift", "ResponseBody::next_chunk", "not yet: as Server::http_endpoint"),
     (
         "python",
         "Server::add_listed_resource_template",
         "the TypeScript SDK's ResourceTemplate list callback; FastMCP has none",
     ),
-    ("swift", "Server::add_listed_resource_template", "not yet: the TypeScript SDK's ResourceTemplate list callback"),
     ("node", "Client::get_task", "not yet: Node's client reaches tasks/get through request"),
     ("node", "Client::task_result", "not yet: Node's client reaches tasks/result through request"),
     ("node", "Client::cancel_task", "not yet: Node's client reaches tasks/cancel through request"),
-    ("swift", "Client::get_task", "not yet: Swift's client reaches tasks/get through request"),
-    ("swift", "Client::task_result", "not yet: Swift's client reaches tasks/result through request"),
-    ("swift", "Client::cancel_task", "not yet: Swift's client reaches tasks/cancel through request"),
 ];
 
 fn manifest_dir() -> PathBuf {

@@ -7,7 +7,10 @@
 #      .venv) against the same server, over stdio;
 #   3. the Swift calculator client against the Rust calculator server, over stdio;
 #   4. the Swift calculator client against the Python calculator example over Streamable HTTP
-#      (the Python server runs on the host, the Swift client in the Swift root).
+#      (the Python server runs on the host, the Swift client in the Swift root);
+#   5. the Swift calculator client spawning the Python calculator example over stdio: both run
+#      in the Swift root, whose python3 imports the package `make test-python` built into the
+#      checkout (python/src, with its abi3 extension module), found through the .venv.
 # A check whose prerequisite is missing (tests/interop/node_modules, the venv, a built example)
 # is skipped with a message. Prints `N passed, M failed` last; exits 1 when any failed.
 set -uo pipefail
@@ -101,6 +104,22 @@ if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" -c 'import mcpweft' 2>/dev/
     calculator_client --http "http://127.0.0.1:$port/mcp"
 else
   skip "Swift client -> Python server" "no mcpweft package in $venv (make test-python builds it)"
+fi
+
+# The folder the venv imports mcpweft from: the checkout's python/src after `maturin develop`.
+python_src=""
+if [[ -x "$venv/bin/python" ]]; then
+  python_src="$("$venv/bin/python" -c 'import os, mcpweft; print(os.path.dirname(os.path.dirname(os.path.realpath(mcpweft.__file__))))' 2>/dev/null)" || python_src=""
+fi
+if [[ -z "$python_src" ]]; then
+  skip "Swift client -> Python server (stdio)" "no mcpweft package in $venv (make test-python builds it)"
+elif [[ "$python_src/" != "$repo/"* ]]; then
+  skip "Swift client -> Python server (stdio)" "$venv imports mcpweft from $python_src, outside the checkout the Swift root sees"
+elif ! limit "$run" python3 -c 'import sys' >/dev/null 2>&1; then
+  skip "Swift client -> Python server (stdio)" "no python3 in the Swift root (toolchain.sh installs it)"
+else
+  check "Swift calculator client -> Python calculator server (stdio, spawned)" \
+    calculator_client /usr/bin/env PYTHONPATH="$python_src" python3 "$repo/python/examples/calculator.py"
 fi
 
 echo "$passed passed, $failed failed"

@@ -4,8 +4,8 @@
 #   toolchain.sh            prints the root folder (building it first when it is missing)
 #
 # Debian 12 has no Swift, so the toolchain lives in a Debian trixie root made with debootstrap
-# (installed with apt-get when missing), holding `swiftlang`, `libc6-dev` and `ca-certificates`. The
-# mirror is the one the host's apt sources already name. The root is cached under
+# (installed with apt-get when missing), holding `swiftlang`, `libc6-dev`, `ca-certificates` and
+# `python3`. The mirror is the one the host's apt sources already name. The root is cached under
 # ${XDG_CACHE_HOME:-~/.cache}/mcpweft/swift-root (MCPWEFT_SWIFT_ROOT overrides it); it is built
 # in a temporary folder that is renamed at the end, so a killed run never looks complete.
 # Building takes about a minute and 2.6 GB; a second run returns at once. All mounting happens
@@ -15,8 +15,10 @@
 set -euo pipefail
 
 suite=trixie
-# libc6-dev for swiftc's libc module; ca-certificates for HTTPS clients in tests and tools.
-packages=(swiftlang libc6-dev ca-certificates)
+# libc6-dev for swiftc's libc module; ca-certificates for HTTPS clients in tests and tools;
+# python3 for the Python examples a Swift client spawns in interop.sh. The stamp lists them, so
+# adding one here installs it into roots made before.
+packages=(swiftlang libc6-dev ca-certificates python3)
 root="${MCPWEFT_SWIFT_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpweft/swift-root}"
 stamp="$root/.mcpweft-toolchain"
 
@@ -37,17 +39,22 @@ apt_install() {
 # The stamp is written last, inside the temporary folder, so it marks a complete root. Its
 # second line lists the packages; a root that lacks some of them gets them installed in place.
 if [[ -f "$stamp" ]]; then
-  if [[ "$(sed -n 2p "$stamp")" != "${packages[*]}" ]]; then
-    log "adding ${packages[*]} to $root"
+  read -r -a installed <<<"$(sed -n 2p "$stamp")"
+  missing=()
+  for package in "${packages[@]}"; do
+    [[ " ${installed[*]} " == *" $package "* ]] || missing+=("$package")
+  done
+  if ((${#missing[@]})); then
+    log "adding ${missing[*]} to $root"
     steps="$(mktemp)"
-    if ! apt_install "$root" "${packages[@]}" >"$steps" 2>&1; then
+    if ! apt_install "$root" "${missing[@]}" >"$steps" 2>&1; then
       tail -n 30 "$steps" >&2
       rm -f "$steps"
       log "apt-get install in the root failed"
       exit 1
     fi
     rm -f "$steps"
-    printf '%s\n%s\n' "$(head -n 1 "$stamp")" "${packages[*]}" >"$stamp"
+    printf '%s\n%s\n' "$(head -n 1 "$stamp")" "${installed[*]} ${missing[*]}" >"$stamp"
   fi
   echo "$root"
   exit 0

@@ -208,6 +208,50 @@ impl NativeClient {
         Ok(cancellable(self.inner.complete(params, options), cancel).await?.to_string())
     }
 
+    /// Returns the JSON text of the current state of the task `task_id` (`tasks/get`).
+    pub async fn get_task(&self, task_id: String, options: NativeCallOptions) -> Result<String> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.get_task(&task_id, options), cancel).await?.to_string())
+    }
+
+    /// Waits until the task `task_id` ends and returns the JSON text of the result of its
+    /// request (`tasks/result`).
+    pub async fn task_result(&self, task_id: String, options: NativeCallOptions) -> Result<String> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.task_result(&task_id, options), cancel).await?.to_string())
+    }
+
+    /// Cancels the task `task_id` and returns the JSON text of its final state (`tasks/cancel`).
+    pub async fn cancel_task(&self, task_id: String, options: NativeCallOptions) -> Result<String> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.cancel_task(&task_id, options), cancel).await?.to_string())
+    }
+
+    /// Lists the server's skills (every page of `skills/list`) as the JSON text of an array of
+    /// entries, reading no skill file.
+    pub async fn list_skills(&self, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
+        Ok(cancellable(self.inner.list_skills(), cancel).await?.to_string())
+    }
+
+    /// Loads the skill of `entry` (the JSON text of one entry of `list_skills`), verified by the
+    /// core against the entry, and returns the JSON text of `{"entry", "frontmatter", "body"}`.
+    pub async fn load_skill(&self, entry: String, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
+        let entry = parse(&entry, "the skill entry")?;
+        Ok(cancellable(self.inner.load_skill(entry), cancel).await?.to_string())
+    }
+
+    /// Reads the file `uri` of the skill of `entry` (the JSON text of one entry of
+    /// `list_skills`) and returns its bytes once the core checked them against the entry.
+    pub async fn read_skill_file(
+        &self,
+        entry: String,
+        uri: String,
+        cancel: Option<Arc<NativeCancelHandle>>,
+    ) -> Result<Vec<u8>> {
+        let entry = parse(&entry, "the skill entry")?;
+        Ok(cancellable(self.inner.read_skill_file(entry, uri), cancel).await?)
+    }
+
     /// Sends a notification to the server.
     pub fn notify(&self, method: String, params: Option<String>) -> Result<()> {
         Ok(self.inner.notify(&method, parse_optional(params, "the notification params")?)?)

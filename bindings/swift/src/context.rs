@@ -29,6 +29,12 @@ impl NativeContext {
         self.inner.request_id().map(text)
     }
 
+    /// Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when it
+    /// has one.
+    pub fn session_id(&self) -> Option<String> {
+        self.inner.session_id()
+    }
+
     /// Returns the JSON text of who the request came from on a protected HTTP server
     /// (`subject`, `clientId`, `issuer`, `audience`, `scopes`, `expiresAt`, `claims`), or
     /// `None` elsewhere.

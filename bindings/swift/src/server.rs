@@ -8,7 +8,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::{
-    NativeCancelHandle, NativeContext, NativeError,
+    NativeCancelHandle, NativeContext, NativeError, NativeHttpEndpoint,
     error::{Result, parse},
     runtime::cancellable,
 };
@@ -145,6 +145,22 @@ impl NativeServer {
         Ok(self.inner.add_resource_template(descriptor, Foreign::callback(handler), replace)?)
     }
 
+    /// Registers a resource template like `add_resource_template`, whose resources `list`
+    /// lists in `resources/list`: it gets `{}` and returns the JSON text of an array of
+    /// `Resource` objects or of `{"resources": [...]}`, each taking the template's metadata
+    /// where it sets none. One with the same URI template is refused unless `replace`.
+    pub fn add_listed_resource_template(
+        &self,
+        descriptor: String,
+        handler: Arc<dyn NativeHandler>,
+        list: Arc<dyn NativeHandler>,
+        replace: bool,
+    ) -> Result<()> {
+        let descriptor = parse(&descriptor, "the resource template")?;
+        let (handler, list) = (Foreign::callback(handler), Foreign::callback(list));
+        Ok(self.inner.add_listed_resource_template(descriptor, handler, list, replace)?)
+    }
+
     /// Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
     /// refused unless `replace`.
     pub fn add_prompt(&self, descriptor: String, handler: Arc<dyn NativeHandler>, replace: bool) -> Result<()> {
@@ -225,6 +241,26 @@ impl NativeServer {
         let options = parse(&options, "the HTTP options")?;
         let inner = self.inner.serve_http_with_verifier(options, Foreign::callback(verifier)).await?;
         Ok(Arc::new(NativeHttpServer { inner }))
+    }
+
+    /// Returns an endpoint that answers the HTTP exchanges a host application's own server
+    /// receives; `options` is the JSON text of the bridge's HTTP options without `host` and
+    /// `port`.
+    pub fn http_endpoint(&self, options: String) -> Result<Arc<NativeHttpEndpoint>> {
+        let options = parse(&options, "the HTTP options")?;
+        Ok(Arc::new(NativeHttpEndpoint::new(self.inner.http_endpoint(options)?)))
+    }
+
+    /// Returns an endpoint like `http_endpoint`, protected by the options' `auth`, with bearer
+    /// tokens checked by `verifier` as in `serve_http_with_verifier`.
+    pub fn http_endpoint_with_verifier(
+        &self,
+        options: String,
+        verifier: Arc<dyn NativeHandler>,
+    ) -> Result<Arc<NativeHttpEndpoint>> {
+        let options = parse(&options, "the HTTP options")?;
+        let inner = self.inner.http_endpoint_with_verifier(options, Foreign::callback(verifier))?;
+        Ok(Arc::new(NativeHttpEndpoint::new(inner)))
     }
 }
 

@@ -28,7 +28,7 @@ func fail(_ message: String, code: Int32) -> Never {
 /// Accepts a form elicitation with every property that has a usable `default`; declines URL mode.
 @Sendable func acceptDefaults(_ params: JSONValue, _: Context) -> JSONValue {
     if params["mode"] == "url" { return ["action": "decline"] }
-    var content: [String: JSONValue] = [:]
+    var content: JSONObject = [:]
     for (name, schema) in params["requestedSchema"]?["properties"]?.objectValue ?? [:] {
         guard let value = schema["default"] else { continue }
         switch value {

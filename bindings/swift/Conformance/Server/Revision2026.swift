@@ -51,7 +51,7 @@ func gatherAll(_ ctx: Context, _ asks: [(key: String, method: String, params: JS
 
 let noArguments: JSONValue = ["type": "object", "properties": [:]]
 
-func taskSupport(_ support: String) -> [String: JSONValue] { ["execution": ["taskSupport": .string(support)]] }
+func taskSupport(_ support: String) -> JSONObject { ["execution": ["taskSupport": .string(support)]] }
 
 /// Adds the 2026-07-28 registrations to the fixture `server` (made with `tasks`).
 func registerRevision2026(_ server: Server) throws {
@@ -60,7 +60,7 @@ func registerRevision2026(_ server: Server) throws {
         "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\n"
             + "Read references/FORMS.md before filling a form.\n",
         files: ["references/FORMS.md": "Forms have fields; fill each one.\n"])
-    func tool(_ name: String, _ description: String, schema: JSONValue = noArguments, descriptor: [String: JSONValue] = [:],
+    func tool(_ name: String, _ description: String, schema: JSONValue = noArguments, descriptor: JSONObject = [:],
               _ handler: @escaping @Sendable (JSONValue, Context) async throws -> JSONValue) throws {
         try server.addTool(name, description: description, inputSchema: schema, descriptor: descriptor, handler: handler)
     }

@@ -18,7 +18,7 @@ guard !args.isEmpty else {
 let handlers = ClientHandlers(notification: { method, params in
     if method == "notifications/message" { print("log \(show(params["level"])): \(show(params["data"]))") }
 })
-let options: [String: JSONValue] = ["name": "calculator-client", "version": "0.1.0"]
+let options: JSONObject = ["name": "calculator-client", "version": "0.1.0"]
 let client = args[0] == "--http" && args.count > 1
     ? try await Client.http(url: args[1], options: options, handlers: handlers)
     : try await Client.stdio(command: args[0], arguments: Array(args.dropFirst()), options: options, handlers: handlers)

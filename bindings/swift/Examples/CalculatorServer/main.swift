@@ -14,7 +14,7 @@ let constants: JSONValue = ["pi": .double(Double.pi), "e": .double(M_E)]
 let operands: JSONValue = [
     "type": "object", "properties": ["a": ["type": "number"], "b": ["type": "number"]], "required": ["a", "b"],
 ]
-func output(_ name: String) -> [String: JSONValue] {
+func output(_ name: String) -> JSONObject {
     ["outputSchema": ["type": "object", "properties": [name: ["type": "number"]], "required": [.string(name)]]]
 }
 

@@ -17,12 +17,12 @@ public struct AuthInfo: Codable, Sendable, Equatable {
     /// When the token expires, in seconds since the Unix epoch.
     public var expiresAt: UInt64?
     /// The token's other claims.
-    public var claims: [String: JSONValue]?
+    public var claims: JSONObject?
 
     /// Creates an identity.
     public init(
         subject: String? = nil, clientId: String? = nil, issuer: String? = nil, audience: [String]? = nil,
-        scopes: [String]? = nil, expiresAt: UInt64? = nil, claims: [String: JSONValue]? = nil
+        scopes: [String]? = nil, expiresAt: UInt64? = nil, claims: JSONObject? = nil
     ) {
         self.subject = subject
         self.clientId = clientId
@@ -134,13 +134,58 @@ public struct ClientCredentials: Encodable, Sendable {
     }
 }
 
+/// Enterprise-managed authorization (cross-app access): the user's `idToken` from the
+/// enterprise identity provider is exchanged at `idpTokenEndpoint` (as `idpClientId` when the
+/// provider wants one) for a grant that the MCP server's authorization server trades for an
+/// access token, as the client `clientId` (with `clientSecret`).
+public struct IdentityAssertion: Encodable, Sendable {
+    /// The client's id at the MCP server's authorization server.
+    public var clientId: String
+    /// The client's secret at the MCP server's authorization server.
+    public var clientSecret: String?
+    /// The token endpoint of the enterprise identity provider.
+    public var idpTokenEndpoint: String
+    /// The user's ID token from the enterprise identity provider.
+    public var idToken: String
+    /// The client's id at the identity provider, when it wants one.
+    public var idpClientId: String?
+
+    /// Creates the credentials.
+    public init(
+        clientId: String, idpTokenEndpoint: String, idToken: String, clientSecret: String? = nil,
+        idpClientId: String? = nil
+    ) {
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        self.idpTokenEndpoint = idpTokenEndpoint
+        self.idToken = idToken
+        self.idpClientId = idpClientId
+    }
+}
+
+/// Workload identity federation: `assertion`, the JWT the workload's platform issued to it
+/// (its audience the authorization server), is the grant itself, sent as `clientId` when
+/// given.
+public struct WorkloadIdentity: Encodable, Sendable {
+    /// The JWT the workload's platform issued.
+    public var assertion: String
+    /// The client's id, when the authorization server wants one.
+    public var clientId: String?
+
+    /// Creates the credentials.
+    public init(assertion: String, clientId: String? = nil) {
+        self.assertion = assertion
+        self.clientId = clientId
+    }
+}
+
 /// How a client logs in to a protected server with OAuth 2.1.
 ///
 /// A user logs in through `ClientHandlers.authorizer`, redirected to `redirectUri`; the client
 /// registers itself dynamically as `clientName` unless `clientId` (and `clientSecret`) name a
 /// pre-registered client or `clientMetadataUrl` a client ID metadata document. `scopes`
-/// replaces the scopes the server asks for. A machine client gives `clientCredentials` and
-/// needs no authorizer.
+/// replaces the scopes the server asks for. A machine client gives `clientCredentials`,
+/// `identityAssertion` or `workloadIdentity` and needs no authorizer.
 public struct ClientAuth: Encodable, Sendable {
     /// Where the authorization server sends the user back, with the code.
     public var redirectUri: String?
@@ -158,12 +203,17 @@ public struct ClientAuth: Encodable, Sendable {
     public var maxStepUps: UInt32?
     /// A machine client's credentials, for the client credentials grant.
     public var clientCredentials: ClientCredentials?
+    /// The user's enterprise identity, for enterprise-managed authorization.
+    public var identityAssertion: IdentityAssertion?
+    /// The workload's identity, for workload identity federation.
+    public var workloadIdentity: WorkloadIdentity?
 
     /// Creates the settings.
     public init(
         redirectUri: String? = nil, clientName: String? = nil, clientId: String? = nil, clientSecret: String? = nil,
         clientMetadataUrl: String? = nil, scopes: [String]? = nil, maxStepUps: UInt32? = nil,
-        clientCredentials: ClientCredentials? = nil
+        clientCredentials: ClientCredentials? = nil, identityAssertion: IdentityAssertion? = nil,
+        workloadIdentity: WorkloadIdentity? = nil
     ) {
         self.redirectUri = redirectUri
         self.clientName = clientName
@@ -173,6 +223,8 @@ public struct ClientAuth: Encodable, Sendable {
         self.scopes = scopes
         self.maxStepUps = maxStepUps
         self.clientCredentials = clientCredentials
+        self.identityAssertion = identityAssertion
+        self.workloadIdentity = workloadIdentity
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import McpWeftNative
 
 /// The closures a client answers the server's requests with; the client declares exactly the
@@ -124,8 +125,7 @@ struct CallOptions: Sendable {
     /// The JSON text of the options as the bridge reads them; the bridge checks every value.
     var jsonText: String {
         let ms = timeout.map { JSONValue.double(Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
-        let fields: [String: JSONValue?] = ["timeoutMs": ms, "task": task, "meta": meta]
-        return JSONValue.object(fields.compacted()).jsonText
+        return JSONValue.object(JSONObject(compacting: ["timeoutMs": ms, "task": task, "meta": meta])).jsonText
     }
 }
 
@@ -140,7 +140,9 @@ public struct CallToolResult: Sendable, Equatable {
     /// The whole result as it came.
     public let raw: JSONValue
 
-    init(_ raw: JSONValue) {
+    /// Reads a `CallToolResult` object, such as `Client.taskResult(_:)` returns for a tool's
+    /// task.
+    public init(_ raw: JSONValue) {
         self.raw = raw
         content = raw["content"]?.arrayValue ?? []
         structuredContent = raw["structuredContent"]
@@ -173,35 +175,37 @@ public final class Client: Sendable {
     /// client's settings (`name`, `version`, `protocolVersion`, `requestTimeoutMs`, ...).
     public static func stdio(
         command: String, arguments: [String] = [], environment: [String: String]? = nil,
-        currentDirectory: String? = nil, options: [String: JSONValue] = [:], handlers: ClientHandlers = .init()
+        currentDirectory: String? = nil, options: JSONObject = [:], handlers: ClientHandlers = .init()
     ) async throws -> Client {
-        let transport: [String: JSONValue?] = [
+        let transport = JSONObject(compacting: [
             "type": "stdio", "command": .string(command), "args": .array(arguments.map(JSONValue.string)),
-            "env": environment.map { .object($0.mapValues(JSONValue.string)) },
+            "env": environment.map { .object(JSONObject($0.mapValues(JSONValue.string))) },
             "cwd": currentDirectory.map(JSONValue.string),
-        ]
-        return try await connect(transport.compacted(), options, handlers)
+        ])
+        return try await connect(transport, options, handlers)
     }
 
-    /// Connects to a Streamable HTTP server at `url`, sending `headers` with every request.
+    /// Connects to a Streamable HTTP server at `url`, sending `headers` with every request,
+    /// and `Authorization: Bearer <bearerToken>` when there is a token.
     ///
     /// `auth` logs in to a protected server with OAuth 2.1 when it answers `401`, through
     /// `handlers.authorizer` (a user's login without one throws an `.invalidInput` error) and
-    /// keeping the tokens in `handlers.tokenStore`.
+    /// keeping the tokens in `handlers.tokenStore`; machine clients give credentials in `auth`
+    /// instead (`clientCredentials`, `identityAssertion` or `workloadIdentity`).
     public static func http(
-        url: String, headers: [String: String] = [:], auth: ClientAuth? = nil, options: [String: JSONValue] = [:],
-        handlers: ClientHandlers = .init()
+        url: String, headers: [String: String] = [:], bearerToken: String? = nil, auth: ClientAuth? = nil,
+        options: JSONObject = [:], handlers: ClientHandlers = .init()
     ) async throws -> Client {
-        let transport: [String: JSONValue?] = [
-            "type": "http", "url": .string(url), "headers": .object(headers.mapValues(JSONValue.string)),
-            "auth": try auth.json(),
-        ]
-        return try await connect(transport.compacted(), options, handlers)
+        let transport = JSONObject(compacting: [
+            "type": "http", "url": .string(url), "headers": .object(JSONObject(headers.mapValues(JSONValue.string))),
+            "bearerToken": bearerToken.map(JSONValue.string), "auth": try auth.json(),
+        ])
+        return try await connect(transport, options, handlers)
     }
 
     /// Connects to `server` in this process over an in-memory transport (for tests).
     public static func inMemory(
-        server: Server, options: [String: JSONValue] = [:], handlers: ClientHandlers = .init()
+        server: Server, options: JSONObject = [:], handlers: ClientHandlers = .init()
     ) async throws -> Client {
         let text = JSONValue.object(options).jsonText
         return Client(
@@ -211,7 +215,7 @@ public final class Client: Sendable {
     }
 
     private static func connect(
-        _ transport: [String: JSONValue], _ options: [String: JSONValue], _ handlers: ClientHandlers
+        _ transport: JSONObject, _ options: JSONObject, _ handlers: ClientHandlers
     ) async throws -> Client {
         let transport = JSONValue.object(transport).jsonText
         let options = JSONValue.object(options).jsonText
@@ -316,20 +320,21 @@ public final class Client: Sendable {
         }
     }
 
-    /// Reads a resource; the result holds its `contents`.
-    public func readResource(uri: String, timeout: Duration? = nil) async throws -> JSONValue {
-        let options = CallOptions(timeout: timeout)
+    /// Reads a resource; the result holds its `contents`. `meta` adds to the request's `_meta`.
+    public func readResource(uri: String, timeout: Duration? = nil, meta: JSONValue? = nil) async throws -> JSONValue {
+        let options = CallOptions(timeout: timeout, meta: meta)
         return try await awaitNative { cancel in
             try JSONValue(parsing: await native.readResource(uri: uri, options: nativeOptions(options, nil, cancel)))
         }
     }
 
-    /// Gets a prompt with its arguments; the result holds its `messages`.
+    /// Gets a prompt with its arguments; the result holds its `messages`. `meta` adds to the
+    /// request's `_meta`.
     public func getPrompt(
-        name: String, arguments: [String: String] = [:], timeout: Duration? = nil
+        name: String, arguments: [String: String] = [:], timeout: Duration? = nil, meta: JSONValue? = nil
     ) async throws -> JSONValue {
-        let arguments = JSONValue.object(arguments.mapValues(JSONValue.string)).jsonText
-        let options = CallOptions(timeout: timeout)
+        let arguments = JSONValue.object(JSONObject(arguments.mapValues(JSONValue.string))).jsonText
+        let options = CallOptions(timeout: timeout, meta: meta)
         return try await awaitNative { cancel in
             try JSONValue(
                 parsing: await native.getPrompt(
@@ -338,16 +343,18 @@ public final class Client: Sendable {
     }
 
     /// Asks the server to complete the argument `argument` of `ref` (a prompt or resource
-    /// template reference) from `value`; the result holds `completion.values`.
+    /// template reference) from `value`; the result holds `completion.values`. `meta` adds to
+    /// the request's `_meta`.
     public func complete(
-        ref: JSONValue, argument: String, value: String, arguments: [String: String] = [:], timeout: Duration? = nil
+        ref: JSONValue, argument: String, value: String, arguments: [String: String] = [:], timeout: Duration? = nil,
+        meta: JSONValue? = nil
     ) async throws -> JSONValue {
-        var params: [String: JSONValue] = ["ref": ref, "argument": ["name": .string(argument), "value": .string(value)]]
+        var params: JSONObject = ["ref": ref, "argument": ["name": .string(argument), "value": .string(value)]]
         if !arguments.isEmpty {
-            params["context"] = ["arguments": .object(arguments.mapValues(JSONValue.string))]
+            params["context"] = ["arguments": .object(JSONObject(arguments.mapValues(JSONValue.string)))]
         }
         let text = JSONValue.object(params).jsonText
-        let options = CallOptions(timeout: timeout)
+        let options = CallOptions(timeout: timeout, meta: meta)
         return try await awaitNative { cancel in
             try JSONValue(parsing: await native.complete(params: text, options: nativeOptions(options, nil, cancel)))
         }
@@ -360,6 +367,63 @@ public final class Client: Sendable {
         try await awaitNative { cancel in
             try await native.setLoggingLevel(level: level.rawValue, options: nativeOptions(options, nil, cancel))
         }
+    }
+
+    /// Returns the current state of the task `id` (`tasks/get`): its `taskId`, `status`,
+    /// `statusMessage`, `ttl` and times. `meta` adds to the request's `_meta`.
+    public func getTask(_ id: String, timeout: Duration? = nil, meta: JSONValue? = nil) async throws -> JSONValue {
+        let options = CallOptions(timeout: timeout, meta: meta)
+        return try await awaitNative { cancel in
+            try JSONValue(parsing: await native.getTask(taskId: id, options: nativeOptions(options, nil, cancel)))
+        }
+    }
+
+    /// Waits until the task `id` ends and returns the result of its request (`tasks/result`):
+    /// for a tool called with `task`, a `CallToolResult` object (`CallToolResult(_:)` reads it).
+    public func taskResult(_ id: String, timeout: Duration? = nil, meta: JSONValue? = nil) async throws -> JSONValue {
+        let options = CallOptions(timeout: timeout, meta: meta)
+        return try await awaitNative { cancel in
+            try JSONValue(parsing: await native.taskResult(taskId: id, options: nativeOptions(options, nil, cancel)))
+        }
+    }
+
+    /// Cancels the task `id` and returns its final state (`tasks/cancel`).
+    public func cancelTask(_ id: String, timeout: Duration? = nil, meta: JSONValue? = nil) async throws -> JSONValue {
+        let options = CallOptions(timeout: timeout, meta: meta)
+        return try await awaitNative { cancel in
+            try JSONValue(parsing: await native.cancelTask(taskId: id, options: nativeOptions(options, nil, cancel)))
+        }
+    }
+
+    /// Lists every task of this client on the server (`tasks/list`, every page).
+    public func listTasks() async throws -> [JSONValue] { try await listAll("tasks") }
+
+    /// Lists the skills the server serves (the `io.modelcontextprotocol/skills` extension,
+    /// every page of `skills/list`), reading no skill file: each entry has the `uri` of the
+    /// skill's `SKILL.md`, its `frontmatter` and its files (`resources`, each with `uri`,
+    /// `digest` and `size`). Throws an `MCPError` of kind `.capabilityMissing` when the server
+    /// does not declare the extension.
+    public func listSkills() async throws -> [JSONValue] {
+        try await awaitNative { cancel in
+            try JSONValue(parsing: await native.listSkills(cancel: cancel)).arrayValue ?? []
+        }
+    }
+
+    /// Loads the skill of `entry` (one of `listSkills()`) when it is used: fetches its
+    /// `SKILL.md` and returns `{"entry", "frontmatter", "body"}` once the file matches the
+    /// entry's size, digest and every frontmatter field; otherwise throws an `MCPError` of
+    /// kind `.protocol`.
+    public func loadSkill(_ entry: JSONValue) async throws -> JSONValue {
+        let text = entry.jsonText
+        return try await awaitNative { cancel in try JSONValue(parsing: await native.loadSkill(entry: text, cancel: cancel)) }
+    }
+
+    /// Reads the supporting file `uri` of the skill of `entry`, which must list it, and
+    /// returns its bytes once they match the entry's size and digest; otherwise throws an
+    /// `MCPError` of kind `.protocol`.
+    public func readSkillFile(_ entry: JSONValue, uri: String) async throws -> Data {
+        let text = entry.jsonText
+        return try await awaitNative { cancel in try await native.readSkillFile(entry: text, uri: uri, cancel: cancel) }
     }
 
     /// Sends a notification to the server.

@@ -20,6 +20,10 @@ public struct Context: Sendable {
     /// The JSON-RPC id of the request being handled, or `nil` outside a request.
     public var requestID: JSONValue? { native.requestId().flatMap { try? JSONValue(parsing: $0) } }
 
+    /// The transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), or `nil` when
+    /// it has none (stdio, in memory, a stateless HTTP server, a 2026-07-28 request).
+    public var sessionID: String? { native.sessionId() }
+
     /// Who the request came from on a protected HTTP server, as the token verifier saw them;
     /// `nil` elsewhere.
     public var auth: AuthInfo? { native.auth().flatMap { try? JSONValue(parsing: $0).decode(AuthInfo.self) } }

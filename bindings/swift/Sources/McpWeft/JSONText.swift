@@ -13,7 +13,7 @@ extension JSONValue {
         }
     }
 
-    /// The compact JSON text of the value, with object keys sorted.
+    /// The compact JSON text of the value, with the members of objects in their order.
     public var jsonText: String {
         var out = ""
         // Without a bound the writing cannot fail.
@@ -58,11 +58,11 @@ extension JSONValue {
         case .object(let members):
             guard depth < bound else { throw JSONValue.tooDeep(bound) }
             out += "{"
-            for (i, key) in members.keys.sorted().enumerated() {
+            for (i, member) in members.enumerated() {
                 if i > 0 { out += "," }
-                JSONValue.writeString(key, to: &out)
+                JSONValue.writeString(member.key, to: &out)
                 out += ":"
-                try members[key]!.write(to: &out, depth: depth + 1, bound: bound)
+                try member.value.write(to: &out, depth: depth + 1, bound: bound)
             }
             out += "}"
         }
@@ -158,7 +158,7 @@ private struct JSONParser {
             }
         case UInt8(ascii: "{"):
             index += 1
-            var members: [String: JSONValue] = [:]
+            var members = JSONObject()
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -171,7 +171,7 @@ private struct JSONParser {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected :") }
                 index += 1
-                members[key] = try parseValue(depth: depth + 1)
+                members.updateValue(try parseValue(depth: depth + 1), forKey: key)
                 skipWhitespace()
                 guard index < bytes.count else { throw failure("unterminated object") }
                 let byte = bytes[index]

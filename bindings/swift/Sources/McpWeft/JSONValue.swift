@@ -4,7 +4,8 @@ import Foundation
 ///
 /// It is `Codable`, so `JSONValue(encoding:)` and `decode(_:)` move between it and your own
 /// `Codable` types, and it can be written as a literal:
-/// `let args: JSONValue = ["a": 2, "b": 3.5, "tags": ["x"]]`.
+/// `let args: JSONValue = ["a": 2, "b": 3.5, "tags": ["x"]]`, a string with interpolations
+/// included (`"area \(x)"`). Objects keep the order of their members (see `JSONObject`).
 public enum JSONValue: Sendable, Equatable, Hashable {
     case null
     case bool(Bool)
@@ -12,7 +13,7 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     case double(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 }
 
 extension JSONValue {
@@ -82,8 +83,8 @@ extension JSONValue {
         return nil
     }
 
-    /// The members, when this is an object.
-    public var objectValue: [String: JSONValue]? {
+    /// The members, in order, when this is an object.
+    public var objectValue: JSONObject? {
         if case .object(let members) = self { return members }
         return nil
     }
@@ -108,7 +109,7 @@ extension JSONValue: Codable {
         } else if let a = try? container.decode([JSONValue].self) {
             self = .array(a)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .object(try container.decode(JSONObject.self))
         }
     }
 
@@ -127,17 +128,26 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByStringInterpolation,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     public init(nilLiteral: ()) { self = .null }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int) { self = .int(value) }
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates a string from a literal with interpolations, such as `"area \(x)"`.
+    public init(stringInterpolation: DefaultStringInterpolation) {
+        self = .string(String(stringInterpolation: stringInterpolation))
+    }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// Creates an object of the literal's members, in the order written.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        var members = JSONObject()
+        for (key, value) in elements {
+            members[key] = value
+        }
+        self = .object(members)
     }
 }
 

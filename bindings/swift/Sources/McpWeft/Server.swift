@@ -5,8 +5,9 @@ import McpWeftNative
 public struct ResourceRequest: Sendable {
     /// The URI being read.
     public let uri: String
-    /// The values of the template's variables (empty for a plain resource).
-    public let variables: [String: JSONValue]
+    /// The values of the template's variables, in the template's order (empty for a plain
+    /// resource).
+    public let variables: JSONObject
 }
 
 /// An argument a prompt takes.
@@ -49,7 +50,7 @@ public final class Server: Sendable {
     /// Creates a server named `name`; `settings` takes the other keys of the server's
     /// description (`title`, `instructions`, `pageSize`, `logLevel`, `capabilities`,
     /// `tasks`, ...).
-    public init(name: String, version: String, settings: [String: JSONValue] = [:]) throws {
+    public init(name: String, version: String, settings: JSONObject = [:]) throws {
         var spec = settings
         spec["name"] = .string(name)
         spec["version"] = .string(version)
@@ -62,7 +63,7 @@ public final class Server: Sendable {
     /// of the same name throws an `MCPError` of kind `.config` unless `replace` is true.
     public func addTool(
         _ name: String, description: String? = nil, inputSchema: JSONValue? = nil,
-        descriptor: [String: JSONValue] = [:], replace: Bool = false,
+        descriptor: JSONObject = [:], replace: Bool = false,
         handler: @escaping @Sendable (JSONValue, Context) async throws -> JSONValue
     ) throws {
         var tool = descriptor
@@ -77,7 +78,7 @@ public final class Server: Sendable {
     /// from `Output`.
     public func addTool<Input: Decodable, Output: Encodable>(
         _ name: String, description: String? = nil, inputSchema: JSONValue? = nil,
-        descriptor: [String: JSONValue] = [:], replace: Bool = false,
+        descriptor: JSONObject = [:], replace: Bool = false,
         handler: @escaping @Sendable (Input, Context) async throws -> Output
     ) throws {
         try addTool(
@@ -90,7 +91,7 @@ public final class Server: Sendable {
     /// throws an `MCPError` of kind `.config` unless `replace` is true.
     public func addResource(
         _ uri: String, name: String, description: String? = nil, mimeType: String? = nil,
-        descriptor: [String: JSONValue] = [:], replace: Bool = false,
+        descriptor: JSONObject = [:], replace: Bool = false,
         handler: @escaping @Sendable (ResourceRequest, Context) async throws -> JSONValue
     ) throws {
         let text = resourceDescriptor(descriptor, "uri", uri, name, description, mimeType)
@@ -100,14 +101,27 @@ public final class Server: Sendable {
     /// Registers a resource template such as `file:///{path}`; the handler gets the values of
     /// its variables. A template with the same URI template throws an `MCPError` of kind
     /// `.config` unless `replace` is true.
+    ///
+    /// `list`, when given, lists the resources the template stands for in `resources/list`
+    /// (after the fixed resources), as the TypeScript SDK's `ResourceTemplate` `list` callback
+    /// does: it returns an array of `Resource` objects (`uri`, `name`, ...) or
+    /// `{"resources": [...]}`, and each listed resource takes the template's `description`,
+    /// `mimeType` and other metadata where it sets none.
     public func addResourceTemplate(
         _ uriTemplate: String, name: String, description: String? = nil, mimeType: String? = nil,
-        descriptor: [String: JSONValue] = [:], replace: Bool = false,
+        descriptor: JSONObject = [:], replace: Bool = false,
+        list: (@Sendable (Context) async throws -> JSONValue)? = nil,
         handler: @escaping @Sendable (ResourceRequest, Context) async throws -> JSONValue
     ) throws {
         let text = resourceDescriptor(descriptor, "uriTemplate", uriTemplate, name, description, mimeType)
+        let read = resourceHandler(handler)
+        guard let list else {
+            try callNative { try native.addResourceTemplate(descriptor: text, handler: read, replace: replace) }
+            return
+        }
+        let lister = HandlerBox { _, context in try await list(context) }
         try callNative {
-            try native.addResourceTemplate(descriptor: text, handler: resourceHandler(handler), replace: replace)
+            try native.addListedResourceTemplate(descriptor: text, handler: read, list: lister, replace: replace)
         }
     }
 
@@ -116,22 +130,21 @@ public final class Server: Sendable {
     /// prompt of the same name throws an `MCPError` of kind `.config` unless `replace` is true.
     public func addPrompt(
         _ name: String, description: String? = nil, arguments: [PromptArgument] = [],
-        descriptor: [String: JSONValue] = [:], replace: Bool = false,
+        descriptor: JSONObject = [:], replace: Bool = false,
         handler: @escaping @Sendable ([String: String], Context) async throws -> JSONValue
     ) throws {
         var prompt = descriptor
         prompt["name"] = .string(name)
         prompt["description"] = description.map(JSONValue.string)
         prompt["arguments"] = .array(arguments.map { argument in
-            let fields: [String: JSONValue?] = [
+            return JSONValue.object(JSONObject(compacting: [
                 "name": .string(argument.name), "description": argument.description.map(JSONValue.string),
                 "required": .bool(argument.required),
-            ]
-            return JSONValue.object(fields.compacted())
+            ]))
         })
         let text = JSONValue.object(prompt).jsonText
         let box = HandlerBox { payload, context in
-            try await handler(payload.objectValue?.compactMapValues(\.stringValue) ?? [:], context)
+            try await handler(payload.objectValue?.dictionary.compactMapValues(\.stringValue) ?? [:], context)
         }
         try callNative { try native.addPrompt(descriptor: text, handler: box, replace: replace) }
     }
@@ -143,7 +156,7 @@ public final class Server: Sendable {
             let request = CompletionRequest(
                 ref: params["ref"] ?? .null, argument: params["argument"]?["name"]?.stringValue ?? "",
                 value: params["argument"]?["value"]?.stringValue ?? "",
-                arguments: params["context"]?["arguments"]?.objectValue?.compactMapValues(\.stringValue) ?? [:])
+                arguments: params["context"]?["arguments"]?.objectValue?.dictionary.compactMapValues(\.stringValue) ?? [:])
             return try await handler(request, context)
         })
     }
@@ -178,16 +191,17 @@ public final class Server: Sendable {
     public func removePrompt(_ name: String) -> Bool { native.removePrompt(name: name) }
 
     /// Serves a skill of the skills extension (`io.modelcontextprotocol/skills`): `skillMD` is
-    /// its SKILL.md, whose YAML frontmatter gives its `name` and `description`, and `files` maps
-    /// each supporting file's path within the skill (such as `references/FORMS.md`) to its text.
-    /// Each file is served as a resource under `skill://<name>/`. A skill of the same name
-    /// throws an `MCPError` of kind `.config` unless `replace` is true, which also stops serving
-    /// the old skill's files that the new one lacks. A bad name, frontmatter or path throws an
-    /// `MCPError` of kind `.config`.
+    /// the text of its `SKILL.md`, whose YAML frontmatter gives its `name` and `description`,
+    /// and `files` maps each supporting file's path within the skill (such as
+    /// `references/FORMS.md`) to its text. Each file is served as a resource under
+    /// `skill://<name>/`, and 2026-07-28 clients see the extension in the server's
+    /// capabilities. A skill of the same name throws an `MCPError` whose `kind` is
+    /// `MCPError.Kind.config` unless `replace` is true, which also stops serving the old skill's
+    /// files that the new one lacks; so does a bad name, frontmatter or path.
     public func addSkill(_ skillMD: String, files: [String: String] = [:], replace: Bool = false) throws {
         let descriptor: JSONValue = .object([
             "skillMd": .string(skillMD),
-            "files": .object(files.mapValues { .string($0) }),
+            "files": .object(JSONObject(files.mapValues(JSONValue.string))),
         ])
         try callNative { try native.addSkill(descriptor: descriptor.jsonText, replace: replace) }
     }
@@ -220,7 +234,7 @@ public final class Server: Sendable {
     /// by `auth.jwt` or by `verifier`, which returns the caller's identity, or `nil` (or
     /// throws) to refuse the token. Handlers read the identity as `Context.auth`.
     public func serveHTTP(
-        host: String = "127.0.0.1", port: Int = 8000, path: String = "/mcp", options: [String: JSONValue] = [:],
+        host: String = "127.0.0.1", port: Int = 8000, path: String = "/mcp", options: JSONObject = [:],
         cluster: ClusterOptions? = nil, auth: ServerAuth? = nil, verifier: TokenVerifier? = nil
     ) async throws -> HTTPServer {
         var settings = options
@@ -238,8 +252,30 @@ public final class Server: Sendable {
         return HTTPServer(try await awaitNative { _ in try await native.serveHttp(options: text) })
     }
 
+    /// Returns an endpoint that answers the HTTP requests a host application's own HTTP
+    /// server (Vapor, Hummingbird, ...) routes to it, so that the application serves MCP
+    /// beside its other routes; the endpoint does all the protocol work (sessions, SSE
+    /// streams, host and origin checks, authorization). `path` is the path the application
+    /// routes to it; requests for any other path get a 404 that says which path it serves.
+    /// `options` takes the other settings of `serveHTTP` (`allowedHosts`, `allowedOrigins`,
+    /// `jsonResponse`, `stateful`, ...; hosts and origins default to the loopback names on any
+    /// port), and `auth` and `verifier` protect it as they protect `serveHTTP`.
+    public func httpEndpoint(
+        path: String = "/mcp", options: JSONObject = [:], auth: ServerAuth? = nil, verifier: TokenVerifier? = nil
+    ) throws -> HTTPEndpoint {
+        var settings = options
+        settings["path"] = .string(path)
+        if let auth = try auth.json() { settings["auth"] = auth }
+        let text = JSONValue.object(settings).jsonText
+        if let verifier {
+            let box = verifierBox(verifier)
+            return HTTPEndpoint(try callNative { try native.httpEndpointWithVerifier(options: text, verifier: box) })
+        }
+        return HTTPEndpoint(try callNative { try native.httpEndpoint(options: text) })
+    }
+
     private func resourceDescriptor(
-        _ descriptor: [String: JSONValue], _ key: String, _ uri: String, _ name: String, _ description: String?,
+        _ descriptor: JSONObject, _ key: String, _ uri: String, _ name: String, _ description: String?,
         _ mimeType: String?
     ) -> String {
         var resource = descriptor
@@ -281,9 +317,4 @@ public final class HTTPServer: Sendable {
     public func wait() async throws {
         try await awaitNative { cancel in try await native.wait(cancel: cancel) }
     }
-}
-
-extension Dictionary where Value == JSONValue? {
-    /// The entries that have a value.
-    func compacted() -> [Key: JSONValue] { compactMapValues { $0 } }
 }

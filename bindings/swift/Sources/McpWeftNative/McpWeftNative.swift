@@ -471,6 +471,22 @@ private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterUInt16: FfiConverterPrimitive {
+    typealias FfiType = UInt16
+    typealias SwiftType = UInt16
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt16 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterInt64: FfiConverterPrimitive {
     typealias FfiType = Int64
     typealias SwiftType = Int64
@@ -567,6 +583,24 @@ fileprivate struct FfiConverterString: FfiConverter {
         let len = Int32(value.utf8.count)
         writeInt(&buf, len)
         writeBytes(&buf, value.utf8)
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterData: FfiConverterRustBuffer {
+    typealias SwiftType = Data
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Data {
+        let len: Int32 = try readInt(&buf)
+        return Data(try readBytes(&buf, count: Int(len)))
+    }
+
+    public static func write(_ value: Data, into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        writeBytes(&buf, value)
     }
 }
 
@@ -949,6 +983,11 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
     func callTool(name: String, arguments: String?, options: NativeCallOptions) async throws  -> String
     
     /**
+     * Cancels the task `task_id` and returns the JSON text of its final state (`tasks/cancel`).
+     */
+    func cancelTask(taskId: String, options: NativeCallOptions) async throws  -> String
+    
+    /**
      * Closes the connection; closing again does nothing.
      */
     func close() async 
@@ -964,6 +1003,11 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
     func getPrompt(name: String, arguments: String?, options: NativeCallOptions) async throws  -> String
     
     /**
+     * Returns the JSON text of the current state of the task `task_id` (`tasks/get`).
+     */
+    func getTask(taskId: String, options: NativeCallOptions) async throws  -> String
+    
+    /**
      * Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
      * `tasks`) from `cursor`.
      */
@@ -973,6 +1017,18 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
      * Lists every item of `kind`, as the JSON text of an array.
      */
     func listAll(kind: String, cancel: NativeCancelHandle?) async throws  -> String
+    
+    /**
+     * Lists the server's skills (every page of `skills/list`) as the JSON text of an array of
+     * entries, reading no skill file.
+     */
+    func listSkills(cancel: NativeCancelHandle?) async throws  -> String
+    
+    /**
+     * Loads the skill of `entry` (the JSON text of one entry of `list_skills`), verified by the
+     * core against the entry, and returns the JSON text of `{"entry", "frontmatter", "body"}`.
+     */
+    func loadSkill(entry: String, cancel: NativeCancelHandle?) async throws  -> String
     
     /**
      * Sends a notification to the server.
@@ -1000,6 +1056,12 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
     func readResource(uri: String, options: NativeCallOptions) async throws  -> String
     
     /**
+     * Reads the file `uri` of the skill of `entry` (the JSON text of one entry of
+     * `list_skills`) and returns its bytes once the core checked them against the entry.
+     */
+    func readSkillFile(entry: String, uri: String, cancel: NativeCancelHandle?) async throws  -> Data
+    
+    /**
      * Sends any request (`params` is JSON text) and returns the JSON text of its result.
      */
     func request(method: String, params: String?, options: NativeCallOptions) async throws  -> String
@@ -1018,6 +1080,12 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
      * Subscribes to updates of the resource at `uri`, whatever the revision.
      */
     func subscribe(uri: String, options: NativeCallOptions) async throws 
+    
+    /**
+     * Waits until the task `task_id` ends and returns the JSON text of the result of its
+     * request (`tasks/result`).
+     */
+    func taskResult(taskId: String, options: NativeCallOptions) async throws  -> String
     
     /**
      * Ends the subscription to the resource at `uri`.
@@ -1101,6 +1169,25 @@ open func callTool(name: String, arguments: String?, options: NativeCallOptions)
 }
     
     /**
+     * Cancels the task `task_id` and returns the JSON text of its final state (`tasks/cancel`).
+     */
+open func cancelTask(taskId: String, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_cancel_task(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(taskId),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
      * Closes the connection; closing again does nothing.
      */
 open func close()async   {
@@ -1159,6 +1246,25 @@ open func getPrompt(name: String, arguments: String?, options: NativeCallOptions
 }
     
     /**
+     * Returns the JSON text of the current state of the task `task_id` (`tasks/get`).
+     */
+open func getTask(taskId: String, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_get_task(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(taskId),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
      * Lists one page of `kind` (`tools`, `resources`, `resourceTemplates`, `prompts`,
      * `tasks`) from `cursor`.
      */
@@ -1187,6 +1293,46 @@ open func listAll(kind: String, cancel: NativeCancelHandle?)async throws  -> Str
             rustFutureFunc: {
                 uniffi_mcpweft_swift_fn_method_nativeclient_list_all(
                         self.uniffiCloneHandle(),FfiConverterString.lower(kind),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Lists the server's skills (every page of `skills/list`) as the JSON text of an array of
+     * entries, reading no skill file.
+     */
+open func listSkills(cancel: NativeCancelHandle?)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_list_skills(
+                        self.uniffiCloneHandle(),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Loads the skill of `entry` (the JSON text of one entry of `list_skills`), verified by the
+     * core against the entry, and returns the JSON text of `{"entry", "frontmatter", "body"}`.
+     */
+open func loadSkill(entry: String, cancel: NativeCancelHandle?)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_load_skill(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(entry),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
                 )
             },
             pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
@@ -1272,6 +1418,26 @@ open func readResource(uri: String, options: NativeCallOptions)async throws  -> 
 }
     
     /**
+     * Reads the file `uri` of the skill of `entry` (the JSON text of one entry of
+     * `list_skills`) and returns its bytes once the core checked them against the entry.
+     */
+open func readSkillFile(entry: String, uri: String, cancel: NativeCancelHandle?)async throws  -> Data  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_read_skill_file(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(entry),FfiConverterString.lower(uri),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterData.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
      * Sends any request (`params` is JSON text) and returns the JSON text of its result.
      */
 open func request(method: String, params: String?, options: NativeCallOptions)async throws  -> String  {
@@ -1336,6 +1502,26 @@ open func subscribe(uri: String, options: NativeCallOptions)async throws   {
             completeFunc: ffi_mcpweft_swift_rust_future_complete_void,
             freeFunc: ffi_mcpweft_swift_rust_future_free_void,
             liftFunc: { $0 },
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Waits until the task `task_id` ends and returns the JSON text of the result of its
+     * request (`tasks/result`).
+     */
+open func taskResult(taskId: String, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_task_result(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(taskId),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
             errorHandler: FfiConverterTypeNativeError_lift
         )
 }
@@ -1514,6 +1700,12 @@ public protocol NativeContextProtocol: AnyObject, Sendable {
      * Asks the client to sample from its model (`sampling/createMessage`).
      */
     func sample(params: String) async throws  -> String
+    
+    /**
+     * Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when it
+     * has one.
+     */
+    func sessionId()  -> String?
     
     /**
      * Keeps the JSON text `state` for the next round of this 2026-07-28 request; older
@@ -1866,6 +2058,19 @@ open func sample(params: String)async throws  -> String  {
 }
     
     /**
+     * Returns the transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), when it
+     * has one.
+     */
+open func sessionId() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativecontext_session_id(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * Keeps the JSON text `state` for the next round of this 2026-07-28 request; older
      * requests have one round and keep nothing.
      */
@@ -2161,6 +2366,142 @@ public func FfiConverterTypeNativeHandler_lift(_ handle: UInt64) throws -> Nativ
 #endif
 public func FfiConverterTypeNativeHandler_lower(_ value: NativeHandler) -> UInt64 {
     return FfiConverterTypeNativeHandler.lower(value)
+}
+
+
+
+
+
+
+/**
+ * A Streamable HTTP endpoint without a listener of its own, made by `NativeServer`.
+ */
+public protocol NativeHttpEndpointProtocol: AnyObject, Sendable {
+    
+    /**
+     * Answers one exchange.
+     */
+    func handle(request: NativeHttpRequest, cancel: NativeCancelHandle?) async throws  -> NativeHttpResponse
+    
+}
+/**
+ * A Streamable HTTP endpoint without a listener of its own, made by `NativeServer`.
+ */
+open class NativeHttpEndpoint: NativeHttpEndpointProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpweft_swift_fn_clone_nativehttpendpoint(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpweft_swift_fn_free_nativehttpendpoint(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Answers one exchange.
+     */
+open func handle(request: NativeHttpRequest, cancel: NativeCancelHandle?)async throws  -> NativeHttpResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehttpendpoint_handle(
+                        self.uniffiCloneHandle(),FfiConverterTypeNativeHttpRequest_lower(request),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeNativeHttpResponse_lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeHttpEndpoint: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = NativeHttpEndpoint
+
+    public static func lift(_ handle: UInt64) throws -> NativeHttpEndpoint {
+        return NativeHttpEndpoint(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: NativeHttpEndpoint) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeHttpEndpoint {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: NativeHttpEndpoint, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHttpEndpoint_lift(_ handle: UInt64) throws -> NativeHttpEndpoint {
+    return try FfiConverterTypeNativeHttpEndpoint.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHttpEndpoint_lower(_ value: NativeHttpEndpoint) -> UInt64 {
+    return FfiConverterTypeNativeHttpEndpoint.lower(value)
 }
 
 
@@ -2702,9 +3043,171 @@ public func FfiConverterTypeNativeReply_lower(_ value: NativeReply) -> UInt64 {
 
 
 /**
+ * The body of a response, read chunk by chunk; dropping it tells the server that the client
+ * went away.
+ */
+public protocol NativeResponseBodyProtocol: AnyObject, Sendable {
+    
+    /**
+     * Ends the body early, as when the client disconnected.
+     */
+    func close() 
+    
+    /**
+     * Returns the next chunk of the body, or `None` once it ended.
+     */
+    func nextChunk(cancel: NativeCancelHandle?) async throws  -> Data?
+    
+}
+/**
+ * The body of a response, read chunk by chunk; dropping it tells the server that the client
+ * went away.
+ */
+open class NativeResponseBody: NativeResponseBodyProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpweft_swift_fn_clone_nativeresponsebody(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpweft_swift_fn_free_nativeresponsebody(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Ends the body early, as when the client disconnected.
+     */
+open func close()  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativeresponsebody_close(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Returns the next chunk of the body, or `None` once it ended.
+     */
+open func nextChunk(cancel: NativeCancelHandle?)async throws  -> Data?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeresponsebody_next_chunk(
+                        self.uniffiCloneHandle(),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionData.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeResponseBody: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = NativeResponseBody
+
+    public static func lift(_ handle: UInt64) throws -> NativeResponseBody {
+        return NativeResponseBody(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: NativeResponseBody) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeResponseBody {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: NativeResponseBody, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeResponseBody_lift(_ handle: UInt64) throws -> NativeResponseBody {
+    return try FfiConverterTypeNativeResponseBody.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeResponseBody_lower(_ value: NativeResponseBody) -> UInt64 {
+    return FfiConverterTypeNativeResponseBody.lower(value)
+}
+
+
+
+
+
+
+/**
  * An MCP server whose handlers are written in Swift.
  */
 public protocol NativeServerProtocol: AnyObject, Sendable {
+    
+    /**
+     * Registers a resource template like `add_resource_template`, whose resources `list`
+     * lists in `resources/list`: it gets `{}` and returns the JSON text of an array of
+     * `Resource` objects or of `{"resources": [...]}`, each taking the template's metadata
+     * where it sets none. One with the same URI template is refused unless `replace`.
+     */
+    func addListedResourceTemplate(descriptor: String, handler: NativeHandler, list: NativeHandler, replace: Bool) throws 
     
     /**
      * Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
@@ -2740,6 +3243,19 @@ public protocol NativeServerProtocol: AnyObject, Sendable {
      * Returns the JSON text of the capabilities the server declares now.
      */
     func capabilities()  -> String
+    
+    /**
+     * Returns an endpoint that answers the HTTP exchanges a host application's own server
+     * receives; `options` is the JSON text of the bridge's HTTP options without `host` and
+     * `port`.
+     */
+    func httpEndpoint(options: String) throws  -> NativeHttpEndpoint
+    
+    /**
+     * Returns an endpoint like `http_endpoint`, protected by the options' `auth`, with bearer
+     * tokens checked by `verifier` as in `serve_http_with_verifier`.
+     */
+    func httpEndpointWithVerifier(options: String, verifier: NativeHandler) throws  -> NativeHttpEndpoint
     
     /**
      * Sends a log message (the JSON text `data`) at `level` to every client that wants it.
@@ -2870,6 +3386,24 @@ public convenience init(spec: String)throws  {
 
     
     /**
+     * Registers a resource template like `add_resource_template`, whose resources `list`
+     * lists in `resources/list`: it gets `{}` and returns the JSON text of an array of
+     * `Resource` objects or of `{"resources": [...]}`, each taking the template's metadata
+     * where it sets none. One with the same URI template is refused unless `replace`.
+     */
+open func addListedResourceTemplate(descriptor: String, handler: NativeHandler, list: NativeHandler, replace: Bool)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativeserver_add_listed_resource_template(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(descriptor),
+        FfiConverterTypeNativeHandler_lower(handler),
+        FfiConverterTypeNativeHandler_lower(list),
+        FfiConverterBool.lower(replace),uniffiCallStatus
+    )
+}
+}
+    
+    /**
      * Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
      * refused unless `replace`.
      */
@@ -2951,6 +3485,36 @@ open func capabilities() -> String  {
         uniffiCallStatus in
     uniffi_mcpweft_swift_fn_method_nativeserver_capabilities(
             self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Returns an endpoint that answers the HTTP exchanges a host application's own server
+     * receives; `options` is the JSON text of the bridge's HTTP options without `host` and
+     * `port`.
+     */
+open func httpEndpoint(options: String)throws  -> NativeHttpEndpoint  {
+    return try  FfiConverterTypeNativeHttpEndpoint_lift(try rustCallWithError(FfiConverterTypeNativeError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativeserver_http_endpoint(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(options),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Returns an endpoint like `http_endpoint`, protected by the options' `auth`, with bearer
+     * tokens checked by `verifier` as in `serve_http_with_verifier`.
+     */
+open func httpEndpointWithVerifier(options: String, verifier: NativeHandler)throws  -> NativeHttpEndpoint  {
+    return try  FfiConverterTypeNativeHttpEndpoint_lift(try rustCallWithError(FfiConverterTypeNativeError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativeserver_http_endpoint_with_verifier(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(options),
+        FfiConverterTypeNativeHandler_lower(verifier),uniffiCallStatus
     )
 })
 }
@@ -3405,6 +3969,243 @@ public func FfiConverterTypeNativeClientHandlers_lower(_ value: NativeClientHand
 
 
 /**
+ * One header line of a request or a response.
+ */
+public struct NativeHttpHeader: Equatable, Hashable {
+    /**
+     * The header's name.
+     */
+    public var name: String
+    /**
+     * The header's value.
+     */
+    public var value: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The header's name.
+         */name: String, 
+        /**
+         * The header's value.
+         */value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension NativeHttpHeader: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeHttpHeader: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeHttpHeader {
+        return
+            try NativeHttpHeader(
+                name: FfiConverterString.read(from: &buf), 
+                value: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: NativeHttpHeader, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterString.write(value.value, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHttpHeader_lift(_ buf: RustBuffer) throws -> NativeHttpHeader {
+    return try FfiConverterTypeNativeHttpHeader.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHttpHeader_lower(_ value: NativeHttpHeader) -> RustBuffer {
+    return FfiConverterTypeNativeHttpHeader.lower(value)
+}
+
+
+/**
+ * One HTTP request the host application received.
+ */
+public struct NativeHttpRequest: Equatable, Hashable {
+    /**
+     * The method, such as `POST`.
+     */
+    public var method: String
+    /**
+     * The path and query, such as `/mcp`.
+     */
+    public var uri: String
+    /**
+     * The header lines, in order; a name may repeat.
+     */
+    public var headers: [NativeHttpHeader]
+    /**
+     * The whole body.
+     */
+    public var body: Data
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The method, such as `POST`.
+         */method: String, 
+        /**
+         * The path and query, such as `/mcp`.
+         */uri: String, 
+        /**
+         * The header lines, in order; a name may repeat.
+         */headers: [NativeHttpHeader], 
+        /**
+         * The whole body.
+         */body: Data) {
+        self.method = method
+        self.uri = uri
+        self.headers = headers
+        self.body = body
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension NativeHttpRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeHttpRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeHttpRequest {
+        return
+            try NativeHttpRequest(
+                method: FfiConverterString.read(from: &buf), 
+                uri: FfiConverterString.read(from: &buf), 
+                headers: FfiConverterSequenceTypeNativeHttpHeader.read(from: &buf), 
+                body: FfiConverterData.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: NativeHttpRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.method, into: &buf)
+        FfiConverterString.write(value.uri, into: &buf)
+        FfiConverterSequenceTypeNativeHttpHeader.write(value.headers, into: &buf)
+        FfiConverterData.write(value.body, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHttpRequest_lift(_ buf: RustBuffer) throws -> NativeHttpRequest {
+    return try FfiConverterTypeNativeHttpRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHttpRequest_lower(_ value: NativeHttpRequest) -> RustBuffer {
+    return FfiConverterTypeNativeHttpRequest.lower(value)
+}
+
+
+/**
+ * The answer to a request: status and headers at once, the body as a stream.
+ */
+public struct NativeHttpResponse {
+    /**
+     * The status code.
+     */
+    public var status: UInt16
+    /**
+     * The header lines, in order.
+     */
+    public var headers: [NativeHttpHeader]
+    /**
+     * The body; an SSE stream stays open while events may come.
+     */
+    public var body: NativeResponseBody
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The status code.
+         */status: UInt16, 
+        /**
+         * The header lines, in order.
+         */headers: [NativeHttpHeader], 
+        /**
+         * The body; an SSE stream stays open while events may come.
+         */body: NativeResponseBody) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension NativeHttpResponse: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeHttpResponse: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeHttpResponse {
+        return
+            try NativeHttpResponse(
+                status: FfiConverterUInt16.read(from: &buf), 
+                headers: FfiConverterSequenceTypeNativeHttpHeader.read(from: &buf), 
+                body: FfiConverterTypeNativeResponseBody.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: NativeHttpResponse, into buf: inout [UInt8]) {
+        FfiConverterUInt16.write(value.status, into: &buf)
+        FfiConverterSequenceTypeNativeHttpHeader.write(value.headers, into: &buf)
+        FfiConverterTypeNativeResponseBody.write(value.body, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHttpResponse_lift(_ buf: RustBuffer) throws -> NativeHttpResponse {
+    return try FfiConverterTypeNativeHttpResponse.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHttpResponse_lower(_ value: NativeHttpResponse) -> RustBuffer {
+    return FfiConverterTypeNativeHttpResponse.lower(value)
+}
+
+
+/**
  * The flat bridge error as Swift sees it: the stable kind name, the JSON-RPC code, the
  * message, the JSON text of the error's `data`, and the messages of its causes.
  */
@@ -3583,6 +4384,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionData: FfiConverterRustBuffer {
+    typealias SwiftType = Data?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterData.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterData.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeNativeCall: FfiConverterRustBuffer {
     typealias SwiftType = NativeCall?
 
@@ -3696,6 +4521,31 @@ fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterString.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeNativeHttpHeader: FfiConverterRustBuffer {
+    typealias SwiftType = [NativeHttpHeader]
+
+    public static func write(_ value: [NativeHttpHeader], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeNativeHttpHeader.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [NativeHttpHeader] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [NativeHttpHeader]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeNativeHttpHeader.read(from: &buf))
         }
         return seq
     }
@@ -3862,6 +4712,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_call_tool() != 49870) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_cancel_task() != 52874) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_close() != 29249) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -3871,10 +4724,19 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_get_prompt() != 39088) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_get_task() != 45668) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_list() != 1800) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_list_all() != 55879) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_list_skills() != 28358) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_load_skill() != 35209) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_notify() != 1891) {
@@ -3892,6 +4754,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_read_resource() != 24985) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_read_skill_file() != 34944) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_request() != 31239) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -3902,6 +4767,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_subscribe() != 32621) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_task_result() != 46031) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_unsubscribe() != 30021) {
@@ -3964,10 +4832,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativecontext_sample() != 56766) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativecontext_session_id() != 40227) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativecontext_set_state() != 40307) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativecontext_state() != 64126) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehttpendpoint_handle() != 33689) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeresponsebody_close() != 23654) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeresponsebody_next_chunk() != 47414) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativecancelhandle_cancel() != 34422) {
@@ -4000,6 +4880,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativereply_resolve() != 51824) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_listed_resource_template() != 52761) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_prompt() != 42238) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -4016,6 +4899,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeserver_capabilities() != 60521) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_http_endpoint() != 5098) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_http_endpoint_with_verifier() != 37020) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeserver_log() != 20625) {

@@ -109,6 +109,18 @@ private func protectedServer() throws -> Server {
     return server
 }
 
+/// The token requests a test's authorization server received, in order.
+private final class Forms: @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: [String] = []
+
+    func add(_ form: String) {
+        lock.withLock { received.append(form) }
+    }
+
+    var items: [String] { lock.withLock { received } }
+}
+
 /// A token store that keeps what it is given in memory.
 private actor MemoryStore: TokenStore {
     var tokens: [String: StoredTokens] = [:]
@@ -146,6 +158,90 @@ final class AuthTests: XCTestCase {
                 XCTAssertTrue(error.message.contains(reason), error.message)
             }
         }
+        try await http.close()
+    }
+
+    func testABearerTokenGoesWithEveryRequest() async throws {
+        let auth = ServerAuth(resource: "http://127.0.0.1/mcp", authorizationServers: ["http://127.0.0.1:1"])
+        let http = try await protectedServer().serveHTTP(port: 0, auth: auth) { token in
+            token == "static-token" ? AuthInfo(subject: "robot", scopes: ["mcp:read"]) : nil
+        }
+        let client = try await Client.http(url: http.url, bearerToken: "static-token")
+        let answer = try await client.callTool(name: "whoami")
+        XCTAssertEqual(answer.text, "robot mcp:read")
+        await client.close()
+        do {
+            _ = try await Client.http(url: http.url, bearerToken: "other-token")
+            XCTFail("a refused bearer token connected")
+        } catch let error as MCPError {
+            XCTAssertTrue(error.message.contains("the verifier refused the token"), error.message)
+        }
+        try await http.close()
+    }
+
+    /// Enterprise-managed authorization and workload identity federation: the client trades
+    /// the credentials in `ClientAuth` for an access token, with no authorizer.
+    func testMachineCredentialsLogInWithoutAnAuthorizer() async throws {
+        let forms = Forms()
+        let issuer = TinyHTTPServer { port, method, path, body in
+            let base = "http://127.0.0.1:\(port)"
+            let record = { forms.add("\(path) \(body)") }
+            switch (method, path) {
+            case ("GET", "/.well-known/oauth-authorization-server"):
+                let metadata: JSONValue = [
+                    "issuer": .string(base), "authorization_endpoint": .string("\(base)/authorize"),
+                    "token_endpoint": .string("\(base)/token"), "response_types_supported": ["code"],
+                    "grant_types_supported": ["urn:ietf:params:oauth:grant-type:jwt-bearer"],
+                ]
+                return (200, metadata.jsonText, [:])
+            case ("POST", "/idp/token") where body.contains("subject_token=employee-id-token"):
+                record()
+                let grant: JSONValue = [
+                    "access_token": "id-jag-grant", "token_type": "N_A",
+                    "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                ]
+                return (200, grant.jsonText, [:])
+            case ("POST", "/token") where body.contains("assertion=id-jag-grant"):
+                record()
+                return (200, #"{"access_token":"enterprise-token","token_type":"Bearer","expires_in":3600}"#, [:])
+            case ("POST", "/token") where body.contains("assertion=workload-jwt"):
+                record()
+                return (200, #"{"access_token":"workload-token","token_type":"Bearer","expires_in":3600}"#, [:])
+            case ("POST", _):
+                return (400, #"{"error":"invalid_grant"}"#, [:])
+            default:
+                return (404, "{}", [:])
+            }
+        }
+        defer { issuer.stop() }
+        let base = "http://127.0.0.1:\(issuer.port)"
+        let port = freePort()
+        let auth = ServerAuth(resource: "http://127.0.0.1:\(port)/mcp", authorizationServers: [base])
+        let http = try await protectedServer().serveHTTP(port: port, auth: auth) { token in
+            switch token {
+            case "enterprise-token": return AuthInfo(subject: "employee")
+            case "workload-token": return AuthInfo(subject: "workload")
+            default: return nil
+            }
+        }
+        let logins: [(ClientAuth, String)] = [
+            (ClientAuth(identityAssertion: IdentityAssertion(
+                clientId: "mcp-client", idpTokenEndpoint: "\(base)/idp/token", idToken: "employee-id-token",
+                clientSecret: "mcp-secret", idpClientId: "idp-client")), "employee "),
+            (ClientAuth(workloadIdentity: WorkloadIdentity(assertion: "workload-jwt", clientId: "svc")), "workload "),
+        ]
+        for (login, who) in logins {
+            let client = try await Client.http(url: http.url, auth: login)
+            let answer = try await client.callTool(name: "whoami")
+            XCTAssertEqual(answer.text, who)
+            await client.close()
+        }
+        let requests = forms.items
+        XCTAssertEqual(requests.count, 3, "\(requests)")
+        guard requests.count == 3 else { return }
+        XCTAssertTrue(requests[0].hasPrefix("/idp/token ") && requests[0].contains("client_id=idp-client"), requests[0])
+        XCTAssertTrue(requests[1].hasPrefix("/token ") && requests[1].contains("jwt-bearer"), requests[1])
+        XCTAssertTrue(requests[2].hasPrefix("/token ") && requests[2].contains("client_id=svc"), requests[2])
         try await http.close()
     }
 

@@ -66,6 +66,76 @@ final class ClientCallsTests: XCTestCase {
         try await pingSubscribeLogAndListChanges("2025-11-25")
     }
 
+    /// A tool called as a task is followed with `getTask`, `taskResult` and `listTasks`, and
+    /// stopped with `cancelTask`.
+    func testTasksAreFollowedAndCancelledThroughTheClient() async throws {
+        let server = try Server(name: "tasks", version: "1", settings: ["tasks": true])
+        let optional: JSONObject = ["execution": ["taskSupport": "optional"]]
+        try server.addTool("sum", descriptor: optional) { (o: Operands, _: Context) -> JSONValue in
+            try await Task.sleep(for: .milliseconds(50))
+            return "\(o.a + o.b)"
+        }
+        try server.addTool("forever", descriptor: optional) { (_: JSONValue, _: Context) -> JSONValue in
+            try await Task.sleep(for: .seconds(60))
+            return "late"
+        }
+        let client = try await Client.inMemory(server: server)
+        let created = try await client.callTool(name: "sum", arguments: ["a": 2, "b": 3], task: ["ttl": 60000])
+        let id = try XCTUnwrap(created.raw["task"]?["taskId"]?.stringValue, "\(created.raw)")
+        let state = try await client.getTask(id, timeout: .seconds(5))
+        XCTAssertEqual(state["taskId"]?.stringValue, id)
+        XCTAssertTrue(["working", "completed"].contains(state["status"]?.stringValue ?? ""), "\(state)")
+        let result = CallToolResult(try await client.taskResult(id))
+        XCTAssertEqual(result.text, "5.0")
+        XCTAssertFalse(result.isError)
+        let done = try await client.getTask(id)
+        XCTAssertEqual(done["status"], "completed")
+
+        let running = try await client.callTool(name: "forever", task: ["ttl": 60000])
+        let other = try XCTUnwrap(running.raw["task"]?["taskId"]?.stringValue)
+        let cancelled = try await client.cancelTask(other)
+        XCTAssertEqual(cancelled["status"], "cancelled")
+        let listed = try await client.listTasks().compactMap { $0["taskId"]?.stringValue }
+        XCTAssertEqual(Set(listed), [id, other])
+        do {
+            _ = try await client.getTask("no-such-task")
+            XCTFail("an unknown task was found")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.kind, .rpc)
+        }
+        await client.close()
+    }
+
+    /// Every call takes a time-out, and reads, prompts and completions take `_meta` entries
+    /// too, which the handler sees.
+    func testCallsTakeATimeOutAndMeta() async throws {
+        let server = try Server(name: "options", version: "1")
+        try server.addTool("forever") { (_: JSONValue, _: Context) -> JSONValue in
+            try await Task.sleep(for: .seconds(60))
+            return "late"
+        }
+        try server.addResource("mem://trace", name: "trace") { _, ctx in ctx.meta?["trace"] ?? "none" }
+        try server.addPrompt("trace", arguments: [PromptArgument("x")]) { _, ctx in
+            .string(ctx.meta?["trace"]?.stringValue ?? "none")
+        }
+        server.setCompletion { _, ctx in [ctx.meta?["trace"] ?? "none"] }
+        let client = try await Client.inMemory(server: server)
+        do {
+            _ = try await client.callTool(name: "forever", timeout: .milliseconds(100))
+            XCTFail("the call outlived its time-out")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.kind, .timeout)
+        }
+        let read = try await client.readResource(uri: "mem://trace", timeout: .seconds(5), meta: ["trace": "r1"])
+        XCTAssertEqual(read["contents"]?[0]?["text"], "r1")
+        let prompt = try await client.getPrompt(name: "trace", meta: ["trace": "p1"])
+        XCTAssertEqual(prompt["messages"]?[0]?["content"]?["text"], "p1")
+        let completion = try await client.complete(
+            ref: ["type": "ref/prompt", "name": "trace"], argument: "x", value: "", meta: ["trace": "c1"])
+        XCTAssertEqual(completion["completion"]?["values"], ["c1"])
+        await client.close()
+    }
+
     func testCallOptionsCarryTaskAndMetaAndTheBridgeRefusesBadOnes() async throws {
         let server = try Server(name: "options", version: "1", settings: ["tasks": true])
         try server.addTool(

@@ -16,7 +16,7 @@ final class JSONValueTests: XCTestCase {
         ]
         let text = value.jsonText
         XCTAssertEqual(try JSONValue(parsing: text), value)
-        XCTAssertTrue(text.hasPrefix("{\"array\":[1,\"two\",[3]],\"big\":9223372036854775807,"), text)
+        XCTAssertTrue(text.hasPrefix("{\"null\":null,\"yes\":true,\"no\":false,\"int\":-42,\"big\":9223372036854775807,"), text)
         XCTAssertTrue(text.contains("\"whole\":5.0"), "whole doubles keep their fraction, as serde_json writes them")
         XCTAssertTrue(text.contains("\\u0001"), text)
     }
@@ -46,6 +46,54 @@ final class JSONValueTests: XCTestCase {
         XCTAssertEqual(value.objectValue?.count, 4)
         XCTAssertTrue(JSONValue.null.isNull)
         XCTAssertEqual(value.description, value.jsonText)
+    }
+
+    func testObjectsKeepTheOrderTheyWereWrittenOrParsedIn() throws {
+        let schema: JSONValue = [
+            "type": "object", "properties": ["width": ["type": "number"], "height": ["type": "number"], "area": [:]],
+            "required": ["width", "height"],
+        ]
+        XCTAssertEqual(schema.objectValue?.keys, ["type", "properties", "required"])
+        XCTAssertEqual(schema["properties"]?.objectValue?.keys, ["width", "height", "area"])
+        let text = #"{"type":"object","properties":{"width":{"type":"number"},"height":{"type":"number"},"area":{}},"required":["width","height"]}"#
+        XCTAssertEqual(schema.jsonText, text)
+        let parsed = try JSONValue(parsing: #"{"z": 1, "a": {"y": true, "b": null}, "m": [], "z": 2}"#)
+        XCTAssertEqual(parsed.objectValue?.keys, ["z", "a", "m"], "a repeated key keeps its first place")
+        XCTAssertEqual(parsed["z"], 2, "and its last value")
+        XCTAssertEqual(parsed.jsonText, #"{"z":2,"a":{"y":true,"b":null},"m":[]}"#)
+        XCTAssertEqual(try JSONValue(parsing: parsed.jsonText).jsonText, parsed.jsonText)
+        let viaFoundation = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(schema))
+        XCTAssertEqual(viaFoundation, schema, "Foundation's coders keep the members, if not always their order")
+
+        var object: JSONObject = ["b": 1, "a": 2]
+        object["c"] = 3
+        object["b"] = 4
+        XCTAssertEqual(object.keys, ["b", "a", "c"], "a new key goes last, a set one stays in place")
+        XCTAssertEqual(object.values, [4, 2, 3])
+        XCTAssertEqual(object.removeValue(forKey: "b"), 4)
+        object["a"] = nil
+        XCTAssertEqual(object.keys, ["c"])
+        object["d"] = 5
+        XCTAssertEqual(object.map { $0.key }, ["c", "d"])
+        XCTAssertEqual(object["d"], 5)
+        XCTAssertEqual(object.mapValues { .string($0.jsonText) }.values, ["3", "5"])
+        XCTAssertEqual(JSONObject(["y": 1, "x": 2]).keys, ["x", "y"], "a dictionary's members come sorted")
+
+        let ab: JSONValue = ["a": 1, "b": [1, 2]]
+        let ba: JSONValue = ["b": [1, 2], "a": 1]
+        XCTAssertEqual(ab, ba, "objects are equal whatever the order of their members")
+        XCTAssertEqual(ab.hashValue, ba.hashValue)
+        XCTAssertEqual(Set([ab, ba]).count, 1)
+        XCTAssertNotEqual(ab, ["a": 1, "b": [2, 1]] as JSONValue)
+        XCTAssertNotEqual(ab, ["a": 1] as JSONValue)
+    }
+
+    func testInterpolatedLiteralsAreStrings() {
+        let x = 6.5
+        let value: JSONValue = "area \(x) of \("room")"
+        XCTAssertEqual(value, .string("area 6.5 of room"))
+        let object: JSONValue = ["label": "n=\(3)"]
+        XCTAssertEqual(object["label"]?.stringValue, "n=3")
     }
 
     func testCodableTypesConvertBothWays() throws {

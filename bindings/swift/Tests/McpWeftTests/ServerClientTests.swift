@@ -171,6 +171,72 @@ final class ServerClientTests: XCTestCase {
         await client.close()
     }
 
+    /// A schema and a result go out with their members in the order written, and a handler
+    /// logs an interpolated string as it would any string.
+    func testSchemasAndResultsKeepTheirOrderAndLogsTakeInterpolations() async throws {
+        let server = try Server(name: "ordered", version: "1")
+        let schema: JSONValue = [
+            "type": "object", "properties": ["width": ["type": "number"], "height": ["type": "number"], "label": [:]],
+            "required": ["width", "height"],
+        ]
+        try server.addTool("area", inputSchema: schema) { (args: JSONValue, ctx: Context) -> JSONValue in
+            let x = (args["width"]?.doubleValue ?? 0) * (args["height"]?.doubleValue ?? 0)
+            try ctx.log(.info, "area \(x)")
+            return ["zeta": 1, "alpha": 2, "area": .int(Int(x))]
+        }
+        let logs = Recorder<JSONValue>()
+        let client = try await Client.inMemory(server: server, handlers: ClientHandlers(logging: { await logs.add($0) }))
+        try await client.setLoggingLevel(.info)
+        let tool = try await client.listTools().first
+        XCTAssertEqual(tool?["inputSchema"]?.objectValue?.keys, ["type", "properties", "required"])
+        XCTAssertEqual(tool?["inputSchema"]?["properties"]?.objectValue?.keys, ["width", "height", "label"])
+        let result = try await client.callTool(name: "area", arguments: ["width": 2, "height": 3])
+        XCTAssertEqual(result.structuredContent?.objectValue?.keys, ["zeta", "alpha", "area"])
+        XCTAssertEqual(result.text, #"{"zeta":1,"alpha":2,"area":6}"#)
+        try await eventually("the log arrives") { await !logs.items.isEmpty }
+        let logged = await logs.items
+        XCTAssertEqual(logged.first?["data"], "area 6.0")
+        XCTAssertEqual(logged.first?["level"], "info")
+        await client.close()
+    }
+
+    /// A template with a `list` closure lists its resources in `resources/list`, after the
+    /// fixed ones, with the template's metadata where they set none; `replace` replaces both.
+    func testAListedTemplateListsItsResources() async throws {
+        let server = try Server(name: "listed", version: "1")
+        try server.addResource("mem://readme", name: "readme") { _, _ in "hi" }
+        try server.addResourceTemplate(
+            "mem://users/{id}", name: "user", description: "A user.", mimeType: "application/json",
+            list: { ctx in
+                XCTAssertNotNil(ctx.requestID)
+                return [["uri": "mem://users/1", "name": "Ada"], ["uri": "mem://users/2", "name": "Alan", "mimeType": "text/plain"]]
+            }
+        ) { request, _ in ["id": request.variables["id"] ?? nil] }
+        let client = try await Client.inMemory(server: server)
+        let resources = try await client.listResources()
+        XCTAssertEqual(resources.compactMap { $0["uri"]?.stringValue }, ["mem://readme", "mem://users/1", "mem://users/2"])
+        XCTAssertEqual(resources[1]["mimeType"], "application/json")
+        XCTAssertEqual(resources[1]["description"], "A user.")
+        XCTAssertEqual(resources[2]["mimeType"], "text/plain")
+        let templates = try await client.listResourceTemplates()
+        XCTAssertEqual(templates.compactMap { $0["uriTemplate"]?.stringValue }, ["mem://users/{id}"])
+        let user = try await client.readResource(uri: "mem://users/2")
+        XCTAssertEqual(try JSONValue(parsing: user["contents"]?[0]?["text"]?.stringValue ?? ""), ["id": "2"])
+
+        XCTAssertThrowsError(try server.addResourceTemplate("mem://users/{id}", name: "user", list: { _ in [] }) { _, _ in nil }) {
+            XCTAssertEqual(($0 as? MCPError)?.kind, .config)
+        }
+        try server.addResourceTemplate(
+            "mem://users/{id}", name: "user", replace: true, list: { _ in ["resources": [["uri": "mem://users/3", "name": "Grace"]]] }
+        ) { _, _ in nil }
+        let replaced = try await client.listResources()
+        XCTAssertEqual(replaced.compactMap { $0["uri"]?.stringValue }, ["mem://readme", "mem://users/3"])
+        XCTAssertTrue(server.removeResourceTemplate("mem://users/{id}"))
+        let removed = try await client.listResources()
+        XCTAssertEqual(removed.compactMap { $0["uri"]?.stringValue }, ["mem://readme"])
+        await client.close()
+    }
+
     func testANameRegisteredTwiceIsRefusedUnlessReplaced() async throws {
         let server = try Server(name: "twice", version: "1")
         let registrations: [(String, (Bool) throws -> Void)] = [
@@ -178,6 +244,9 @@ final class ServerClientTests: XCTestCase {
             ("resource", { replace in try server.addResource("mem://r", name: "r", replace: replace) { _, _ in "r" } }),
             ("resource template", { replace in
                 try server.addResourceTemplate("mem://{x}", name: "x", replace: replace) { _, _ in "x" }
+            }),
+            ("resource template", { replace in
+                try server.addResourceTemplate("mem://{y}", name: "y", replace: replace, list: { _ in [] }) { _, _ in "y" }
             }),
             ("prompt", { replace in try server.addPrompt("p", replace: replace) { _, _ in "p" } }),
             ("skill", { replace in try server.addSkill("---\nname: s\ndescription: S.\n---\n", replace: replace) }),
