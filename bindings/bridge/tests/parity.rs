@@ -56,7 +56,6 @@ const EXEMPT_FOR: &[(&str, &str, &str)] = &[
     ("swift", "blocking_limit", "Swift's handlers never use the blocking pool"),
     ("python", "parse_json", "Python hands values over as Python objects, never as JSON text"),
     ("python", "Context::cancelled", "Python polls Context::is_cancelled from its own loop"),
-    ("python", "Server::http_endpoint_with_verifier", "not yet: Python's ASGI app has no token verifier"),
     ("swift", "Client::list_skills", "not yet: Swift's client reaches skills/list through request only"),
     ("swift", "Client::load_skill", "not yet: Swift's client has no verified skills methods"),
     ("swift", "Client::read_skill_file", "not yet: Swift's client has no verified skills methods"),

@@ -96,7 +96,11 @@ class Server:
         options: Optional[dict[str, Any]] = None,
         verifier: Optional[tuple[Callable[[Any, Context], Any], bool]] = None,
     ) -> Awaitable[HttpServer]: ...
-    def http_endpoint(self, options: Optional[dict[str, Any]] = None) -> HttpEndpoint: ...
+    def http_endpoint(
+        self,
+        options: Optional[dict[str, Any]] = None,
+        verifier: Optional[tuple[Callable[[Any, Context], Any], bool]] = None,
+    ) -> HttpEndpoint: ...
 
 @final
 class HttpEndpoint:
