@@ -4,7 +4,7 @@
 const native = require('./lib/native.cjs');
 const errors = require('./lib/errors.cjs');
 const { Server, Context, ResourceTemplate, HttpServerHandle } = require('./lib/server.cjs');
-const { Client } = require('./lib/client.cjs');
+const { Client, Subscription } = require('./lib/client.cjs');
 
 module.exports = {
   Server,
@@ -14,6 +14,7 @@ module.exports = {
   ResourceTemplate,
   HttpServerHandle,
   Client,
+  Subscription,
   ErrorCode: errors.ErrorCode,
   McpweftError: errors.McpweftError,
   McpError: errors.McpError,

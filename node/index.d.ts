@@ -951,6 +951,68 @@ export interface ClientEvents {
   close: [CloseInfo];
 }
 
+/** A file of a skill, as its entry lists it. */
+export interface SkillFile {
+  uri: string;
+  /** `sha256:` and the hexadecimal SHA-256 of the file's bytes. */
+  digest: string;
+  /** The file's size in bytes. */
+  size: number;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+/** One skill of `skills/list` (the `io.modelcontextprotocol/skills` extension). */
+export interface SkillEntry {
+  /** The URI of the skill's `SKILL.md`. */
+  uri: string;
+  /** The fields of the `SKILL.md` frontmatter: `name` and `description` at least. */
+  frontmatter: { name: string; description: string; [key: string]: unknown };
+  /** The skill's files, its `SKILL.md` among them. */
+  resources: SkillFile[];
+  [key: string]: unknown;
+}
+
+/** A skill loaded by `Client.loadSkill`, its `SKILL.md` verified against its entry. */
+export interface LoadedSkill {
+  entry: SkillEntry;
+  /** The frontmatter of the `SKILL.md` that was read. */
+  frontmatter: { name: string; description: string; [key: string]: unknown };
+  /** The text of the `SKILL.md` after its frontmatter. */
+  body: string;
+}
+
+/**
+ * The notifications a `subscriptions/listen` stream asks for (`Client.listen`), or those the
+ * server agreed to send (`Subscription.acknowledged`).
+ */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** The URIs of the resources whose `notifications/resources/updated` to send. */
+  resourceSubscriptions?: (string | URL)[];
+}
+
+/**
+ * An open `subscriptions/listen` stream of a 2026-07-28 server, from `Client.listen`: an async
+ * iterator of its notifications that is done when the stream ends, and closes the stream when
+ * a `for await` loop is left.
+ */
+export declare class Subscription implements AsyncIterableIterator<Notification> {
+  private constructor();
+  /** What the server agreed to send: the requested notifications it supports. */
+  readonly acknowledged: SubscriptionFilter & { resourceSubscriptions?: string[] };
+  /** Waits for the stream's next notification; done once the stream ended. */
+  next(): Promise<IteratorResult<Notification, undefined>>;
+  /** Closes the stream, as leaving a `for await` loop does. */
+  return(): Promise<IteratorResult<Notification, undefined>>;
+  [Symbol.asyncIterator](): this;
+  /** Ends the stream; a waiting `next()` is then done. Closing again does nothing. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
 /** How a client's connection ended. */
 export interface CloseInfo {
   /** `closed` when this side closed it, `disconnected` when the server ended it. */
@@ -1026,6 +1088,23 @@ export declare class Client extends EventEmitter {
   complete(params: CompleteRequestParams, options?: RequestOptions): Promise<CompleteResult>;
   /** Sets the lowest level of the log messages the server sends (in the `_meta` of every later request of a 2026-07-28 server). */
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<{}>;
+  /** Returns the current state of a task (`tasks/get`). */
+  getTask(taskId: string, options?: RequestOptions): Promise<Task>;
+  /** Waits until a task ends and returns the result of its request (`tasks/result`). */
+  getTaskResult<T = CallToolResult>(taskId: string, options?: RequestOptions): Promise<T>;
+  /** Cancels a task and returns its final state (`tasks/cancel`). */
+  cancelTask(taskId: string, options?: RequestOptions): Promise<Task>;
+  /** Lists the server's skills, every page, reading no skill file. */
+  listSkills(): Promise<SkillEntry[]>;
+  /** Loads the skill of `entry`, its `SKILL.md` checked against the entry's size, digest and frontmatter. */
+  loadSkill(entry: SkillEntry): Promise<LoadedSkill>;
+  /** Reads a file of the skill of `entry`, its bytes checked against the entry's size and digest. */
+  readSkillFile(entry: SkillEntry, uri: string | URL): Promise<Buffer>;
+  /**
+   * Opens a `subscriptions/listen` stream of a 2026-07-28 server and resolves once the server
+   * acknowledged it; an older server rejects with a `CapabilityMissingError`.
+   */
+  listen(filter?: SubscriptionFilter): Promise<Subscription>;
   /** Sends a notification to the server. */
   notify(method: string, params?: JsonObject): void;
   /** Tells the server that the client's roots changed. */

@@ -8,6 +8,7 @@ export const {
   ResourceTemplate,
   HttpServerHandle,
   Client,
+  Subscription,
   ErrorCode,
   McpweftError,
   McpError,

@@ -80,6 +80,26 @@ export declare class NativeClient {
   list(kind: string, cursor: string | null, options: string, done: (error: string | null, value: string | null) => void): Pending
   /** Lists every item of `kind`, following the cursors. */
   listAll(kind: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Returns the current state of the task `task_id`. */
+  getTask(taskId: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Waits until the task `task_id` ends and gives the result of its request. */
+  taskResult(taskId: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Cancels the task `task_id` and gives its final state. */
+  cancelTask(taskId: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Lists the server's skills (every page), reading no skill file. */
+  listSkills(done: (error: string | null, value: string | null) => void): Pending
+  /** Loads the skill of the JSON text `entry`: its `SKILL.md`, verified against the entry. */
+  loadSkill(entry: string, done: (error: string | null, value: string | null) => void): Pending
+  /**
+   * Reads the file `uri` of the skill of the JSON text `entry` into a `Buffer`, verified
+   * against the entry.
+   */
+  readSkillFile(entry: string, uri: string, done: (error: string | null, value: Buffer | null) => void): Pending
+  /**
+   * Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications the
+   * JSON text `filter` names, once the server acknowledged it.
+   */
+  listen(filter: string, done: (error: string | null, value: NativeSubscription | null) => void): Pending
   /** Sends a notification with the JSON text `params`. */
   notify(method: string, params: string): void
   /** Tells the server that the client's roots changed. */
@@ -259,6 +279,19 @@ export declare class NativeServer {
    * tokens checked by `verifier` as in `serve_http_with_verifier`.
    */
   httpEndpointWithVerifier(options: string, verifier: (payloads: string[], contexts: NativeContext[]) => void): NativeHttpEndpoint
+}
+
+/** An open `subscriptions/listen` stream. */
+export declare class NativeSubscription {
+  /** Returns the JSON text of what the server agreed to send. */
+  acknowledged(): string
+  /**
+   * Gives the JSON text of the stream's next notification (`{"method", "params"}`), or
+   * `null` once the stream ended.
+   */
+  next(done: (error: string | null, value: string | null) => void): Pending
+  /** Ends the stream; a waiting `next` gives `null`. */
+  close(done: (error: string | null, value: null) => void): Pending
 }
 
 /** A bridge call in flight. */

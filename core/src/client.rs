@@ -232,7 +232,7 @@ impl Service for ClientService {
         {
             return None;
         }
-        if !self.streams.delivers(notification.params.as_ref()) {
+        if !self.streams.delivers(&notification) {
             tracing::debug!(method = %notification.method, "a notification of a subscription that ended");
             return None;
         }

@@ -293,6 +293,38 @@ async fn a_listen_stream_is_acknowledged_with_what_the_server_supports_and_ends_
 }
 
 #[tokio::test]
+async fn a_listen_stream_hands_its_own_notifications_to_next_until_it_ends() {
+    let server = watched_server();
+    let (client_side, server_side) = memory_pair();
+    server.serve(server_side);
+    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    // The client's own stream asks for list changes as well, so the server sends each twice.
+    let options = options().with_list_changed_notifications(true);
+    let client = common::within(Client::connect_with_handler(client_side, options, Heard(tx))).await.unwrap();
+    let filter = SubscriptionFilter::new().with_tools_list_changed().with_resource("file:///watched");
+    let mut stream = common::within(client.listen(filter)).await.unwrap();
+    server.notify_resource_updated("file:///watched");
+    let updated = common::within(stream.next()).await.unwrap();
+    assert_eq!(updated.method, "notifications/resources/updated");
+    assert_eq!(updated.params.unwrap()["uri"], "file:///watched");
+    server.remove_tool("first");
+    let changed = common::within(stream.next()).await.unwrap();
+    assert_eq!(changed.method, "notifications/tools/list_changed");
+    // The copy sent on the client's own stream reaches the handler, not this stream.
+    server.notify_resource_updated("file:///watched");
+    assert_eq!(common::within(stream.next()).await.unwrap().method, "notifications/resources/updated");
+    let mut handler = Vec::new();
+    while handler.len() < 4 {
+        handler.push(common::within(heard.recv()).await.unwrap());
+    }
+    handler.sort();
+    let changes = "notifications/tools/list_changed";
+    assert_eq!(handler, [changes, changes, "updated file:///watched", "updated file:///watched"]);
+    client.close().await;
+    assert!(common::within(stream.next()).await.is_none(), "the stream ended with the connection");
+}
+
+#[tokio::test]
 async fn only_a_2026_server_has_listen_streams() {
     let server = watched_server();
     let (client_side, server_side) = memory_pair();

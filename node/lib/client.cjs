@@ -323,6 +323,66 @@ class Client extends EventEmitter {
     return this.#call((json, done) => this.#native.setLoggingLevel(String(level), json, done), options, empty);
   }
 
+  /**
+   * Returns the current state of a task (`tasks/get`). Options: `signal` and `timeout`.
+   */
+  getTask(taskId, options = {}) {
+    return this.#call((json, done) => this.#native.getTask(String(taskId), json, done), options);
+  }
+
+  /**
+   * Waits until a task ends and returns the result of its request (`tasks/result`): for a tool
+   * called as a task, its `CallToolResult`. Options: `signal` and `timeout`.
+   */
+  getTaskResult(taskId, options = {}) {
+    return this.#call((json, done) => this.#native.taskResult(String(taskId), json, done), options);
+  }
+
+  /** Cancels a task and returns its final state (`tasks/cancel`). Options: `signal` and `timeout`. */
+  cancelTask(taskId, options = {}) {
+    return this.#call((json, done) => this.#native.cancelTask(String(taskId), json, done), options);
+  }
+
+  /**
+   * Lists the server's skills (the `io.modelcontextprotocol/skills` extension), every page,
+   * reading no skill file; fails with a `CapabilityMissingError` when the server does not
+   * declare the extension.
+   */
+  listSkills() {
+    return settle((done) => this.#native.listSkills(done), { map: JSON.parse });
+  }
+
+  /**
+   * Loads the skill of `entry` (one of `listSkills`): fetches its `SKILL.md` and resolves to
+   * `{ entry, frontmatter, body }` once the file matches the entry's size, digest and
+   * frontmatter; otherwise rejects with a `ProtocolError`.
+   */
+  loadSkill(entry) {
+    return settle((done) => this.#native.loadSkill(JSON.stringify(entry), done), { map: JSON.parse });
+  }
+
+  /**
+   * Reads the supporting file `uri` of the skill of `entry`, which must list it, and resolves
+   * to its bytes (a `Buffer`) once they match the entry's size and digest; otherwise rejects
+   * with a `ProtocolError`.
+   */
+  readSkillFile(entry, uri) {
+    return settle((done) => this.#native.readSkillFile(JSON.stringify(entry), String(uri), done));
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications
+   * `filter` asks for (`toolsListChanged`, `promptsListChanged`, `resourcesListChanged`,
+   * `resourceSubscriptions`) and resolves once the server acknowledged it. The subscription
+   * is an async iterable of the stream's notifications (which are also emitted as events);
+   * leaving a `for await` loop closes it. An older server rejects with a
+   * `CapabilityMissingError`: it sends its notifications unasked.
+   */
+  async listen(filter = {}) {
+    const native = await settle((done) => this.#native.listen(JSON.stringify(filter ?? {}), done));
+    return new Subscription(native, SUBSCRIBE);
+  }
+
   /** Starts a native call that takes the JSON text of the options; it hears no progress. */
   #call(start, options, map = JSON.parse) {
     const [json] = callOptions(options);
@@ -368,4 +428,59 @@ if (Symbol.asyncDispose !== undefined) {
 /** Proves that a client comes from a connect function. */
 const CONNECT = Symbol('connect');
 
-module.exports = { Client };
+/** Proves that a subscription comes from `Client.listen`. */
+const SUBSCRIBE = Symbol('subscribe');
+
+/**
+ * An open `subscriptions/listen` stream, made by `Client.listen`: an async iterator of its
+ * notifications (`{ method, params }`) that ends when the stream ends and closes the stream
+ * when a `for await` loop is left.
+ */
+class Subscription {
+  #native;
+  #acknowledged;
+
+  /** Use `client.listen()`. */
+  constructor(native, token) {
+    if (token !== SUBSCRIBE) throw new TypeError('use client.listen()');
+    this.#native = native;
+    this.#acknowledged = JSON.parse(native.acknowledged());
+  }
+
+  /** What the server agreed to send: the requested notifications it supports. */
+  get acknowledged() {
+    return this.#acknowledged;
+  }
+
+  /** Waits for the next notification; the iteration is done once the stream ended. */
+  async next() {
+    const notification = await settle((done) => this.#native.next(done), { map: JSON.parse });
+    if (notification !== null) return { value: notification, done: false };
+    await this.close();
+    return { value: undefined, done: true };
+  }
+
+  /** Closes the stream when a `for await` loop is left early. */
+  async return() {
+    await this.close();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  /** Ends the stream; a waiting `next()` is then done. Closing again does nothing. */
+  close() {
+    return settle((done) => this.#native.close(done)).then(() => undefined);
+  }
+}
+
+if (Symbol.asyncDispose !== undefined) {
+  /** Closes the stream at the end of an `await using` block. */
+  Subscription.prototype[Symbol.asyncDispose] = function asyncDispose() {
+    return this.close();
+  };
+}
+
+module.exports = { Client, Subscription };

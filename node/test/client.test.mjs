@@ -84,3 +84,41 @@ test('the ES module and CommonJS entry points are one package', () => {
   assert.deepEqual(Object.keys(esm).filter((k) => k !== 'default').sort(), Object.keys(cjs).sort());
   assert.throws(() => new Client(), TypeError);
 });
+
+test('a tool runs as a task: its state, its result and its cancellation, with meta carried along', async () => {
+  let release;
+  const released = new Promise((resolve) => (release = resolve));
+  const server = new Server({ name: 'tasks', version: '1' }, { tasks: true });
+  const schema = { type: 'object', properties: { n: { type: 'number' } } };
+  const metas = [];
+  server.registerTool('slow', { inputSchema: schema, execution: { taskSupport: 'optional' } }, async ({ n }, ctx) => {
+    metas.push(ctx.meta?.trace);
+    await released;
+    return `${n * 2}`;
+  });
+  server.registerTool('forever', { execution: { taskSupport: 'required' } }, () => new Promise(() => {}));
+  server.registerTool('plain', {}, () => 'plain');
+  const client = await connect(server);
+  try {
+    const created = await client.callTool('slow', { n: 21 }, { task: { ttl: 60000 }, meta: { trace: 't1' } });
+    const { taskId } = created.task;
+    assert.equal(created.task.status, 'working');
+    assert.equal((await client.getTask(taskId)).status, 'working');
+    assert.deepEqual((await client.listAll('tasks')).map((t) => t.taskId), [taskId]);
+    release();
+    const result = await client.getTaskResult(taskId, { timeout: 5000 });
+    assert.equal(result.content[0].text, '42');
+    assert.equal((await client.getTask(taskId)).status, 'completed');
+    // `_meta` reaches the handler of a call as a task and of an ordinary call alike.
+    await client.callTool('slow', { n: 1 }, { meta: { trace: 't2' } });
+    assert.deepEqual(metas, ['t1', 't2']);
+
+    const endless = (await client.callTool('forever', {}, { task: {} })).task;
+    const cancelled = await client.cancelTask(endless.taskId);
+    assert.equal(cancelled.status, 'cancelled');
+    await assert.rejects(client.callTool('plain', {}, { task: { ttl: 1000 } }), /cannot be called as a task/);
+    await assert.rejects(client.getTask('no-such-task'), McpError);
+  } finally {
+    await client.close();
+  }
+});

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Client, ConfigError, Server } from '../index.mjs';
+import { CapabilityMissingError, Client, ConfigError, InvalidInputError, ProtocolError, Server } from '../index.mjs';
 import { roundsServer } from './fixtures/rounds.mjs';
-import { connect } from './helpers.mjs';
+import { connect, waitFor } from './helpers.mjs';
 
 const NEXT = '2026-07-28';
 const ROUNDS = fileURLToPath(new URL('./fixtures/rounds.mjs', import.meta.url));
@@ -176,4 +176,88 @@ test('a skill is listed with its files, which are served as resources', async ()
   }
   assert.throws(() => server.addSkill(SKILL_MD.replace('pdf-processing', 'PDF--x')), ConfigError);
   assert.throws(() => server.addSkill(SKILL_MD, { '../up.md': 'x' }), ConfigError);
+});
+
+test('the client lists, loads and reads skills, each file checked against its entry', async () => {
+  const server = new Server({ name: 'skills', version: '1.0.0' });
+  server.addSkill(SKILL_MD, { 'references/FORMS.md': 'Forms have fields.\n' });
+  const client = await connect(server, { protocolVersion: NEXT });
+  try {
+    const [entry, ...others] = await client.listSkills();
+    assert.equal(others.length, 0);
+    assert.equal(entry.uri, 'skill://pdf-processing/SKILL.md');
+    const skill = await client.loadSkill(entry);
+    assert.equal(skill.frontmatter.name, 'pdf-processing');
+    assert.equal(skill.frontmatter.description, 'Extract PDF text');
+    assert.match(skill.body, /Read references\/FORMS.md first/);
+    const file = await client.readSkillFile(entry, 'skill://pdf-processing/references/FORMS.md');
+    assert.ok(Buffer.isBuffer(file));
+    assert.equal(file.toString('utf8'), 'Forms have fields.\n');
+    // A file the entry does not list, and an entry whose digest does not match, are refused.
+    await assert.rejects(client.readSkillFile(entry, 'skill://pdf-processing/other.md'), ProtocolError);
+    const forged = { ...entry, resources: entry.resources.map((r) => ({ ...r, digest: `sha256:${'0'.repeat(64)}` })) };
+    await assert.rejects(client.readSkillFile(forged, 'skill://pdf-processing/references/FORMS.md'), ProtocolError);
+    await assert.rejects(client.loadSkill({ uri: 42 }), InvalidInputError);
+  } finally {
+    await client.close();
+  }
+  const plain = await connect(new Server({ name: 'plain', version: '1' }));
+  await assert.rejects(plain.listSkills(), CapabilityMissingError);
+  await plain.close();
+});
+
+/** A server with a tool, a prompt and a resource whose lists change. */
+function watchedServer() {
+  const server = new Server({ name: 'watched', version: '1' });
+  server.registerTool('first', {}, () => 'first');
+  server.registerTool('kept', {}, () => 'kept');
+  server.registerResource('note', 'mem://note', {}, () => 'hi');
+  return server;
+}
+
+test('listen yields the notifications of its stream and closes it when the loop is left', async () => {
+  const server = watchedServer();
+  const client = await connect(server, { protocolVersion: NEXT });
+  try {
+    const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['mem://note'] });
+    // Prompts are not offered: the acknowledgment leaves them out.
+    assert.deepEqual(subscription.acknowledged, { toolsListChanged: true, resourceSubscriptions: ['mem://note'] });
+    const events = [];
+    client.on('resourceUpdated', (params) => events.push(params.uri));
+    server.notifyResourceUpdated('mem://note');
+    const heard = [];
+    for await (const notification of subscription) {
+      heard.push(notification);
+      if (heard.length === 1) server.registerTool('second', {}, () => 'second');
+      else break;
+    }
+    assert.equal(heard[0].method, 'notifications/resources/updated');
+    assert.equal(heard[0].params.uri, 'mem://note');
+    assert.equal(heard[1].method, 'notifications/tools/list_changed');
+    // The notifications are events of the client as well.
+    await waitFor(() => events.length === 1);
+    assert.deepEqual(events, ['mem://note']);
+    // Leaving the loop closed the stream: the next update is not heard, and the iteration is over.
+    server.notifyResourceUpdated('mem://note');
+    await client.ping();
+    assert.deepEqual(await subscription.next(), { value: undefined, done: true });
+    assert.deepEqual(events, ['mem://note']);
+  } finally {
+    await client.close();
+  }
+});
+
+test('a subscription ends with its connection, and an older server has none', async () => {
+  const server = watchedServer();
+  const client = await connect(server, { protocolVersion: NEXT });
+  const subscription = await client.listen({ resourceSubscriptions: ['mem://note'] });
+  const waiting = subscription.next();
+  await client.close();
+  assert.deepEqual(await waiting, { value: undefined, done: true });
+  await subscription.close();
+
+  const older = await connect(server);
+  await assert.rejects(older.listen({ toolsListChanged: true }), CapabilityMissingError);
+  await assert.rejects(older.listen({ toolsListChanged: 'yes' }), InvalidInputError);
+  await older.close();
 });

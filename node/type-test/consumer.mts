@@ -18,7 +18,11 @@ import {
   type ListToolsResult,
   type HttpServerOptions,
   type ServerAuth,
+  type LoadedSkill,
+  type SkillEntry,
   type StoredTokens,
+  type Subscription,
+  type Task,
   type TokenStore,
   type Tool,
 } from 'mcpweft';
@@ -174,6 +178,20 @@ const next = await Client.connectInProcess(server, {
   elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }),
 });
 const revision: string = next.protocolVersion;
+const subscription: Subscription = await next.listen({ toolsListChanged: true, resourceSubscriptions: [new URL('mem://readme')] });
+const agreed: boolean = subscription.acknowledged.toolsListChanged ?? false;
+for await (const notification of subscription) {
+  if (notification.method === 'notifications/tools/list_changed') break;
+}
+await subscription.close();
+const skills: SkillEntry[] = await next.listSkills();
+const loaded: LoadedSkill = await next.loadSkill(skills[0]);
+const bytes: Buffer = await next.readSkillFile(loaded.entry, loaded.entry.resources[0].uri);
+const created = await next.callTool('add', { a: 1, b: 2 }, { task: { ttl: 60000 }, meta: { trace: 't1' } });
+const state: Task = await next.getTask('t1', { timeout: 1000 });
+const finished: CallToolResult = await next.getTaskResult(state.taskId);
+const cancelled: Task = await next.cancelTask(state.taskId);
+console.error(agreed, loaded.body, bytes.length, created, finished.isError, cancelled.status);
 await next.close();
 await http.close();
 await http.closed;

@@ -3,6 +3,7 @@ a client that logs in through its authorizer against a small authorization serve
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import http.client
@@ -292,3 +293,71 @@ async def test_a_client_logs_in_through_its_authorizer(
             result = await client.call_tool("whoami")
             assert result["content"][0]["text"] == "user-1 mcp:read"
         assert len(opened) == 1
+
+
+async def asgi_exchange(app: Any, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    """Sends one POST to the ASGI ``app`` as an ASGI server would; returns the status, the
+    headers and the body of its answer."""
+    sent: list[dict[str, Any]] = []
+    messages = [{"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop()
+        await asyncio.Event().wait()  # the client stays until the answer is sent
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    base = {
+        "host": "127.0.0.1:8000",
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+    }
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(k.encode(), v.encode()) for k, v in (base | headers).items()],
+    }
+    await asyncio.wait_for(app(scope, receive, send), 10)
+    start = sent[0]
+    reply_headers = {k.decode(): v.decode() for k, v in start["headers"]}
+    return start["status"], reply_headers, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@pytest.mark.parametrize("verifier", [check_token, check_token_async], ids=["sync", "async"])
+async def test_a_verifier_protects_the_asgi_app(verifier: Any) -> None:
+    auth = ServerAuth(
+        resource="http://127.0.0.1:8000/mcp",
+        authorization_servers=["http://127.0.0.1:1"],
+        required_scopes=["mcp:read"],
+    )
+    app = protected_server().asgi_app(auth=auth, verifier=verifier)
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    for refused in ({}, {"authorization": "Bearer refused"}, {"authorization": "Bearer bogus"}):
+        status, headers, _ = await asgi_exchange(app, initialize, refused)
+        assert status == 401, refused
+        assert headers["www-authenticate"].startswith("Bearer"), headers
+    status, headers, body = await asgi_exchange(app, initialize, {"authorization": "Bearer good"})
+    assert status == 200, body
+    assert json.loads(body)["result"]["serverInfo"]["name"] == "protected"
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+    session = {
+        "authorization": "Bearer good",
+        "mcp-session-id": headers["mcp-session-id"],
+        "mcp-protocol-version": "2025-11-25",
+    }
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await asgi_exchange(app, initialized, session))[0] == 202
+    status, _, body = await asgi_exchange(app, call, session)
+    assert status == 200, body
+    assert json.loads(body)["result"]["content"][0]["text"] == "alice mcp:read"

@@ -439,11 +439,13 @@ async fn within<T>(
 }
 
 /// A `subscriptions/listen` stream of a 2026-07-28 server, opened with [`Client::listen`]: its
-/// notifications reach the client's notification callback until it is closed or dropped.
+/// notifications reach the client's notification callback and
+/// [`Subscription::next_notification`] until it is closed or dropped.
 #[derive(Debug)]
 pub struct Subscription {
     acknowledged: Value,
-    stream: std::sync::Mutex<Option<mcpweft::client::Subscription>>,
+    stream: Arc<tokio::sync::Mutex<Option<mcpweft::client::Subscription>>>,
+    closed: tokio_util::sync::CancellationToken,
 }
 
 impl Subscription {
@@ -454,15 +456,50 @@ impl Subscription {
         self.acknowledged.clone()
     }
 
-    /// Ends the stream; the task finishes once its request is over. Closing again does nothing.
-    pub fn close(&self) -> Task<()> {
-        let stream = self.stream.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+    /// Waits for the stream's next notification and returns it as `{"method", "params"}`, the
+    /// payload of the notification callback, or `null` once the stream ended (closed here,
+    /// ended by the server, or dropped with the connection). Notifications come in order; a
+    /// call made while another waits gets the one after it.
+    pub fn next_notification(&self) -> Task<Value> {
+        let (stream, closed) = (self.stream.clone(), self.closed.clone());
         Task::new(async move {
+            let next = async {
+                match stream.lock().await.as_mut() {
+                    Some(stream) => stream.next().await,
+                    None => None,
+                }
+            };
+            let notification = tokio::select! {
+                biased;
+                () = closed.cancelled() => None,
+                notification = next => notification,
+            };
+            Ok(notification.map_or(
+                Value::Null,
+                |n| json!({ "method": n.method, "params": n.params.unwrap_or_else(|| json!({})) }),
+            ))
+        })
+    }
+
+    /// Ends the stream: a waiting [`Subscription::next_notification`] returns `null` at once,
+    /// and the task finishes once the request is over. Closing again does nothing.
+    pub fn close(&self) -> Task<()> {
+        self.closed.cancel();
+        let stream = self.stream.clone();
+        Task::new(async move {
+            let stream = stream.lock().await.take();
             if let Some(stream) = stream {
                 stream.close().await;
             }
             Ok(())
         })
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        // A waiting `next` lets go of the stream, which ends when the last reference goes.
+        self.closed.cancel();
     }
 }
 
@@ -681,15 +718,18 @@ impl Client {
 
     /// Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications
     /// `filter` names (`toolsListChanged`, `promptsListChanged`, `resourcesListChanged`,
-    /// `resourceSubscriptions`) and waits for the server's acknowledgment. With an older
-    /// server the task fails with kind `CapabilityMissing`: it sends its notifications unasked.
+    /// `resourceSubscriptions`) and waits for the server's acknowledgment; the stream's
+    /// notifications come from [`Subscription::next_notification`] (and reach the notification
+    /// callback). With an older server the task fails with kind `CapabilityMissing`: it sends
+    /// its notifications unasked.
     pub fn listen(&self, filter: Value) -> Task<Subscription> {
         let client = self.inner.clone();
         Task::new(async move {
             let filter: SubscriptionFilter = parse(filter, "subscription filter")?;
             let stream = client.listen(filter).await?;
             let acknowledged = serde_json::to_value(stream.acknowledged()).unwrap_or(Value::Null);
-            Ok(Subscription { acknowledged, stream: std::sync::Mutex::new(Some(stream)) })
+            let stream = Arc::new(tokio::sync::Mutex::new(Some(stream)));
+            Ok(Subscription { acknowledged, stream, closed: tokio_util::sync::CancellationToken::new() })
         })
     }
 

@@ -131,7 +131,18 @@ fn listen_opens_a_stream_of_a_2026_server_and_is_refused_by_an_older_one() {
     assert_eq!(stream.acknowledged(), json!({ "resourceSubscriptions": ["mem://note"] }));
     server.notify_resource_updated("mem://note");
     assert_eq!(next(&rx, "notifications/resources/updated")["uri"], "mem://note");
+    let heard = block_on(stream.next_notification()).unwrap();
+    assert_eq!(heard["method"], "notifications/resources/updated");
+    assert_eq!(heard["params"]["uri"], "mem://note");
+    // Closing ends a call that waits for the next notification, and every later one.
+    let waiting = std::thread::spawn({
+        let next = stream.next_notification();
+        move || block_on(next).map_err(|e| e.message)
+    });
+    std::thread::sleep(Duration::from_millis(50));
     block_on(stream.close()).unwrap();
+    assert_eq!(waiting.join().unwrap(), Ok(Value::Null));
+    assert_eq!(block_on(stream.next_notification()).unwrap(), Value::Null);
     block_on(stream.close()).unwrap();
     let bad = block_on(client.listen(json!({ "toolsListChanged": "yes" }))).unwrap_err();
     assert_eq!(bad.kind, ErrorKind::InvalidInput);

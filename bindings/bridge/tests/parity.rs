@@ -44,11 +44,6 @@ const EXEMPT: &[(&str, &str)] = &[
     ("CallOptions::with_progress", "for Rust callers: every binding hands its options over as JSON"),
     ("CallOptions::with_task", "for Rust callers: every binding hands its options over as JSON"),
     ("CallOptions::with_meta", "for Rust callers: every binding hands its options over as JSON"),
-    (
-        "Client::listen",
-        "not yet: the bindings subscribe through Client::subscribe, which holds the client's own stream",
-    ),
-    ("Subscription::acknowledged", "not yet: as Client::listen"),
 ];
 
 /// Entry points that one binding does not expose, with the reason: `(binding, entry, why)`.
@@ -61,18 +56,14 @@ const EXEMPT_FOR: &[(&str, &str, &str)] = &[
     ("swift", "blocking_limit", "Swift's handlers never use the blocking pool"),
     ("python", "parse_json", "Python hands values over as Python objects, never as JSON text"),
     ("python", "Context::cancelled", "Python polls Context::is_cancelled from its own loop"),
-    ("python", "Server::http_endpoint_with_verifier", "not yet: Python's ASGI app has no token verifier"),
-    ("node", "Client::list_skills", "not yet: Node's client reaches skills/list through request only"),
-    ("node", "Client::load_skill", "not yet: Node's client has no verified skills methods"),
-    ("node", "Client::read_skill_file", "not yet: Node's client has no verified skills methods"),
     (
         "python",
         "Server::add_listed_resource_template",
         "the TypeScript SDK's ResourceTemplate list callback; FastMCP has none",
     ),
-    ("node", "Client::get_task", "not yet: Node's client reaches tasks/get through request"),
-    ("node", "Client::task_result", "not yet: Node's client reaches tasks/result through request"),
-    ("node", "Client::cancel_task", "not yet: Node's client reaches tasks/cancel through request"),
+    ("swift", "Client::listen", "not yet: Swift's client subscribes through Client::subscribe"),
+    ("swift", "Subscription::acknowledged", "not yet: Swift's client subscribes through Client::subscribe"),
+    ("swift", "Subscription::next_notification", "not yet: Swift's client subscribes through Client::subscribe"),
 ];
 
 fn manifest_dir() -> PathBuf {

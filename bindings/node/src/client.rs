@@ -2,8 +2,11 @@
 
 use std::sync::Arc;
 
-use mcpweft_bridge::{CallOptions, Client, ClientCallbacks};
-use napi::{bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
+use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Subscription};
+use napi::{
+    bindgen_prelude::{Buffer, Function},
+    threadsafe_function::ThreadsafeFunctionCallMode,
+};
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -285,6 +288,68 @@ impl NativeClient {
         settle(done, self.inner.list_all(&kind), |v| v.to_string())
     }
 
+    /// Returns the current state of the task `task_id`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "taskId: string, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn get_task(&self, task_id: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.get_task(&task_id, call_options(&options, None)?), |v| v.to_string())
+    }
+
+    /// Waits until the task `task_id` ends and gives the result of its request.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "taskId: string, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn task_result(&self, task_id: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.task_result(&task_id, call_options(&options, None)?), |v| v.to_string())
+    }
+
+    /// Cancels the task `task_id` and gives its final state.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "taskId: string, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn cancel_task(&self, task_id: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.cancel_task(&task_id, call_options(&options, None)?), |v| v.to_string())
+    }
+
+    /// Lists the server's skills (every page), reading no skill file.
+    #[napi(catch_unwind, ts_args_type = "done: (error: string | null, value: string | null) => void")]
+    pub fn list_skills(&self, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.list_skills(), |v| v.to_string())
+    }
+
+    /// Loads the skill of the JSON text `entry`: its `SKILL.md`, verified against the entry.
+    #[napi(catch_unwind, ts_args_type = "entry: string, done: (error: string | null, value: string | null) => void")]
+    pub fn load_skill(&self, entry: String, done: Done<'_>) -> napi::Result<Pending> {
+        let entry = parse_or_throw(&entry, "skill entry")?;
+        settle(done, self.inner.load_skill(entry), |v| v.to_string())
+    }
+
+    /// Reads the file `uri` of the skill of the JSON text `entry` into a `Buffer`, verified
+    /// against the entry.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "entry: string, uri: string, done: (error: string | null, value: Buffer | null) => void"
+    )]
+    pub fn read_skill_file(&self, entry: String, uri: String, done: Done<'_>) -> napi::Result<Pending> {
+        let entry = parse_or_throw(&entry, "skill entry")?;
+        settle(done, self.inner.read_skill_file(entry, uri), Buffer::from)
+    }
+
+    /// Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications the
+    /// JSON text `filter` names, once the server acknowledged it.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "filter: string, done: (error: string | null, value: NativeSubscription | null) => void"
+    )]
+    pub fn listen(&self, filter: String, done: Done<'_>) -> napi::Result<Pending> {
+        let filter = parse_or_throw(&filter, "subscription filter")?;
+        settle(done, self.inner.listen(filter), |inner| NativeSubscription { inner })
+    }
+
     /// Sends a notification with the JSON text `params`.
     #[napi(catch_unwind)]
     pub fn notify(&self, method: String, params: String) -> napi::Result<()> {
@@ -298,6 +363,34 @@ impl NativeClient {
     }
 
     /// Closes the connection.
+    #[napi(catch_unwind, ts_args_type = "done: (error: string | null, value: null) => void")]
+    pub fn close(&self, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.close(), |()| ())
+    }
+}
+
+/// An open `subscriptions/listen` stream.
+#[napi]
+pub struct NativeSubscription {
+    inner: Subscription,
+}
+
+#[napi]
+impl NativeSubscription {
+    /// Returns the JSON text of what the server agreed to send.
+    #[napi(catch_unwind)]
+    pub fn acknowledged(&self) -> String {
+        self.inner.acknowledged().to_string()
+    }
+
+    /// Gives the JSON text of the stream's next notification (`{"method", "params"}`), or
+    /// `null` once the stream ended.
+    #[napi(catch_unwind, ts_args_type = "done: (error: string | null, value: string | null) => void")]
+    pub fn next(&self, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.next_notification(), |v| v.to_string())
+    }
+
+    /// Ends the stream; a waiting `next` gives `null`.
     #[napi(catch_unwind, ts_args_type = "done: (error: string | null, value: null) => void")]
     pub fn close(&self, done: Done<'_>) -> napi::Result<Pending> {
         settle(done, self.inner.close(), |()| ())

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mcpweft_bridge::{CallOptions, Client, ClientCallbacks};
+use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Subscription};
 use pyo3::{prelude::*, types::PyBytes};
 use serde_json::Value;
 
@@ -320,6 +320,13 @@ impl PyClient {
         runtime::await_task(py, task, |py, bytes| Ok(PyBytes::new(py, &bytes).into_any()))
     }
 
+    /// Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications
+    /// `filter` names; the awaitable gives the `Subscription` once the server acknowledged it.
+    fn listen<'py>(&self, py: Python<'py>, filter: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let task = self.inner.listen(convert::from_py(filter)?);
+        runtime::await_task(py, task, |py, inner| Ok(Bound::new(py, PySubscription { inner })?.into_any()))
+    }
+
     /// Sends a notification to the server.
     #[pyo3(signature = (method, params=None))]
     fn notify(&self, py: Python<'_>, method: &str, params: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
@@ -332,6 +339,32 @@ impl PyClient {
     }
 
     /// Closes the connection; the awaitable ends when the session has ended.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_unit(py, self.inner.close())
+    }
+}
+
+/// An open `subscriptions/listen` stream.
+#[pyclass(name = "Subscription", module = "mcpweft._native", frozen)]
+pub(crate) struct PySubscription {
+    inner: Subscription,
+}
+
+#[pymethods]
+impl PySubscription {
+    /// What the server agreed to send, as a dict of the filter's keys.
+    #[getter]
+    fn acknowledged<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &self.inner.acknowledged())
+    }
+
+    /// Returns an awaitable of the stream's next notification (`{"method", "params"}`), or of
+    /// `None` once the stream ended.
+    fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.next_notification())
+    }
+
+    /// Ends the stream; a waiting `next` gives `None`.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         runtime::await_unit(py, self.inner.close())
     }

@@ -56,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<http::PyHttpEndpoint>()?;
     m.add_class::<http::PyResponseBody>()?;
     m.add_class::<client::PyClient>()?;
+    m.add_class::<client::PySubscription>()?;
     m.add_class::<context::PyContext>()?;
     Ok(())
 }

@@ -163,12 +163,24 @@ impl PyServer {
 
     /// Returns an endpoint that answers the HTTP exchanges an ASGI server receives, with
     /// `options` (the bridge's HTTP options but `host` and `port`); handlers run on the loop
-    /// running now.
-    #[pyo3(signature = (options=None))]
-    fn http_endpoint(&self, py: Python<'_>, options: Option<&Bound<'_, PyAny>>) -> PyResult<PyHttpEndpoint> {
+    /// running now. `verifier` checks bearer tokens as in `serve_http`, the `auth` key of
+    /// `options` then protecting the endpoint.
+    #[pyo3(signature = (options=None, verifier=None))]
+    fn http_endpoint(
+        &self,
+        py: Python<'_>,
+        options: Option<&Bound<'_, PyAny>>,
+        verifier: Option<(Py<PyAny>, bool)>,
+    ) -> PyResult<PyHttpEndpoint> {
         self.event_loop.capture(py)?;
-        let inner = self.inner.http_endpoint(convert::from_opt(options)?).or_raise(py)?;
-        Ok(PyHttpEndpoint { inner })
+        let options = convert::from_opt(options)?;
+        let inner = match verifier {
+            Some((func, is_async)) => {
+                self.inner.http_endpoint_with_verifier(options, self.event_loop.callback(func, is_async))
+            }
+            None => self.inner.http_endpoint(options),
+        };
+        Ok(PyHttpEndpoint { inner: inner.or_raise(py)? })
     }
 }
 

@@ -3,35 +3,46 @@
 //! A 2026-07-28 server sends notifications only on a stream the client opened for them, with a
 //! filter of what it wants. [`Client::listen`] opens one and waits for the server's
 //! acknowledgment; the notifications that come on it reach the [`ClientHandler`] as over any
-//! other revision, and dropping the [`Subscription`] ends it. The client also keeps one stream
-//! of its own: [`Client::subscribe`] and [`Client::unsubscribe`] reopen it with the resources
-//! subscribed to, and [`ClientOptions::with_list_changed_notifications`] adds the list changes
-//! the server offers.
+//! other revision, and [`Subscription::next`] as well; dropping the [`Subscription`] ends it.
+//! The client also keeps one stream of its own: [`Client::subscribe`] and
+//! [`Client::unsubscribe`] reopen it with the resources subscribed to, and
+//! [`ClientOptions::with_list_changed_notifications`] adds the list changes the server offers.
 //!
 //! [`ClientHandler`]: super::ClientHandler
 //! [`ClientOptions::with_list_changed_notifications`]: super::ClientOptions::with_list_changed_notifications
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::HashMap,
     sync::{Arc, Mutex},
     time::Duration,
 };
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::{sync::oneshot, task::JoinHandle};
+use tokio::{
+    sync::{mpsc, oneshot},
+    task::JoinHandle,
+};
 use tokio_util::sync::CancellationToken;
 
 use super::Client;
 use crate::{
     Error, RequestOptions,
-    jsonrpc::RequestId,
+    jsonrpc::{Notification, RequestId},
     model::{meta_keys, methods},
     sync::lock,
 };
 
 /// How long a `subscriptions/listen` stream may stay open: as long as the client wants it.
 const STREAM_LIFETIME: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// How many notifications of a stream wait for [`Subscription::next`]; while that many are
+/// unread, later ones are not kept for it (they still reach the handler).
+const UNREAD_LIMIT: usize = 256;
+
+/// Where a stream's notifications go besides the handler: to its [`Subscription::next`], or
+/// nowhere for the client's own stream.
+type Tap = Option<mpsc::Sender<Notification>>;
 
 /// Which notifications a `subscriptions/listen` stream asks for, or which the server agreed to
 /// send.
@@ -93,12 +104,12 @@ impl SubscriptionFilter {
 }
 
 /// The client's `subscriptions/listen` streams, by subscription id: those waiting for their
-/// acknowledgment, and those open. Notifications of a stream that is not open (one the client
-/// has just ended) are not delivered.
+/// acknowledgment, and those open, each with its tap. Notifications of a stream that is not
+/// open (one that has just ended) are not delivered.
 #[derive(Default)]
 pub(super) struct Streams {
-    waiting: Mutex<HashMap<String, oneshot::Sender<SubscriptionFilter>>>,
-    open: Mutex<HashSet<String>>,
+    waiting: Mutex<HashMap<String, (oneshot::Sender<SubscriptionFilter>, Tap)>>,
+    open: Mutex<HashMap<String, Tap>>,
 }
 
 /// The key of a subscription id: its JSON text (the id of the `subscriptions/listen` request).
@@ -116,17 +127,35 @@ impl Streams {
     /// this client was waiting for it (the stream is open from then on).
     pub(super) fn acknowledge(&self, params: Option<&Value>) -> bool {
         let Some(key) = subscription_of(params) else { return false };
-        let Some(waiter) = lock(&self.waiting).remove(&key) else { return false };
+        let Some((waiter, tap)) = lock(&self.waiting).remove(&key) else { return false };
         let agreed = params.and_then(|p| p.get("notifications")).cloned().unwrap_or(Value::Null);
-        lock(&self.open).insert(key);
+        lock(&self.open).insert(key, tap);
         let _ = waiter.send(serde_json::from_value(agreed).unwrap_or_default());
         true
     }
 
-    /// Returns whether a notification is to be delivered: one outside any stream is, one of a
-    /// stream only while the stream is open.
-    pub(super) fn delivers(&self, params: Option<&Value>) -> bool {
-        subscription_of(params).is_none_or(|key| lock(&self.open).contains(&key))
+    /// Returns whether a notification is to be delivered to the handler: one outside any
+    /// stream is, one of a stream only while the stream is open, and then it is also handed to
+    /// the stream's tap.
+    pub(super) fn delivers(&self, notification: &Notification) -> bool {
+        let Some(key) = subscription_of(notification.params.as_ref()) else { return true };
+        let open = lock(&self.open);
+        let Some(tap) = open.get(&key) else { return false };
+        if let Some(tap) = tap
+            && let Err(mpsc::error::TrySendError::Full(_)) = tap.try_send(notification.clone())
+        {
+            tracing::warn!(
+                method = %notification.method,
+                "{UNREAD_LIMIT} notifications of a subscription are unread: this one reaches the handler only"
+            );
+        }
+        true
+    }
+
+    /// Forgets the stream `key`, whether it was waiting or open: its tap ends.
+    fn forget(&self, key: &str) {
+        lock(&self.waiting).remove(key);
+        lock(&self.open).remove(key);
     }
 }
 
@@ -138,6 +167,7 @@ pub struct Subscription {
     request: Option<JoinHandle<Result<Value, Error>>>,
     streams: Arc<Streams>,
     key: String,
+    notifications: mpsc::Receiver<Notification>,
 }
 
 impl std::fmt::Debug for Streams {
@@ -150,6 +180,14 @@ impl Subscription {
     /// Returns what the server agreed to send: the requested notifications it supports.
     pub fn acknowledged(&self) -> &SubscriptionFilter {
         &self.acknowledged
+    }
+
+    /// Waits for the next notification of this stream, in the order they came, and returns
+    /// `None` once the stream ended (closed, ended by the server, or dropped with the
+    /// connection). Each notification reaches the client's handler as well; while 256 are
+    /// unread here, later ones reach only the handler.
+    pub async fn next(&mut self) -> Option<Notification> {
+        self.notifications.recv().await
     }
 
     /// Waits until the server ends the stream: `Ok` when it closed it gracefully (its
@@ -176,7 +214,7 @@ impl Subscription {
 impl Subscription {
     /// Stops delivering the stream's notifications and cancels its request.
     fn end(&self) {
-        lock(&self.streams.open).remove(&self.key);
+        self.streams.forget(&self.key);
         self.cancel.cancel();
     }
 }
@@ -197,12 +235,19 @@ pub(super) struct Managed {
 impl Client {
     /// Opens a `subscriptions/listen` stream for the notifications `filter` names and waits for
     /// the server's acknowledgment (within the client's request time-out). The notifications
-    /// reach the client's handler; the stream lasts until the [`Subscription`] is dropped.
+    /// reach the client's handler and [`Subscription::next`]; the stream lasts until the
+    /// [`Subscription`] is dropped.
     ///
     /// Only a server of revision 2026-07-28 has such streams: with an older one this fails with
     /// [`Error::CapabilityMissing`] (it sends its notifications without being asked, and
     /// resources are subscribed to with [`Client::subscribe`]).
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, Error> {
+        self.open_stream(filter, true).await
+    }
+
+    /// Opens a stream as [`Client::listen`] does; `tapped` says whether its notifications also
+    /// go to [`Subscription::next`] (the client's own stream has no reader).
+    async fn open_stream(&self, filter: SubscriptionFilter, tapped: bool) -> Result<Subscription, Error> {
         if self.stateless.is_none() {
             return Err(Error::CapabilityMissing(format!(
                 "{} (revision 2026-07-28; this server speaks {})",
@@ -211,14 +256,15 @@ impl Client {
             )));
         }
         let (tx, rx) = oneshot::channel();
-        let sender = Mutex::new(Some(tx));
+        let (tap, notifications) = mpsc::channel(UNREAD_LIMIT);
+        let sender = Mutex::new(Some((tx, tapped.then_some(tap))));
         let opened: Arc<Mutex<Option<String>>> = Arc::default();
         let acks = self.streams.clone();
         let opened_id = opened.clone();
         let on_id = move |id: &RequestId| {
             let key = key_of(&serde_json::to_value(id).unwrap_or(Value::Null));
-            if let Some(tx) = lock(&sender).take() {
-                lock(&acks.waiting).insert(key.clone(), tx);
+            if let Some(waiter) = lock(&sender).take() {
+                lock(&acks.waiting).insert(key.clone(), waiter);
                 *lock(&opened_id) = Some(key);
             }
         };
@@ -228,8 +274,15 @@ impl Client {
         let params = serde_json::json!({ "notifications": filter });
         // The request holds the connection, not the client's own stream (no cycle through it).
         let client = Client { managed: Arc::default(), ..self.clone() };
-        let mut request =
-            tokio::spawn(async move { client.send(methods::SUBSCRIPTIONS_LISTEN, Some(params), options).await });
+        let (streams, stream_key) = (self.streams.clone(), opened.clone());
+        let mut request = tokio::spawn(async move {
+            let outcome = client.send(methods::SUBSCRIPTIONS_LISTEN, Some(params), options).await;
+            // A stream the server or the connection ended has no more notifications to tap.
+            if let Some(key) = lock(&stream_key).clone() {
+                streams.forget(&key);
+            }
+            outcome
+        });
         let outcome = tokio::select! {
             agreed = rx => agreed.map_err(|_| Error::Protocol("the subscription was never acknowledged".into())),
             ended = &mut request => Err(match ended {
@@ -240,13 +293,14 @@ impl Client {
         };
         match outcome {
             Ok(acknowledged) => {
-                let key = lock(&opened).take().unwrap_or_default();
-                Ok(Subscription { acknowledged, cancel, request: Some(request), streams: self.streams.clone(), key })
+                let key = lock(&opened).clone().unwrap_or_default();
+                let streams = self.streams.clone();
+                Ok(Subscription { acknowledged, cancel, request: Some(request), streams, key, notifications })
             }
             Err(e) => {
                 cancel.cancel();
-                if let Some(key) = lock(&opened).take() {
-                    lock(&self.streams.waiting).remove(&key);
+                if let Some(key) = lock(&opened).clone() {
+                    self.streams.forget(&key);
                 }
                 Err(e)
             }
@@ -268,7 +322,7 @@ impl Client {
         {
             return Ok(stream.acknowledged.clone());
         }
-        let stream = if filter.is_empty() { None } else { Some(self.listen(filter.clone()).await?) };
+        let stream = if filter.is_empty() { None } else { Some(self.open_stream(filter.clone(), false).await?) };
         let agreed = stream.as_ref().map(|s| s.acknowledged.clone()).unwrap_or_default();
         managed.stream = stream;
         managed.filter = filter;

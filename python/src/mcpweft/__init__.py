@@ -46,7 +46,7 @@ if TYPE_CHECKING:
         TokenStore,
         WorkloadIdentity,
     )
-    from .client import Client
+    from .client import Client, Subscription
 
 #: The public names imported on first use, and their modules: a server without authorization
 #: never loads the client or the authorization settings (the idle memory of a plain server).
@@ -61,6 +61,7 @@ _LAZY = {
     "StoredTokens": "auth",
     "TokenStore": "auth",
     "Client": "client",
+    "Subscription": "client",
 }
 
 
@@ -113,6 +114,7 @@ __all__ = [
     "Server",
     "ServerAuth",
     "StoredTokens",
+    "Subscription",
     "TokenStore",
     "TransportClosed",
     "UrlElicitationRequired",

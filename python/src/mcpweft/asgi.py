@@ -35,8 +35,10 @@ class AsgiApp:
         path: str,
         options: dict[str, Any],
         lifespan: Callable[[], AbstractAsyncContextManager[None]],
+        verifier: Optional[tuple[Callable[..., Any], bool]] = None,
     ) -> None:
         self._native = native
+        self._verifier = verifier
         self._lifespan = lifespan
         self._path = path
         self._options = {"path": path} | options
@@ -51,7 +53,7 @@ class AsgiApp:
     def _endpoint_now(self) -> _native.HttpEndpoint:
         # Made on the first exchange, inside the loop the ASGI server runs: handlers run there.
         if self._endpoint is None:
-            self._endpoint = self._native.http_endpoint(self._options)
+            self._endpoint = self._native.http_endpoint(self._options, self._verifier)
         return self._endpoint
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

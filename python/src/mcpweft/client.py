@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable, Optional, Union, cast
 
@@ -24,12 +24,14 @@ from .types import (
     ListKind,
     LoggingLevel,
     LogMessage,
+    Notification,
     ProgressParams,
     Prompt,
     ReadResourceResult,
     Resource,
     ResourceTemplate,
     Root,
+    SubscriptionFilter,
     Task,
     Tool,
     optional,
@@ -193,6 +195,64 @@ def _handlers(
 
         handlers["roots"] = list_roots, True
     return handlers
+
+
+class Subscription:
+    """A ``subscriptions/listen`` stream of a 2026-07-28 server, made by ``Client.listen``.
+
+    Awaiting it opens the stream and waits for the server's acknowledgment, and ``async with``
+    does the same and closes the stream at the end of the block. It is an async iterator of the
+    stream's notifications (``{"method", "params"}``, which also reach the client's handlers):
+    the iteration ends when the stream ends, and the stream is closed when the iteration stops,
+    whether it ended or the loop was left (``async with`` closes it at once).
+    """
+
+    def __init__(self, session: _native.Client, filter: SubscriptionFilter) -> None:
+        self._session = session
+        self._filter = filter
+        self._native: Optional[_native.Subscription] = None
+
+    async def _open(self) -> _native.Subscription:
+        if self._native is None:
+            self._native = await self._session.listen(dict(self._filter))
+        return self._native
+
+    async def _opened(self) -> Subscription:
+        await self._open()
+        return self
+
+    def __await__(self) -> Generator[Any, None, Subscription]:
+        return self._opened().__await__()
+
+    async def __aenter__(self) -> Subscription:
+        return await self._opened()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def acknowledged(self) -> SubscriptionFilter:
+        """What the server agreed to send: the requested notifications it supports."""
+        if self._native is None:
+            raise TransportClosed("the subscription is not open; await it or use `async with`")
+        return cast(SubscriptionFilter, self._native.acknowledged)
+
+    def __aiter__(self) -> AsyncIterator[Notification]:
+        return self._notifications()
+
+    async def _notifications(self) -> AsyncIterator[Notification]:
+        native = await self._open()
+        try:
+            while (notification := await native.next()) is not None:
+                yield cast(Notification, notification)
+        finally:
+            await native.close()
+
+    async def close(self) -> None:
+        """Ends the stream; an iteration waiting for a notification then stops. Closing again,
+        or closing a subscription never opened, does nothing."""
+        if self._native is not None:
+            await self._native.close()
 
 
 class Client:
@@ -451,6 +511,32 @@ class Client:
         returns its bytes once they match the entry's size and digest; otherwise raises
         ``ProtocolError``."""
         return await self._session.read_skill_file(entry, uri)
+
+    def listen(
+        self,
+        *,
+        tools_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resources_list_changed: bool = False,
+        resources: Sequence[str] = (),
+    ) -> Subscription:
+        """Opens a ``subscriptions/listen`` stream of a 2026-07-28 server for changes of the tool,
+        prompt or resource lists and updates of the ``resources`` named by URI, once awaited or
+        entered with ``async with``; iterate over it for the stream's notifications. An older
+        server raises ``CapabilityMissing``: it sends its notifications unasked (subscribe to a
+        resource with ``subscribe``)::
+
+            async with client.listen(tools_list_changed=True, resources=["file:///notes"]) as sub:
+                async for notification in sub:
+                    print(notification["method"], notification["params"])
+        """
+        filter = SubscriptionFilter(
+            toolsListChanged=tools_list_changed,
+            promptsListChanged=prompts_list_changed,
+            resourcesListChanged=resources_list_changed,
+            resourceSubscriptions=list(resources),
+        )
+        return Subscription(self._session, filter)
 
     async def get_task(self, task_id: str, *, timeout: Optional[float] = None) -> Task:
         """Returns the current state of a task."""

@@ -706,6 +706,9 @@ class Server:
     def asgi_app(
         self,
         path: str = "/mcp",
+        *,
+        auth: Optional[ServerAuth] = None,
+        verifier: Optional[Verifier] = None,
         **options: Unpack[EndpointOptions],
     ) -> AsgiApp:
         """Returns an ASGI application serving the Streamable HTTP endpoint at ``path`` (below
@@ -714,11 +717,21 @@ class Server:
         connections, so their limits and time-outs are its own. ``allowed_hosts`` and
         ``allowed_origins`` default to the loopback names on any port: set them to the names
         the app is reached by when it is deployed.
+
+        ``auth`` protects the endpoint as it does ``serve_http``: a request without a valid
+        bearer token, checked by ``auth.jwt`` or by ``verifier(token)``, is answered ``401``.
         """
         from .asgi import AsgiApp  # Imported on use: a server that is not mounted never needs it.
 
         settings = _http_options(options, EndpointOptions)
-        return AsgiApp(self._native, path, settings, self._lifespan_running)
+        if auth is not None:
+            settings["auth"] = auth._to_json()
+        checker = None
+        if verifier is not None:
+            from .auth import _verifier  # Imported on use, like the rest of authorization.
+
+            checker = _verifier(verifier)
+        return AsgiApp(self._native, path, settings, self._lifespan_running, checker)
 
     def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
         """Serves until the client leaves (stdio) or the process is interrupted (``"http"``, also

@@ -164,6 +164,23 @@ class CreateTaskResult(TypedDict, total=False):
     task: Task
 
 
+class Notification(TypedDict):
+    """A notification from the server: its method and params."""
+
+    method: str
+    params: JsonObject
+
+
+class SubscriptionFilter(TypedDict, total=False):
+    """The notifications a ``subscriptions/listen`` stream carries: changes of the tool, prompt
+    or resource lists, and updates of the resources whose URIs ``resourceSubscriptions`` lists."""
+
+    toolsListChanged: bool
+    promptsListChanged: bool
+    resourcesListChanged: bool
+    resourceSubscriptions: list[str]
+
+
 class InitializeResult(TypedDict, total=False):
     protocolVersion: str
     capabilities: JsonObject
