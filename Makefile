@@ -143,8 +143,9 @@ test-node-install: build-node ## Packs the checkout's Node main package, install
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
-test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures, four runs at once: 0.1.16 (server scenarios against the Rust, Python, Node and Swift servers, client scenarios against the Rust client), and 0.2.0-alpha.12 (revision 2026-07-28, extensions: server scenarios against the four servers, client scenarios against the Rust and Python clients).
-	tests/conformance/run-all.sh
+test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers, client scenarios against the Rust client.
+	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all rust python node swift
+	$(MAKE) conformance-next
 
 # `all rust` then `server python node swift`: a run wipes only the results of the fixtures it names.
 conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conformance suite 0.2.0-alpha.12 (revision 2026-07-28, extensions): its 65 server scenarios against the Rust, Python, Node and Swift servers, its 48 client scenarios against the Rust and Python clients.

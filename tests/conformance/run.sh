@@ -14,8 +14,6 @@
 #   CONFORMANCE_RESULTS           results folder (default: <this folder>/results); each fixture's
 #                                 subfolder is wiped when that fixture runs
 #   CONFORMANCE_SKIP_INSTALL=1    skip `npm ci` when node_modules is already there
-#   CONFORMANCE_SKIP_BUILD=1      do not build the fixtures (run-all.sh built them), so that runs
-#                                 at once never rebuild a fixture another run is using
 #   CONFORMANCE_SERVER_SCENARIOS  space-separated server scenarios to run instead of `--suite all`
 #   CONFORMANCE_CLIENT_SCENARIOS  space-separated client scenarios (default: the basic four, and the
 #                                 authorization scenarios for the fixtures in CONFORMANCE_AUTH_FIXTURES;
@@ -243,7 +241,7 @@ run_server_side() {
   problem=""
   if [[ ! -x "$script" ]]; then
     problem="no executable $script"
-  elif [[ "${CONFORMANCE_SKIP_BUILD:-0}" != 1 ]] && ! "$script" --build >"$log" 2>&1; then
+  elif ! "$script" --build >"$log" 2>&1; then
     problem="server-$fixture --build failed (see $log)"
   else
     port="$(free_port)"
@@ -343,7 +341,7 @@ run_client_side() {
   echo
   echo "== $fixture: client scenarios (client-$fixture) =="
   local build_log="$results/$1/client-build.log"
-  if [[ ! -x "$script" ]] || { [[ "${CONFORMANCE_SKIP_BUILD:-0}" != 1 ]] && ! "$script" --build >"$build_log" 2>&1; }; then
+  if [[ ! -x "$script" ]] || ! "$script" --build >"$build_log" 2>&1; then
     local problem="no executable $script"
     [[ -x "$script" ]] && problem="client-$fixture --build failed (see $build_log)"
     echo "  $problem"
