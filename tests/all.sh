@@ -2,10 +2,11 @@
 # Runs every test of `make test`: the make targets named as arguments, in order, stopping at the
 # first failure, then a short fuzzing pass. Two jobs that only build, the check of the shipped
 # crates for Windows and macOS (`make check-platforms`) and the build of the fuzz targets, run in
-# the background from the start at the lowest priority: they take the CPU the steps leave idle
-# while they wait on servers, package installs and the conformance suites, and slow no step.
-# Their summary lines are printed when the steps are done. Each step's duration is printed after
-# it, with how busy it kept the CPUs, so the run shows where its time goes.
+# the background from the start, sharing the CPUs with the steps (at a lower priority they
+# finished long after the steps: the C code of aws-lc-sys compiles one file at a time for each
+# platform, a chain that must start early). Their summary lines are printed when the steps are
+# done. Each step's duration is printed after it, with how busy the CPUs were, so the run shows
+# where its time goes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make="${MAKE:-make}"
@@ -14,33 +15,29 @@ log="$target_dir/background-builds.log"
 mkdir -p "$target_dir"
 rm -f "$log.rc"
 
-# The background jobs get a session of their own, so that a failing step ends them all. Linux
-# schedules each session as a group (autogroup), where only the group's own niceness counts
-# against the steps' sessions: both are lowered. They build with the nightly toolchain, without
-# the clippy-driver wrapper of make test's own builds (nightly's lints run ahead of stable's).
+# The background jobs get a session of their own, so that a failing step ends them all. They
+# build with the nightly toolchain, without the clippy-driver wrapper of make test's own builds
+# (nightly's lints run ahead of stable's).
 nightly=(env -u RUSTC_WORKSPACE_WRAPPER -u RUSTFLAGS)
-setsid "${nightly[@]}" nice -n 19 bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null
-    { "$1" --no-print-directory check-platforms && FUZZ_BUILD_ONLY=1 FUZZ_DEV=1 fuzz/run.sh; } >"$2" 2>&1 </dev/null; echo $? >"$2.rc"' \
+setsid "${nightly[@]}" bash -c '{ "$1" --no-print-directory check-platforms && FUZZ_BUILD_ONLY=1 FUZZ_DEV=1 fuzz/run.sh; } >"$2" 2>&1 </dev/null; echo $? >"$2.rc"' \
     background-builds "$make" "$log" &
 builds=$!
 trap 'kill -- -"$builds" 2>/dev/null || true' EXIT
 
-# The CPU time spent so far in clock ticks (the first line of /proc/stat): by the steps, by the
-# background builds (niced), and in all.
+# The CPU time spent so far in clock ticks (the first line of /proc/stat): busy, and in all.
 cpu_ticks() {
     local _ user nice system idle iowait rest
     read -r _ user nice system idle iowait rest </proc/stat
-    echo "$((user + system)) $nice $((user + nice + system + idle + iowait))"
+    echo "$((user + nice + system)) $((user + nice + system + idle + iowait))"
 }
 
 start=$SECONDS
 for step in "$@"; do
     began=$SECONDS
-    read -r own0 bg0 all0 < <(cpu_ticks)
+    read -r busy0 all0 < <(cpu_ticks)
     "$make" --no-print-directory "$step"
-    read -r own1 bg1 all1 < <(cpu_ticks)
-    all=$((all1 - all0 + 1))
-    echo "make test: $step took $((SECONDS - began)) s; CPU time: $(((own1 - own0) * 100 / all))% the step, $(((bg1 - bg0) * 100 / all))% the background builds"
+    read -r busy1 all1 < <(cpu_ticks)
+    echo "make test: $step took $((SECONDS - began)) s, the CPUs $(((busy1 - busy0) * 100 / (all1 - all0 + 1)))% busy (the background builds included)"
 done
 
 # Bounded: the background jobs take a few minutes once the steps are done.
