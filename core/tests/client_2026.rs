@@ -200,6 +200,17 @@ impl ClientHandler for Heard {
     }
 }
 
+/// The watched server served over an in-memory pair, a client connected to it with `options`,
+/// and what the client's handler hears.
+async fn watched_over_memory(options: ClientOptions) -> (Server, Client, tokio::sync::mpsc::UnboundedReceiver<String>) {
+    let server = watched_server();
+    let (client_side, server_side) = memory_pair();
+    server.serve(server_side);
+    let (tx, heard) = tokio::sync::mpsc::unbounded_channel();
+    let client = common::within(Client::connect_with_handler(client_side, options, Heard(tx))).await.unwrap();
+    (server, client, heard)
+}
+
 /// A server with two tools (it offers tools while one is left), and a resource one may
 /// subscribe to.
 fn watched_server() -> Server {
@@ -250,12 +261,7 @@ async fn subscriptions_reach_the_handler(
 
 #[tokio::test]
 async fn a_2026_client_listens_for_its_subscriptions_and_list_changes() {
-    let server = watched_server();
-    let (client_side, server_side) = memory_pair();
-    server.serve(server_side);
-    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
-    let options = options().with_list_changed_notifications(true);
-    let client = common::within(Client::connect_with_handler(client_side, options, Heard(tx))).await.unwrap();
+    let (server, client, mut heard) = watched_over_memory(options().with_list_changed_notifications(true)).await;
     subscriptions_reach_the_handler(client, server, &mut heard).await;
 }
 
@@ -275,11 +281,7 @@ async fn a_2026_client_listens_over_http() {
 
 #[tokio::test]
 async fn a_listen_stream_is_acknowledged_with_what_the_server_supports_and_ends_when_dropped() {
-    let server = watched_server();
-    let (client_side, server_side) = memory_pair();
-    server.serve(server_side);
-    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
-    let client = common::within(Client::connect_with_handler(client_side, options(), Heard(tx))).await.unwrap();
+    let (server, client, mut heard) = watched_over_memory(options()).await;
     // Prompts are not offered: the acknowledgment leaves them out.
     let filter = SubscriptionFilter::new().with_prompts_list_changed().with_resource("file:///watched");
     let stream = common::within(client.listen(filter)).await.unwrap();
@@ -294,13 +296,8 @@ async fn a_listen_stream_is_acknowledged_with_what_the_server_supports_and_ends_
 
 #[tokio::test]
 async fn a_listen_stream_hands_its_own_notifications_to_next_until_it_ends() {
-    let server = watched_server();
-    let (client_side, server_side) = memory_pair();
-    server.serve(server_side);
-    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
     // The client's own stream asks for list changes as well, so the server sends each twice.
-    let options = options().with_list_changed_notifications(true);
-    let client = common::within(Client::connect_with_handler(client_side, options, Heard(tx))).await.unwrap();
+    let (server, client, mut heard) = watched_over_memory(options().with_list_changed_notifications(true)).await;
     let filter = SubscriptionFilter::new().with_tools_list_changed().with_resource("file:///watched");
     let mut stream = common::within(client.listen(filter)).await.unwrap();
     server.notify_resource_updated("file:///watched");
