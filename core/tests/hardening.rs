@@ -399,24 +399,35 @@ async fn a_client_that_does_not_read_large_answers_holds_the_server_to_its_byte_
     within(w.write_all(line(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).as_bytes()))
         .await
         .unwrap();
-    // Two hundred calls for 50 MiB of answers, none of which is read for now.
     let call = move |id: i64| {
         line(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "large" } }))
     };
-    for id in 1..=200 {
+    // Two calls, one at a time: the first answer fills the pipe, the second waits in the queue.
+    for id in 1..=2 {
         within(w.write_all(call(id).as_bytes())).await.unwrap();
+        eventually("the call is served", || served.load(Ordering::SeqCst) == id as usize).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let burst = served.load(Ordering::SeqCst);
-    // With a megabyte of answers unread, the server reads no further request.
+    // Then 248 calls for 62 MiB of answers, none of which is read for now.
     let writer = tokio::spawn(async move {
-        for id in 201..=250 {
+        for id in 3..=250 {
             w.write_all(call(id).as_bytes()).await.unwrap();
         }
         w
     });
+    // The server reads requests until about a megabyte of answers is unread, then no further.
+    let mut held = served.load(Ordering::SeqCst);
+    loop {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let now = served.load(Ordering::SeqCst);
+        if now == held {
+            break;
+        }
+        held = now;
+    }
+    assert!(held <= 2 + 8, "{held} requests were read while a megabyte of answers was unread");
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(served.load(Ordering::SeqCst), burst, "requests were read while a megabyte of answers was unread");
+    assert_eq!(served.load(Ordering::SeqCst), held, "requests were read while a megabyte of answers was unread");
     // Reading now, every call is answered: nothing was lost, only held back.
     for _ in 0..250 {
         let line = within(lines.next_line()).await.unwrap().expect("a line");
