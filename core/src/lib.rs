@@ -7,6 +7,8 @@
 #[cfg(feature = "auth")]
 pub mod auth;
 pub mod client;
+#[cfg(feature = "http")]
+mod crypto;
 pub mod error;
 mod finite;
 #[doc(hidden)]
@@ -29,6 +31,8 @@ mod sync;
 pub mod transport;
 
 pub use client::{Client, ClientHandler, ClientOptions};
+#[cfg(feature = "http")]
+pub use crypto::install_crypto_provider;
 pub use error::{CloseReason, Error};
 pub use jsonrpc::{ErrorData, RequestId};
 pub use server::{RequestContext, Server};

@@ -184,6 +184,7 @@ struct AutoApprove {
 
 impl AutoApprove {
     fn new() -> Arc<Self> {
+        mcpweft::install_crypto_provider();
         let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
         Arc::new(AutoApprove { http, count: AtomicUsize::new(0) })
     }

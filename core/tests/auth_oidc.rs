@@ -87,6 +87,7 @@ struct Browser {
 
 impl Browser {
     fn new() -> Arc<Self> {
+        mcpweft::install_crypto_provider();
         let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
         Arc::new(Browser { http, cookies: Mutex::default(), logins: AtomicUsize::new(0) })
     }
@@ -141,6 +142,7 @@ async fn connect(url: &str, browser: Arc<Browser>) -> Result<Client, Error> {
 
 /// A client-credentials token of one of the provider's machine clients.
 async fn machine_token(issuer: &str, client: &str, resource: &str, scope: &str) -> String {
+    mcpweft::install_crypto_provider();
     let response = reqwest::Client::new()
         .post(format!("{issuer}/token"))
         .basic_auth(client, Some(format!("{client}-secret")))
@@ -160,6 +162,7 @@ async fn machine_token(issuer: &str, client: &str, resource: &str, scope: &str) 
 
 /// Sends `initialize` with `token` and returns the status and `WWW-Authenticate` header.
 async fn initialize_with(url: &str, token: &str) -> (StatusCode, String) {
+    mcpweft::install_crypto_provider();
     let response = reqwest::Client::new()
         .post(url)
         .bearer_auth(token)

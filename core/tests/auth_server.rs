@@ -63,6 +63,7 @@ async fn protect(auth: impl FnOnce(String) -> ResourceServerOptions) -> Protecte
     let calls = Arc::new(AtomicUsize::new(0));
     let options = HttpServerOptions::new().with_auth(auth(resource));
     let bound = StreamableHttpServer::bind(server(calls.clone()), addr, options).await.expect("the server binds");
+    mcpweft::install_crypto_provider();
     Protected { bound, calls, http: reqwest::Client::new() }
 }
 

@@ -234,6 +234,7 @@ fn option_builders_set_every_field() {
     assert_eq!((http.session_idle_timeout, http.max_body_size, http.sse_retry), (second, 10, second * 2));
     assert_eq!(http.keep_alive, None);
 
+    mcpweft::install_crypto_provider();
     let mut headers = http::HeaderMap::new();
     headers.insert("x-first", http::HeaderValue::from_static("1"));
     let http_client = HttpClientOptions::new()

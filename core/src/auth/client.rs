@@ -550,6 +550,7 @@ impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
 impl OAuthClient {
     /// Creates a client that logs in to the MCP server at `server_url`.
     pub fn new(server_url: &str, options: OAuthClientOptions) -> Result<Self, Error> {
+        crate::install_crypto_provider();
         let server_url = Url::parse(server_url).map_err(|e| Error::Config(format!("invalid server URL: {e}")))?;
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -1084,6 +1085,7 @@ fn stored_json(
 
 /// Signs the client assertion of `private_key_jwt` (RFC 7523).
 fn client_assertion(client_id: &str, audience: &str, pem: &str, algorithm: &str) -> Result<String, Error> {
+    crate::install_crypto_provider();
     use jsonwebtoken::{Algorithm, EncodingKey, Header};
     let alg: Algorithm = algorithm.parse().map_err(|e| auth_error("unknown signing algorithm", e))?;
     let key = match alg {

@@ -40,16 +40,19 @@ impl std::fmt::Debug for DpopKey {
 impl DpopKey {
     /// Generates a new P-256 key pair from the operating system's random source.
     pub fn generate() -> Result<Self, Error> {
-        use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
-        let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING)
+        use ring::{
+            rand::SystemRandom,
+            signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair},
+        };
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
             .map_err(|_| Error::Auth("generating the DPoP key failed".to_owned()))?;
-        let pkcs8 = pair.to_pkcs8v1().map_err(|_| Error::Auth("encoding the DPoP key failed".to_owned()))?;
         Self::from_pkcs8_der(pkcs8.as_ref())
     }
 
     /// Uses an existing P-256 private key, DER-encoded PKCS#8 (to keep tokens bound to one key
     /// across runs).
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
+        crate::install_crypto_provider();
         let key = EncodingKey::from_ec_der(der);
         let mut jwk = Jwk::from_encoding_key(&key, Algorithm::ES256)
             .map_err(|e| Error::Auth(format!("the DPoP key is not a P-256 key: {e}")))?;

@@ -107,6 +107,7 @@ impl JwtVerifier {
     /// whose keys are fetched from `jwks_url` and fetched again when a token names a key that
     /// is not known.
     pub fn with_jwks_url(jwks_url: impl Into<String>, issuer: impl Into<String>, audience: impl Into<String>) -> Self {
+        crate::install_crypto_provider();
         let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap_or_default();
         let keys = Keys::Remote(Remote {
             url: jwks_url.into(),
@@ -120,6 +121,7 @@ impl JwtVerifier {
     /// Creates a verifier of tokens from `issuer` for `audience` whose keys are the JWKS
     /// document `jwks` (`{"keys": [...]}`).
     pub fn with_jwks(jwks: &Value, issuer: impl Into<String>, audience: impl Into<String>) -> Result<Self, Error> {
+        crate::install_crypto_provider();
         let set: JwkSet = serde_json::from_value(jwks.clone())
             .map_err(|e| Error::Config(format!("the JWKS document is not valid: {e}")))?;
         Ok(Self::with_keys(Keys::Fixed(set), issuer.into(), audience.into()))

@@ -36,6 +36,8 @@ impl SigningKey {
     }
 
     fn from_pem(pem: &[u8], kid: &str) -> Self {
+        // The tests sign with jsonwebtoken before the core has installed its provider.
+        mcpweft::install_crypto_provider();
         SigningKey { kid: kid.to_owned(), key: EncodingKey::from_ec_pem(pem).expect("a valid test key") }
     }
 

@@ -265,6 +265,7 @@ pub fn call(id: impl Into<Value>, name: &str, arguments: Value, progress: Option
 impl Mcp {
     /// A peer of `url` with a fresh connection pool.
     pub fn new(url: impl Into<String>) -> Self {
+        mcpweft::install_crypto_provider();
         let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("a reqwest client");
         Mcp { client, url: url.into() }
     }

@@ -284,6 +284,7 @@ impl Transport for StreamableHttpClientTransport {
 /// Builds the default HTTP client: `localhost` means the loopback addresses, IPv4 first, and
 /// loopback endpoints bypass any proxy.
 fn default_client(url: &Url) -> Result<reqwest::Client, Error> {
+    crate::install_crypto_provider();
     let loopback = [SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), SocketAddr::from((Ipv6Addr::LOCALHOST, 0))];
     let mut builder =
         reqwest::Client::builder().connect_timeout(CONNECT_TIMEOUT).resolve_to_addrs("localhost", &loopback);

@@ -296,6 +296,7 @@ pub struct AutoApprove(reqwest::Client);
 impl AutoApprove {
     /// Creates the approver.
     pub fn new() -> Result<Self, String> {
+        mcpweft::install_crypto_provider();
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
