@@ -3,7 +3,7 @@
 # bindings, with the Redis feature) compile for Windows x86_64 (MSVC) and macOS (arm64,
 # x86_64), from this Linux machine: `cargo +nightly check -Zbuild-std` with the nightly
 # toolchain's rust-src, and zig (PyPI `ziglang`, from release/tools.sh) as the C compiler of the
-# crates with C code (aws-lc-sys), through release/zig-cc.sh. Nothing is linked: linking needs
+# crates with C code (ring), through release/zig-cc.sh. Nothing is linked: linking needs
 # each platform's own SDK, which the release workflow's native runners have.
 #
 #   release/check-platforms.sh                    (make check-platforms)

@@ -177,6 +177,9 @@ impl HttpClientOptions {
     }
 
     /// Uses `client` for every HTTP request.
+    ///
+    /// reqwest needs a rustls crypto provider to build a client: call
+    /// [`crate::install_crypto_provider`] (or install your own) before building it.
     pub fn with_client(mut self, client: reqwest::Client) -> Self {
         self.client = Some(client);
         self
