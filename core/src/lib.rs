@@ -11,6 +11,7 @@ pub mod error;
 mod finite;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod host;
 #[cfg(feature = "http")]
 pub mod http;
 mod json_write;
