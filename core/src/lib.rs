@@ -13,6 +13,7 @@ pub mod error;
 mod finite;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod host;
 #[cfg(feature = "http")]
 pub mod http;
 mod json_write;

@@ -107,6 +107,21 @@ async fn a_2026_client_speaks_the_revision_over_http() {
 }
 
 #[tokio::test]
+async fn shutting_the_server_down_ends_a_listen_stream() {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let bound = common::within(mcpweft::http::StreamableHttpServer::bind(booking_server(), addr, Default::default()))
+        .await
+        .unwrap();
+    let transport = StreamableHttpClientTransport::new(bound.url()).unwrap();
+    // The list changes come on a `subscriptions/listen` stream, which belongs to no session.
+    let client =
+        common::within(Client::connect(transport, options().with_list_changed_notifications(true))).await.unwrap();
+    client.close().await;
+    // The server stops at once rather than at the stream's next keep-alive (15 s).
+    common::within(bound.shutdown()).await;
+}
+
+#[tokio::test]
 async fn a_2026_client_falls_back_to_initialize_with_an_older_server() {
     let (mut old, r, w) = common::raw_pipe();
     let connecting = tokio::spawn(Client::connect(StreamTransport::new(r, w), options()));

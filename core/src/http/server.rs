@@ -819,6 +819,9 @@ struct HttpState {
     /// origins listed).
     loopback_origins: bool,
     sessions: Mutex<FastMap<String, Arc<HttpSession>>>,
+    /// Fires when the bound server shuts down: it ends the streams of requests that belong to
+    /// no session (revision 2026-07-28, stateless mode), which shutting sessions down misses.
+    stopping: CancellationToken,
     sweeper: Mutex<Option<JoinHandle<()>>>,
     /// The bytes of request bodies still arriving that may be held, all connections together
     /// ([`HttpServerOptions::max_buffered_body_bytes`]).
@@ -889,6 +892,7 @@ impl StreamableHttpServer {
                 loopback_hosts,
                 loopback_origins,
                 sessions: Mutex::default(),
+                stopping: CancellationToken::new(),
                 sweeper: Mutex::default(),
                 host_refusal_logged: Default::default(),
                 origin_refusal_logged: Default::default(),
@@ -1360,6 +1364,7 @@ impl BoundHttpServer {
     /// Stops accepting connections, ends every session and waits for the server to stop.
     pub async fn shutdown(self) {
         self.shutdown.cancel();
+        self.http.state.stopping.cancel();
         let sessions: Vec<_> = lock(&self.http.state.sessions).drain().map(|(_, s)| s).collect();
         for session in sessions {
             session.end();
@@ -2226,7 +2231,7 @@ async fn post_stateless(
     let response = reply(state, &session, stream, collected).await;
     // An SSE reply is still being produced: end the session when its body is done, not now.
     let (parts, body) = response.into_parts();
-    let body = body.into_data_stream().map(move |chunk| {
+    let body = body.into_data_stream().take_until(state.stopping.clone().cancelled_owned()).map(move |chunk| {
         let _ = &guard;
         chunk
     });
@@ -2319,10 +2324,12 @@ async fn stateless_revision(
         drop(guard);
         Body::from(bytes)
     } else {
-        Body::from_stream(body.into_data_stream().map(move |chunk| {
-            let _ = &guard;
-            chunk
-        }))
+        Body::from_stream(body.into_data_stream().take_until(state.stopping.clone().cancelled_owned()).map(
+            move |chunk| {
+                let _ = &guard;
+                chunk
+            },
+        ))
     };
     Some(Response::from_parts(parts, body))
 }

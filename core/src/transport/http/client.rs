@@ -926,7 +926,8 @@ impl Shared {
 #[derive(Debug)]
 struct SendError {
     message: String,
-    /// The server could not be reached: the connection was refused or failed.
+    /// The server could not be reached: the connection was refused or failed, or closed before
+    /// the server answered.
     unreachable: bool,
 }
 
@@ -969,9 +970,27 @@ async fn send_once(request: RequestBuilder, timeout: Duration) -> Result<Respons
             let cause = root_cause(&e);
             Err(SendError { message: format!("could not connect to {url}: {cause}"), unreachable: true })
         }
+        Ok(Err(e)) if closed_before_answer(&e) => {
+            let url = e.url().map(|u| u.to_string()).unwrap_or_default();
+            let message = format!("the connection to {url} closed before the server answered: {}", describe(&e));
+            Err(SendError { message, unreachable: true })
+        }
         Ok(Err(e)) => Err(SendError::other(format!("HTTP request failed: {}", describe(&e)))),
         Err(_) => Err(SendError::other(format!("no HTTP response within {timeout:?}"))),
     }
+}
+
+/// Whether the connection ended before any response came, as when the server process went away
+/// (a kept-alive connection to a server that stopped is closed under the next request).
+fn closed_before_answer(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_incomplete_message) {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// The innermost cause of an error, such as `Connection refused (os error 111)`.
