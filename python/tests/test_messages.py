@@ -6,6 +6,8 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -76,6 +78,18 @@ def test_a_refused_host_is_logged_once_with_its_value(tmp_path: Path, free_port:
         stderr=subprocess.PIPE,
         text=True,
     )
+    # The core's records reach Python's logging from a thread of their own: the lines are
+    # collected as they come, so that the server is stopped only once the record is written.
+    lines: list[str] = []
+    stream = process.stderr
+    assert stream is not None
+
+    def collect() -> None:
+        for line in stream:
+            lines.append(line)
+
+    reader = threading.Thread(target=collect, daemon=True)
+    reader.start()
     try:
         assert process.stdout is not None
         url = process.stdout.readline().strip()
@@ -85,9 +99,16 @@ def test_a_refused_host_is_logged_once_with_its_value(tmp_path: Path, free_port:
                 urllib.request.urlopen(request, timeout=10)
             assert refused.value.code == 403
             refused.value.close()
+        deadline = time.monotonic() + 10
+        while not any("refused a request with Host" in line for line in lines) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # Time for a second record, which must not come.
+        time.sleep(0.5)
     finally:
         process.terminate()
-        _, stderr = process.communicate(timeout=10)
+        process.wait(timeout=10)
+        reader.join(timeout=10)
+    stderr = "".join(lines)
     assert stderr.count("refused a request with Host") == 1, stderr
     assert '"evil.example"' in stderr and "allowed hosts" in stderr
     assert "other.example" not in stderr
