@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist check-platforms lint-workflows
+.PHONY: swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -40,7 +40,11 @@ conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs t
 # The steps of make test, in order; tests/all.sh runs them, with the check of the shipped crates for
 # Windows and macOS and the build of the fuzz targets in the background from the start, then a
 # short fuzzing pass, and prints how long each step took.
-TEST_STEPS = lint-sources lint-workflows test-rust lint-bench cluster-suites test-oidc test-python test-node test-node-install test-dist test-interop test-swift test-conformance
+# The Swift root (a Debian root with Swift, made once and cached) is made in the background from
+# the start, while the CPUs compile. The release packages build in the background (+dist) from the end of test-rust until their
+# install tests (=dist, then test-dist-installs): the steps between them mostly wait on servers
+# and interpreters, and leave the CPUs to that build.
+TEST_STEPS = lint-sources lint-workflows +swift-root test-rust +dist lint-bench cluster-suites test-oidc test-python test-node test-node-install =dist test-dist-installs test-interop =swift-root test-swift test-conformance
 
 test: ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite, a check of the shipped crates for Windows and macOS, a short fuzzing pass.
 	tests/all.sh $(TEST_STEPS)
@@ -86,7 +90,9 @@ dist-python: ## Builds the Python wheel (abi3, manylinux_2_17, with zig) and the
 dist-node: ## Builds the npm main package and the linux-x64-gnu package (glibc 2.17, with zig) into target/dist/node.
 	node/scripts/dist.sh
 
-test-dist: dist ## Installs the packages of make dist with no cargo on PATH and no index, and serves the official clients from them (Python, then Node from ESM and CommonJS).
+test-dist: dist test-dist-installs ## Builds the packages of make dist, installs them with no cargo on PATH and no index, and serves the official clients from them (Python, then Node from ESM and CommonJS).
+
+test-dist-installs: ## The install tests of test-dist, on packages make dist built before.
 	python/scripts/test-dist.sh
 	cd node && node --test --test-reporter=spec test/dist/*.test.mjs
 
@@ -101,6 +107,9 @@ test-rust: ## Runs the Rust unit, integration and doc tests, the cluster tests a
 
 test-python: ## Builds the Python package into .venv, runs pytest, ruff, mypy and stubtest.
 	python/scripts/test.sh
+
+swift-root: ## Makes the Debian trixie root with Swift that the Swift builds run in (once; cached).
+	bindings/swift/scripts/toolchain.sh >/dev/null
 
 test-swift: build-examples ## Builds the Swift package in a Debian trixie root (made once, cached), runs its XCTests and its interop with the official SDKs and the other examples.
 	bindings/swift/scripts/test.sh

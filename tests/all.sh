@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test of `make test`: the make targets named as arguments, in order, stopping at the
-# first failure, then a short fuzzing pass. Two jobs that only build, the check of the shipped
-# crates for Windows and macOS (`make check-platforms`) and the build of the fuzz targets, run in
-# the background from the start, sharing the CPUs with the steps (at a lower priority they
-# finished long after the steps: the C code of aws-lc-sys compiles one file at a time for each
-# platform, a chain that must start early). Their summary lines are printed when the steps are
-# done. Each step's duration is printed after it, with how busy the CPUs were, so the run shows
-# where its time goes.
+# first failure, then a short fuzzing pass. A target written `+NAME` starts in the background
+# (its own session and log) and the run goes on; `=NAME` waits for it, prints its log and stops
+# the run if it failed: make test builds the release packages that way while the tests that
+# mostly wait (on servers, clients and interpreters) leave the CPUs free. Two jobs that only
+# build, the check of the shipped crates for Windows and macOS (`make check-platforms`) and the
+# build of the fuzz targets, run in the background from the start. Their summary lines are
+# printed when the steps are done. Each step's duration is printed after it, with how busy the
+# CPUs were, so the run shows where its time goes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make="${MAKE:-make}"
@@ -22,7 +23,6 @@ nightly=(env -u RUSTC_WORKSPACE_WRAPPER -u RUSTFLAGS)
 setsid "${nightly[@]}" bash -c '{ "$1" --no-print-directory check-platforms && FUZZ_BUILD_ONLY=1 FUZZ_DEV=1 fuzz/run.sh; } >"$2" 2>&1 </dev/null; echo $? >"$2.rc"' \
     background-builds "$make" "$log" &
 builds=$!
-trap 'kill -- -"$builds" 2>/dev/null || true' EXIT
 
 # The CPU time spent so far in clock ticks (the first line of /proc/stat): busy, and in all.
 cpu_ticks() {
@@ -31,8 +31,36 @@ cpu_ticks() {
     echo "$((user + nice + system)) $((user + nice + system + idle + iowait))"
 }
 
+# The background steps: name -> the PID leading its session, and when it started.
+declare -A jobs began_at
+trap 'kill -- -"$builds" 2>/dev/null || true; for job in "${jobs[@]}"; do kill -- -"$job" 2>/dev/null || true; done' EXIT
+
 start=$SECONDS
 for step in "$@"; do
+    case "$step" in
+        +*)
+            name="${step#+}"
+            setsid "$make" --no-print-directory "$name" >"$target_dir/step-$name.log" 2>&1 </dev/null &
+            jobs[$name]=$!
+            began_at[$name]=$SECONDS
+            echo "make test: $name started in the background"
+            continue
+            ;;
+        =*)
+            name="${step#=}"
+            waited_from=$SECONDS
+            status=0
+            wait "${jobs[$name]}" || status=$?
+            unset "jobs[$name]"
+            cat "$target_dir/step-$name.log"
+            if [ "$status" != 0 ]; then
+                echo "make test: $name failed in the background (exit $status)" >&2
+                exit "$status"
+            fi
+            echo "make test: $name took $((SECONDS - began_at[$name])) s in the background, $((SECONDS - waited_from)) s of it waited for"
+            continue
+            ;;
+    esac
     began=$SECONDS
     read -r busy0 all0 < <(cpu_ticks)
     "$make" --no-print-directory "$step"
