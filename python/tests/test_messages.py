@@ -108,6 +108,9 @@ def test_a_refused_host_is_logged_once_with_its_value(tmp_path: Path, free_port:
         process.terminate()
         process.wait(timeout=10)
         reader.join(timeout=10)
+        for pipe in (process.stdout, stream):
+            if pipe is not None:
+                pipe.close()
     stderr = "".join(lines)
     assert stderr.count("refused a request with Host") == 1, stderr
     assert '"evil.example"' in stderr and "allowed hosts" in stderr
