@@ -157,22 +157,22 @@ impl HostHandler for Callbacks {
 /// A server's state as JSON: `{"state"}`, one of `disabled`, `connecting`, `ready`, `failed`
 /// and `closed`, with `reason` and (when the server wrote any) `stderr` for `failed`.
 fn state_json(state: &ServerState) -> Map<String, Value> {
-    let mut map = Map::new();
     let name = match state {
         ServerState::Disabled => "disabled".to_owned(),
         ServerState::Connecting => "connecting".to_owned(),
         ServerState::Ready => "ready".to_owned(),
-        ServerState::Failed { reason, stderr } => {
-            map.insert("reason".to_owned(), json!(reason));
-            if let Some(stderr) = stderr {
-                map.insert("stderr".to_owned(), json!(stderr));
-            }
-            "failed".to_owned()
-        }
+        ServerState::Failed { .. } => "failed".to_owned(),
         ServerState::Closed => "closed".to_owned(),
         other => other.to_string(),
     };
+    let mut map = Map::new();
     map.insert("state".to_owned(), json!(name));
+    if let ServerState::Failed { reason, stderr } = state {
+        map.insert("reason".to_owned(), json!(reason));
+        if let Some(stderr) = stderr {
+            map.insert("stderr".to_owned(), json!(stderr));
+        }
+    }
     map
 }
 
