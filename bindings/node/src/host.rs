@@ -24,7 +24,12 @@ impl NativeHost {
         catch_unwind,
         ts_args_type = "config: string, options: string, callbacks: NativeCallbacks, done: (error: string | null, value: NativeHost | null) => void"
     )]
-    pub fn connect(config: String, options: String, callbacks: &NativeCallbacks, done: Done<'_>) -> napi::Result<Pending> {
+    pub fn connect(
+        config: String,
+        options: String,
+        callbacks: &NativeCallbacks,
+        done: Done<'_>,
+    ) -> napi::Result<Pending> {
         let config = parse_or_throw(&config, "host configuration")?;
         let options = parse_or_throw(&options, "host options")?;
         let task = Host::connect(config, options, callbacks.inner.clone());
