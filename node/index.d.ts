@@ -1214,6 +1214,8 @@ export interface HostCallOptions {
   maxTotalTimeoutMs?: number;
   /** Hears the call's progress (`callTool`). */
   onprogress?: (params: ProgressNotificationParams) => void;
+  /** The same as `onprogress`, spelled as the client's options spell it. */
+  onProgress?: (params: ProgressNotificationParams) => void;
 }
 
 /** The events of a host. */

@@ -4,6 +4,7 @@
 // The core does every piece of the work; this adds the JavaScript idioms.
 
 const { EventEmitter } = require('node:events');
+const { fileURLToPath } = require('node:url');
 const native = require('./native.cjs');
 const { sync } = require('./errors.cjs');
 const { settle, trampoline } = require('./call.cjs');
@@ -96,19 +97,19 @@ class Host extends EventEmitter {
    * Connects to every enabled server of `config` at once and resolves once each is ready or
    * failed; a server that fails does not fail the host (`state(name)` says why).
    *
-   * `config` is the path of a configuration file, the whole configuration (`{ mcpServers }`),
-   * or the `mcpServers` object alone. Options: `name`, `version`, `title` (the client the
-   * servers see), `protocolVersion`, `requestTimeoutMs`, `separator` (`__` by default, as in
-   * `calc__add`), `capabilities`, and the handlers that answer every server, whose context's
-   * `server` names the server that asks: `sampling` (a function `(params, ctx)`, or `{ handler,
-   * tools }`), `elicitation` (a function, or `{ handler, form, url }`) and `roots` (an array, or
-   * a function `(ctx)`).
+   * `config` is the path of a configuration file (a string or a `file:` URL), the whole
+   * configuration (`{ mcpServers }`), or the `mcpServers` object alone. Options: `name`,
+   * `version`, `title` (the client the servers see), `protocolVersion`, `requestTimeoutMs`,
+   * `separator` (`__` by default, as in `calc__add`), `capabilities`, and the handlers that
+   * answer every server, whose context's `server` names the server that asks: `sampling` (a
+   * function `(params, ctx)`, or `{ handler, tools }`), `elicitation` (a function, or
+   * `{ handler, form, url }`) and `roots` (an array, or a function `(ctx)`).
    */
   static async connect(config, options = {}) {
     const host = new Host(CONNECT);
     const callbacks = callbacksOf(options, (notification) => host.#hear(notification));
     const spec = Object.fromEntries(SPEC_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
-    const json = JSON.stringify(config instanceof URL ? config.pathname : config);
+    const json = JSON.stringify(config instanceof URL ? fileURLToPath(config) : config);
     host.#native = await settle((done) => native.NativeHost.connect(json, JSON.stringify(spec), callbacks, done));
     // Like a socket, an open host keeps the process alive until it is closed.
     host.#alive = setInterval(() => {}, 2 ** 30);
