@@ -105,7 +105,13 @@ RUST_TESTS = --workspace --exclude mcpweft-swift --exclude uniffi-bindgen --excl
 test-rust: ## Runs the Rust unit, integration and doc tests, the cluster tests among them.
 	$(CARGO) test $(RUST_TESTS)
 
-test-python: ## Builds the Python package into .venv, runs pytest, ruff, mypy and stubtest.
+# The official reference server (@modelcontextprotocol/server-everything) that the Python and
+# Node host tests run beside the Rust and Python examples, from its lockfile.
+tests/host/node_modules/.package-lock.json: tests/host/package.json tests/host/package-lock.json
+	cd tests/host && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+test-python: build-examples tests/host/node_modules/.package-lock.json ## Builds the Python package into .venv, runs pytest, ruff, mypy and stubtest.
 	python/scripts/test.sh
 
 swift-root: ## Makes the Debian trixie root with Swift that the Swift builds run in (once; cached).
@@ -139,8 +145,9 @@ tests/conformance/node_modules/.package-lock.json: tests/conformance/package.jso
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-test-node: build-node tests/conformance/node_modules/.package-lock.json ## Builds the Node package, checks its committed native.d.ts and its types (tsc), runs node --test on Node 20 and 22.
+test-node: build-node build-examples tests/host/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Builds the Node package, checks its committed native.d.ts and its types (tsc), runs node --test on Node 20 and 22 (the host tests run the Rust and Python examples and the reference server).
 	git diff --exit-code -- node/native.d.ts || { echo "node/native.d.ts changed: commit the regenerated file" >&2; exit 1; }
+	python/scripts/build.sh
 	cd node && npx --no-install tsc -b type-test
 	cd node && node --test --test-reporter=spec test/*.test.mjs
 	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \

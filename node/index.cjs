@@ -1,10 +1,11 @@
 'use strict';
-// mcpweft: Model Context Protocol servers and clients for Node, backed by a Rust core.
+// mcpweft: Model Context Protocol servers, clients and hosts for Node, backed by a Rust core.
 
 const native = require('./lib/native.cjs');
 const errors = require('./lib/errors.cjs');
 const { Server, Context, ResourceTemplate, HttpServerHandle } = require('./lib/server.cjs');
 const { Client, Subscription } = require('./lib/client.cjs');
+const { Host, HostEvents } = require('./lib/host.cjs');
 
 module.exports = {
   Server,
@@ -15,6 +16,8 @@ module.exports = {
   HttpServerHandle,
   Client,
   Subscription,
+  Host,
+  HostEvents,
   ErrorCode: errors.ErrorCode,
   McpweftError: errors.McpweftError,
   McpError: errors.McpError,

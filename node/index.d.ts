@@ -1118,5 +1118,166 @@ export declare class Client extends EventEmitter {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+// ---------------------------------------------------------------------------------------
+// Host
+
+/** The context of a host's handler: a request's context, naming the server that asks. */
+export type HostContext = Context & { readonly server: string };
+
+/** The settings of a host and the handlers that answer every server. */
+export interface HostOptions {
+  name?: string;
+  version?: string;
+  title?: string;
+  icons?: Icon[];
+  websiteUrl?: string;
+  /** The protocol revision to ask every server for. */
+  protocolVersion?: string;
+  /** The time-out of requests to servers whose configuration has no `timeoutMs`, in milliseconds. */
+  requestTimeoutMs?: number;
+  /** Capabilities declared beyond those the handlers imply. */
+  capabilities?: ClientCapabilities;
+  /** Between a server's prefix and a tool or prompt name: `__` by default (`calc__add`). */
+  separator?: string;
+  /** Answers `sampling/createMessage` of every server; `tools` declares sampling with tools. */
+  sampling?:
+    | ((params: CreateMessageRequestParams, ctx: HostContext) => MaybePromise<CreateMessageResult>)
+    | { handler: (params: CreateMessageRequestParams, ctx: HostContext) => MaybePromise<CreateMessageResult>; tools?: boolean };
+  /** Answers `elicitation/create` of every server; form mode by default, URL mode when asked. */
+  elicitation?:
+    | ((params: ElicitRequestParams, ctx: HostContext) => MaybePromise<ElicitResult>)
+    | { handler: (params: ElicitRequestParams, ctx: HostContext) => MaybePromise<ElicitResult>; form?: boolean; url?: boolean };
+  /** Answers `roots/list` of every server: the roots, or a function of them. */
+  roots?: Root[] | ((ctx: HostContext) => MaybePromise<Root[] | ListRootsResult>);
+}
+
+/** One server of an `mcpServers` configuration. */
+export interface HostServerConfig {
+  command?: string;
+  args?: string[];
+  env?: { [name: string]: string };
+  cwd?: string;
+  type?: 'stdio' | 'http' | 'sse' | 'streamable-http' | 'streamableHttp';
+  url?: string;
+  headers?: { [name: string]: string };
+  enabled?: boolean;
+  disabled?: boolean;
+  allowedTools?: string[];
+  deniedTools?: string[];
+  prefix?: string;
+  timeoutMs?: number;
+  maxTotalTimeoutMs?: number;
+  maxRestarts?: number;
+  [key: string]: unknown;
+}
+
+/** A host's configuration: a file's path, the whole file, or its `mcpServers` alone. */
+export type HostConfig = string | URL | { mcpServers: { [server: string]: HostServerConfig } } | { [server: string]: HostServerConfig };
+
+/** Where a server stands; a failed one says why, with the end of its stderr. */
+export interface ServerState {
+  state: 'disabled' | 'connecting' | 'ready' | 'failed' | 'closed';
+  reason?: string;
+  stderr?: string;
+}
+
+/** A tool under its host name, with the server that offers it. */
+export type HostTool = Tool & { server: string };
+/** A prompt under its host name, with the server that offers it. */
+export type HostPrompt = Prompt & { server: string };
+/** A resource with the server that lists it. */
+export type HostResource = Resource & { server: string };
+/** A resource template with the server that lists it. */
+export type HostResourceTemplate = ResourceTemplateInfo & { server: string };
+
+/** A name several ready servers offer at once, which the host offers under none of them. */
+export interface Collision {
+  kind: 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
+  name: string;
+  servers: string[];
+}
+
+/** What happened in a host. */
+export type HostEvent =
+  | ({ type: 'stateChanged'; server: string } & ServerState)
+  | { type: 'listChanged'; server: string; list: 'tools' | 'prompts' | 'resources' }
+  | { type: 'collisions'; collisions: Collision[] }
+  | { type: 'lagged'; missed: number };
+
+/** The options of one call through a host. */
+export interface HostCallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+  /** The time-out in milliseconds, restarted by each progress notification. */
+  timeoutMs?: number;
+  /** How long the call may take in all, however much progress it reports. */
+  maxTotalTimeoutMs?: number;
+  /** Hears the call's progress (`callTool`). */
+  onprogress?: (params: ProgressNotificationParams) => void;
+  /** The same as `onprogress`, spelled as the client's options spell it. */
+  onProgress?: (params: ProgressNotificationParams) => void;
+}
+
+/** The events of a host. */
+export interface HostEventMap {
+  state: [HostEvent & { type: 'stateChanged' }];
+  listChanged: [HostEvent & { type: 'listChanged' }];
+  collisions: [HostEvent & { type: 'collisions' }];
+  lagged: [HostEvent & { type: 'lagged' }];
+  event: [HostEvent];
+  notification: [{ server: string; method: string; params: JsonObject }];
+  log: [LoggingMessageNotificationParams, string];
+  resourceUpdated: [{ uri: string }, string];
+  elicitationComplete: [{ elicitationId: string }, string];
+}
+
+/** A reader of a host's events: an async iterator that is done once the host is closed. */
+export declare class HostEvents implements AsyncIterableIterator<HostEvent> {
+  private constructor();
+  next(): Promise<IteratorResult<HostEvent, undefined>>;
+  return(): Promise<IteratorResult<HostEvent, undefined>>;
+  [Symbol.asyncIterator](): this;
+  /** Ends the reader; a waiting `next()` is then done. */
+  close(): void;
+}
+
+/**
+ * One client for many servers, from the `mcpServers` configuration of Claude Desktop, Cursor
+ * and VS Code. Like a socket, an open host keeps the process alive until `close()`.
+ */
+export declare class Host extends EventEmitter {
+  private constructor();
+  /** Connects to every enabled server at once; resolves once each is ready or failed. */
+  static connect(config: HostConfig, options?: HostOptions): Promise<Host>;
+
+  on<E extends keyof HostEventMap>(event: E, listener: (...args: HostEventMap[E]) => void): this;
+  once<E extends keyof HostEventMap>(event: E, listener: (...args: HostEventMap[E]) => void): this;
+  off<E extends keyof HostEventMap>(event: E, listener: (...args: HostEventMap[E]) => void): this;
+
+  /** Every configured server, in the order of the configuration, with its state. */
+  servers(): (ServerState & { name: string })[];
+  /** The state of a server; an unknown name throws a `ConfigError`. */
+  state(name: string): ServerState;
+  tools(): HostTool[];
+  prompts(): HostPrompt[];
+  resources(): HostResource[];
+  resourceTemplates(): HostResourceTemplate[];
+  collisions(): Collision[];
+  /** Calls a tool by its host name (`calc__add`). */
+  callTool(name: string, args?: { [key: string]: unknown }, options?: HostCallOptions): Promise<CallToolResult>;
+  /** Reads a resource, from `options.server` or the server that lists or matches it. */
+  readResource(uri: string, options?: HostCallOptions & { server?: string }): Promise<ReadResourceResult>;
+  getPrompt(name: string, args?: { [name: string]: string }, options?: HostCallOptions): Promise<GetPromptResult>;
+  /** Connects to a server again: a ready one is closed first, a failed one tried anew. */
+  restart(name: string): void;
+  /** Tells every ready server that the roots changed. */
+  notifyRootsChanged(): void;
+  /** The host's events from now on. */
+  events(): HostEvents;
+  /** Closes every server and resolves once each has ended. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
 /** The version of the package. */
 export declare const version: string;

@@ -9,6 +9,8 @@ export const {
   HttpServerHandle,
   Client,
   Subscription,
+  Host,
+  HostEvents,
   ErrorCode,
   McpweftError,
   McpError,

@@ -183,6 +183,56 @@ export declare class NativeContext {
   onCancelled(listener: () => void): void
 }
 
+/** A host of many servers. */
+export declare class NativeHost {
+  /**
+   * Connects to every enabled server of the JSON text `config` (a path as a JSON string, or
+   * the configuration) with the JSON text of the host's `options`; settles once each server
+   * is ready or failed.
+   */
+  static connect(config: string, options: string, callbacks: NativeCallbacks, done: (error: string | null, value: NativeHost | null) => void): Pending
+  /** Returns the JSON text of every configured server with its state. */
+  servers(): string
+  /** Returns the JSON text of the state of the server `name`. */
+  state(name: string): string
+  /** Returns the JSON text of the tools of the ready servers under their host names. */
+  tools(): string
+  /** Returns the JSON text of the prompts of the ready servers under their host names. */
+  prompts(): string
+  /** Returns the JSON text of the resources of the ready servers. */
+  resources(): string
+  /** Returns the JSON text of the resource templates of the ready servers. */
+  resourceTemplates(): string
+  /** Returns the JSON text of the names several ready servers offer at once. */
+  collisions(): string
+  /**
+   * Calls a tool by its host name with the JSON text of its arguments; `options` is the
+   * JSON text of the bridge's call options (`timeoutMs`, `maxTotalTimeoutMs`), and
+   * `on_progress` gets the JSON text of each progress notification's params.
+   */
+  callTool(name: string, args: string, options: string, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void): Pending
+  /** Reads the resource at `uri`, from `server` when given. */
+  readResource(uri: string, server: string | null, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Gets a prompt by its host name with the JSON text of its string arguments. */
+  getPrompt(name: string, args: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Connects to the server `name` again. */
+  restart(name: string): void
+  /** Tells every ready server that the roots changed. */
+  notifyRootsChanged(): void
+  /** Returns a reader of the host's events from now on. */
+  events(): NativeHostEvents
+  /** Closes every server; settles once each has ended. */
+  close(done: (error: string | null, value: null) => void): Pending
+}
+
+/** A reader of a host's events. */
+export declare class NativeHostEvents {
+  /** Gives the JSON text of the next event, or `null` once the reader or the host is closed. */
+  next(done: (error: string | null, value: string | null) => void): Pending
+  /** Ends the reader; a waiting `next` gives `null`. */
+  close(): void
+}
+
 /** A Streamable HTTP endpoint without a listener of its own. */
 export declare class NativeHttpEndpoint {
   /**

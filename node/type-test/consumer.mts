@@ -5,6 +5,7 @@ import {
   CancelledError,
   Client,
   ErrorCode,
+  Host,
   McpServer,
   McpError,
   McpweftError,
@@ -16,7 +17,10 @@ import {
   type ClusterOptions,
   type Context,
   type ListToolsResult,
+  type HostEvent,
+  type HostTool,
   type HttpServerOptions,
+  type ServerState,
   type ServerAuth,
   type LoadedSkill,
   type SkillEntry,
@@ -197,3 +201,27 @@ await http.close();
 await http.closed;
 await server.close();
 console.error(tools.length, page.tools.length, result.isError, mcpweft.version, server.capabilities);
+const host = await Host.connect(
+  { mcpServers: { calc: { command: 'calculator_server', timeoutMs: 10000 }, web: { type: 'http', url: 'http://127.0.0.1:8080/mcp' } } },
+  {
+    name: 'typed-host',
+    separator: '.',
+    sampling: (params, ctx) => ({ role: 'assistant', content: { type: 'text', text: ctx.server }, model: 'm', stopReason: String(params.maxTokens) }),
+    roots: (ctx) => [{ uri: `file:///${ctx.server}` }],
+  },
+);
+const hostTools: HostTool[] = host.tools();
+const calcState: ServerState = host.state('calc');
+const sum: CallToolResult = await host.callTool('calc.add', { a: 1, b: 2 }, { timeoutMs: 1000, maxTotalTimeoutMs: 5000, onprogress: (p) => p.progress });
+host.on('state', (event) => console.error(event.server, event.state));
+host.on('log', (message, from) => console.error(from, message.data));
+for await (const event of host.events()) {
+  const seen: HostEvent = event;
+  if (seen.type === 'stateChanged' && seen.state === 'failed') console.error(seen.server, seen.stderr);
+  break;
+}
+host.restart('calc');
+console.error(hostTools[0]?.server, calcState.state, sum.isError, host.servers()[0]?.name, host.collisions()[0]?.kind);
+await host.close();
+const fromFile = await Host.connect('servers.json');
+await fromFile.close();

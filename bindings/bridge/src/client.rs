@@ -31,13 +31,13 @@ use crate::{Callback, Context, Error, Server, Task, context::logging_level, serv
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct ClientCallbacks {
-    sampling: Option<(Arc<dyn Callback>, bool)>,
-    elicitation: Option<(Arc<dyn Callback>, bool, bool)>,
-    roots: Option<Arc<dyn Callback>>,
-    notification: Option<Arc<dyn Callback>>,
-    authorizer: Option<Arc<dyn Callback>>,
-    token_store: Option<Arc<dyn Callback>>,
-    close: Option<Arc<dyn Callback>>,
+    pub(crate) sampling: Option<(Arc<dyn Callback>, bool)>,
+    pub(crate) elicitation: Option<(Arc<dyn Callback>, bool, bool)>,
+    pub(crate) roots: Option<Arc<dyn Callback>>,
+    pub(crate) notification: Option<Arc<dyn Callback>>,
+    pub(crate) authorizer: Option<Arc<dyn Callback>>,
+    pub(crate) token_store: Option<Arc<dyn Callback>>,
+    pub(crate) close: Option<Arc<dyn Callback>>,
 }
 
 impl std::fmt::Debug for ClientCallbacks {
@@ -114,7 +114,8 @@ impl ClientCallbacks {
         self
     }
 
-    fn capabilities(&self) -> ClientCapabilities {
+    /// The capabilities the callbacks imply.
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let mut caps = ClientCapabilities::default();
         if let Some((_, tools)) = &self.sampling {
             caps.sampling = Some(SamplingCapability { tools: tools.then(JsonObject::new), ..Default::default() });
@@ -129,7 +130,9 @@ impl ClientCallbacks {
         caps
     }
 
-    async fn answer<P: Serialize, R: DeserializeOwned>(
+    /// Answers the request `method` with `callback` ("method not found" without one), reading
+    /// what it returns as the request's result.
+    pub(crate) async fn answer<P: Serialize, R: DeserializeOwned>(
         callback: Option<&Arc<dyn Callback>>,
         method: &str,
         params: P,
@@ -303,16 +306,18 @@ fn http_transport(
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct CallOptions {
-    timeout: Option<Duration>,
-    on_progress: Option<Arc<dyn Fn(Value) + Send + Sync>>,
-    task: Option<Value>,
-    meta: Option<JsonObject>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) max_total_timeout: Option<Duration>,
+    pub(crate) on_progress: Option<Arc<dyn Fn(Value) + Send + Sync>>,
+    pub(crate) task: Option<Value>,
+    pub(crate) meta: Option<JsonObject>,
 }
 
 impl std::fmt::Debug for CallOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CallOptions")
             .field("timeout", &self.timeout)
+            .field("max_total_timeout", &self.max_total_timeout)
             .field("task", &self.task)
             .field("meta", &self.meta)
             .field("progress", &self.on_progress.is_some())
@@ -325,6 +330,7 @@ impl std::fmt::Debug for CallOptions {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct CallSpec {
     timeout_ms: Option<Value>,
+    max_total_timeout_ms: Option<Value>,
     task: Option<Value>,
     meta: Option<Value>,
 }
@@ -337,9 +343,10 @@ impl CallOptions {
 
     /// Reads the options of one request from JSON, the one place every binding's options are
     /// checked: `null`, or an object with `timeoutMs` (a non-negative number of milliseconds,
-    /// fractions allowed), `task` (task metadata such as `{"ttl": 60000}`, to send the request
-    /// as a task) and `meta` (an object of entries to add to the request's `_meta`); a `null`
-    /// member is the same as a missing one. `on_progress` asks for progress and hears each
+    /// fractions allowed), `maxTotalTimeoutMs` (the same: how long the request may take in
+    /// all, however much progress it reports), `task` (task metadata such as `{"ttl": 60000}`,
+    /// to send the request as a task) and `meta` (an object of entries to add to the request's
+    /// `_meta`); a `null` member is the same as a missing one. `on_progress` asks for progress and hears each
     /// `notifications/progress` params object.
     ///
     /// Fails with kind `InvalidInput`, naming the option, for anything else.
@@ -350,21 +357,8 @@ impl CallOptions {
             other => return Err(Error::invalid_input(format!("call options must be an object or null, not {other}"))),
         };
         let mut call = CallOptions { on_progress, ..CallOptions::default() };
-        match spec.timeout_ms {
-            None | Some(Value::Null) => {}
-            Some(ms) => {
-                let timeout = ms
-                    .as_f64()
-                    .filter(|ms| ms.is_finite() && *ms >= 0.0)
-                    .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
-                    .ok_or_else(|| {
-                        Error::invalid_input(format!(
-                            "timeoutMs must be a non-negative number of milliseconds, not {ms}"
-                        ))
-                    })?;
-                call.timeout = Some(timeout);
-            }
-        }
+        call.timeout = millis(spec.timeout_ms, "timeoutMs")?;
+        call.max_total_timeout = millis(spec.max_total_timeout_ms, "maxTotalTimeoutMs")?;
         match spec.task {
             None | Some(Value::Null) => {}
             Some(task @ Value::Object(_)) => {
@@ -416,8 +410,11 @@ impl CallOptions {
     /// Returns the time-out of a call the core makes with its own parameters (`ping`,
     /// subscriptions, the log level, a page of tools), refusing the options it cannot carry.
     fn timeout_only(self, call: &str) -> Result<Option<Duration>, Error> {
-        if self.task.is_some() || self.meta.is_some() || self.on_progress.is_some() {
-            return Err(Error::invalid_input(format!("{call} takes a time-out only, not a task, meta or progress")));
+        if self.task.is_some() || self.meta.is_some() || self.on_progress.is_some() || self.max_total_timeout.is_some()
+        {
+            return Err(Error::invalid_input(format!(
+                "{call} takes a time-out only, not a task, meta, progress or maximum total time"
+            )));
         }
         Ok(self.timeout)
     }
@@ -435,6 +432,22 @@ async fn within<T>(
             Err(_) => Err(mcpweft::Error::Timeout(limit).into()),
         },
         None => Ok(call.await?),
+    }
+}
+
+/// Reads an option of milliseconds (a non-negative number, fractions allowed); `null` or a
+/// missing option is `None`.
+fn millis(value: Option<Value>, name: &str) -> Result<Option<Duration>, Error> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(ms) => ms
+            .as_f64()
+            .filter(|ms| ms.is_finite() && *ms >= 0.0)
+            .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                Error::invalid_input(format!("{name} must be a non-negative number of milliseconds, not {ms}"))
+            }),
     }
 }
 
@@ -627,6 +640,7 @@ impl Client {
             }
             let mut request = RequestOptions::new();
             request.timeout = options.timeout;
+            request.max_total_timeout = options.max_total_timeout;
             request.on_progress = options.on_progress.map(|callback| {
                 let callback: mcpweft::session::ProgressCallback =
                     Arc::new(move |p| callback(serde_json::to_value(p).unwrap_or(Value::Null)));

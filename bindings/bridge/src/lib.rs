@@ -5,8 +5,9 @@
 //! awaits [`Task`]s from its own executor. Everything else is here or in the core, written
 //! once: the runtime, registration from JSON descriptors, the rules that turn a handler's
 //! JSON into a result ([`results`]), the error policy, the request context, the client with
-//! its capabilities derived from the callbacks given, transports from JSON specs, and the
-//! logging set-up, with the core's traces handed to the host language's logging ([`log`]).
+//! its capabilities derived from the callbacks given, the host of many servers, transports
+//! from JSON specs, and the logging set-up, with the core's traces handed to the host
+//! language's logging ([`log`]).
 //!
 //! Architecture Invariant: this crate depends on the core only, never on an FFI crate.
 //! Architecture Invariant: bindings never create, enter or see a Tokio runtime.
@@ -20,6 +21,7 @@ mod callback;
 mod client;
 mod context;
 mod error;
+mod host;
 mod http;
 pub mod log;
 mod pool;
@@ -32,6 +34,7 @@ pub use callback::{Callback, SharedCallback};
 pub use client::{CallOptions, Client, ClientCallbacks, Subscription};
 pub use context::Context;
 pub use error::{ERROR_CODES, Error, ErrorKind, error_kinds, parse_json};
+pub use host::{Host, HostEvents};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
 pub use log::init_logging;
 pub use pool::{

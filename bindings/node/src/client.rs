@@ -18,13 +18,13 @@ use crate::{
 };
 
 /// A JavaScript function.
-type JsFunction<'a> = Function<'a, (), ()>;
+pub(crate) type JsFunction<'a> = Function<'a, (), ()>;
 
 /// The callbacks a client answers the server with; the client declares the capabilities
 /// they imply.
 #[napi]
 pub struct NativeCallbacks {
-    inner: ClientCallbacks,
+    pub(crate) inner: ClientCallbacks,
 }
 
 #[napi]
@@ -99,7 +99,7 @@ impl NativeCallbacks {
 
 /// Reads the bridge's call options from their JSON text, with `on_progress` hearing the JSON
 /// text of each progress notification's params.
-fn call_options(options: &str, on_progress: Option<JsFunction<'_>>) -> napi::Result<CallOptions> {
+pub(crate) fn call_options(options: &str, on_progress: Option<JsFunction<'_>>) -> napi::Result<CallOptions> {
     let on_progress = match on_progress {
         Some(listener) => {
             let listener = listener

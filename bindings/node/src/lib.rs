@@ -14,6 +14,7 @@ mod callback;
 mod client;
 mod context;
 mod error;
+mod host;
 mod http;
 mod server;
 mod task;

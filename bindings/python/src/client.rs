@@ -21,7 +21,7 @@ type Handler = Option<(Py<PyAny>, bool)>;
 /// dict that has every key.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
-struct Handlers {
+pub(crate) struct Handlers {
     sampling: Handler,
     sampling_tools: bool,
     elicitation: Handler,
@@ -35,7 +35,7 @@ struct Handlers {
 }
 
 impl Handlers {
-    fn callbacks(self, event_loop: &LoopSlot) -> ClientCallbacks {
+    pub(crate) fn callbacks(self, event_loop: &LoopSlot) -> ClientCallbacks {
         let wrap = |handler: Handler| handler.map(|(func, is_async)| event_loop.callback(func, is_async));
         let mut callbacks = ClientCallbacks::new();
         if let Some(callback) = wrap(self.sampling) {
@@ -82,28 +82,38 @@ fn connect<'py>(
     runtime::await_task(py, task, move |py, inner| Ok(Bound::new(py, PyClient { inner, event_loop })?.into_any()))
 }
 
+/// Reads the bridge's call options from a dict (or `None`), with `progress(params)` scheduled
+/// on `event_loop` for each progress notification.
+pub(crate) fn call_options(
+    py: Python<'_>,
+    event_loop: &LoopSlot,
+    options: Option<&Bound<'_, PyAny>>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<CallOptions> {
+    let on_progress = progress.map(|callback| {
+        let event_loop = event_loop.clone();
+        let hear: Arc<dyn Fn(Value) + Send + Sync> = Arc::new(move |params: Value| {
+            runtime::attach(|py| {
+                let scheduled = convert::to_py(py, &params).and_then(|p| event_loop.call_soon(py, &callback, p));
+                if let Err(e) = scheduled {
+                    tracing::warn!(error = %e, "the progress callback could not be scheduled");
+                }
+            });
+        });
+        hear
+    });
+    CallOptions::from_json(convert::from_opt(options)?, on_progress).or_raise(py)
+}
+
 impl PyClient {
-    /// Reads the bridge's call options from a dict (or `None`), with `progress(params)`
-    /// scheduled on the loop for each progress notification.
+    /// Reads the bridge's call options, with progress scheduled on the client's loop.
     fn options(
         &self,
         py: Python<'_>,
         options: Option<&Bound<'_, PyAny>>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<CallOptions> {
-        let on_progress = progress.map(|callback| {
-            let event_loop = self.event_loop.clone();
-            let hear: Arc<dyn Fn(Value) + Send + Sync> = Arc::new(move |params: Value| {
-                runtime::attach(|py| {
-                    let scheduled = convert::to_py(py, &params).and_then(|p| event_loop.call_soon(py, &callback, p));
-                    if let Err(e) = scheduled {
-                        tracing::warn!(error = %e, "the progress callback could not be scheduled");
-                    }
-                });
-            });
-            hear
-        });
-        CallOptions::from_json(convert::from_opt(options)?, on_progress).or_raise(py)
+        call_options(py, &self.event_loop, options, progress)
     }
 }
 

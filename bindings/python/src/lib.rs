@@ -14,6 +14,7 @@ mod client;
 mod context;
 pub mod convert;
 mod error;
+mod host;
 mod http;
 mod log;
 mod runtime;
@@ -57,6 +58,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<http::PyResponseBody>()?;
     m.add_class::<client::PyClient>()?;
     m.add_class::<client::PySubscription>()?;
+    m.add_class::<host::PyHost>()?;
+    m.add_class::<host::PyHostEvents>()?;
     m.add_class::<context::PyContext>()?;
     Ok(())
 }

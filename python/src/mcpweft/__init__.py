@@ -1,4 +1,4 @@
-"""Model Context Protocol (2025-11-25) servers and clients, on the mcpweft Rust core."""
+"""Model Context Protocol (2025-11-25) servers, clients and hosts, on the mcpweft Rust core."""
 
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         WorkloadIdentity,
     )
     from .client import Client, Subscription
+    from .host import Host, HostEvents
 
 #: The public names imported on first use, and their modules: a server without authorization
 #: never loads the client or the authorization settings (the idle memory of a plain server).
@@ -62,6 +63,8 @@ _LAZY = {
     "TokenStore": "auth",
     "Client": "client",
     "Subscription": "client",
+    "Host": "host",
+    "HostEvents": "host",
 }
 
 
@@ -93,6 +96,8 @@ __all__ = [
     "Context",
     "File",
     "HandlerError",
+    "Host",
+    "HostEvents",
     "HttpServer",
     "IdentityAssertion",
     "Image",
