@@ -7,7 +7,6 @@ mod common;
 
 use std::{
     net::SocketAddr,
-    path::PathBuf,
     sync::{Arc, Mutex},
     time::Duration,
 };
@@ -23,42 +22,7 @@ use mcpweft::{
     session::IncomingRequest,
 };
 use serde_json::{Value, json};
-use tokio::{process::Command, sync::OnceCell};
-
-/// Finds the built `calculator_server` example next to this test binary, building it (with the
-/// features this test was built with) when it is missing.
-async fn calculator_server() -> PathBuf {
-    static PATH: OnceCell<PathBuf> = OnceCell::const_new();
-    PATH.get_or_init(|| async {
-        let name = format!("calculator_server{}", std::env::consts::EXE_SUFFIX);
-        let find = || {
-            let exe = std::env::current_exe().expect("the test binary's path");
-            exe.ancestors().map(|dir| dir.join("examples").join(&name)).find(|p| p.is_file())
-        };
-        if let Some(path) = find() {
-            return path;
-        }
-        let features: Vec<&str> = [("http", cfg!(feature = "http")), ("auth", cfg!(feature = "auth"))]
-            .into_iter()
-            .chain([("redis", cfg!(feature = "redis"))])
-            .filter_map(|(name, on)| on.then_some(name))
-            .collect();
-        let status = within_for(
-            Duration::from_secs(600),
-            Command::new(env!("CARGO"))
-                .args(["build", "-p", "mcpweft", "--example", "calculator_server", "--no-default-features"])
-                .args(["--features", &features.join(",")])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status(),
-        )
-        .await
-        .expect("cargo runs");
-        assert!(status.success(), "building the example failed");
-        find().expect("the example exists after building it")
-    })
-    .await
-    .clone()
-}
+use tokio::process::Command;
 
 fn object_schema(properties: Value) -> JsonObject {
     obj(json!({ "type": "object", "properties": properties }))

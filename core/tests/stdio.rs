@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::{path::PathBuf, process::Stdio, sync::Arc, time::Duration};
+use std::{process::Stdio, sync::Arc, time::Duration};
 
 use common::*;
 use mcpweft::{
@@ -15,37 +15,7 @@ use serde_json::{Value, json};
 use tokio::{
     io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
     process::Command,
-    sync::OnceCell,
 };
-
-/// Finds the built `calculator_server` example next to this test binary, building it when
-/// it is missing.
-async fn calculator_server() -> PathBuf {
-    static PATH: OnceCell<PathBuf> = OnceCell::const_new();
-    PATH.get_or_init(|| async {
-        let name = format!("calculator_server{}", std::env::consts::EXE_SUFFIX);
-        let find = || {
-            let exe = std::env::current_exe().expect("the test binary's path");
-            exe.ancestors().map(|dir| dir.join("examples").join(&name)).find(|p| p.is_file())
-        };
-        if let Some(path) = find() {
-            return path;
-        }
-        let status = within_for(
-            Duration::from_secs(600),
-            Command::new(env!("CARGO"))
-                .args(["build", "-p", "mcpweft", "--example", "calculator_server"])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status(),
-        )
-        .await
-        .expect("cargo runs");
-        assert!(status.success(), "building the example failed");
-        find().expect("the example exists after building it")
-    })
-    .await
-    .clone()
-}
 
 async fn spawn_client() -> (Client, Option<u32>) {
     let path = calculator_server().await;

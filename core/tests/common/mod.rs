@@ -464,3 +464,38 @@ pub fn panicking_server() -> Server {
         .build()
         .unwrap()
 }
+
+/// Finds the built `calculator_server` example next to this test binary, building it (with the
+/// features this test was built with) when it is missing.
+pub async fn calculator_server() -> std::path::PathBuf {
+    static PATH: tokio::sync::OnceCell<std::path::PathBuf> = tokio::sync::OnceCell::const_new();
+    PATH.get_or_init(|| async {
+        let name = format!("calculator_server{}", std::env::consts::EXE_SUFFIX);
+        let find = || {
+            let exe = std::env::current_exe().expect("the test binary's path");
+            exe.ancestors().map(|dir| dir.join("examples").join(&name)).find(|p| p.is_file())
+        };
+        if let Some(path) = find() {
+            return path;
+        }
+        let features: Vec<&str> = [("http", cfg!(feature = "http")), ("auth", cfg!(feature = "auth"))]
+            .into_iter()
+            .chain([("redis", cfg!(feature = "redis"))])
+            .filter_map(|(name, on)| on.then_some(name))
+            .collect();
+        let status = within_for(
+            std::time::Duration::from_secs(600),
+            tokio::process::Command::new(env!("CARGO"))
+                .args(["build", "-p", "mcpweft", "--example", "calculator_server", "--no-default-features"])
+                .args(["--features", &features.join(",")])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status(),
+        )
+        .await
+        .expect("cargo runs");
+        assert!(status.success(), "building the example failed");
+        find().expect("the example exists after building it")
+    })
+    .await
+    .clone()
+}
