@@ -94,7 +94,7 @@ test-dist: dist test-dist-installs ## Builds the packages of make dist, installs
 
 test-dist-installs: ## The install tests of test-dist, on packages make dist built before.
 	python/scripts/test-dist.sh
-	cd node && node --test --test-reporter=spec test/dist/*.test.mjs
+	cd node && node --test --test-force-exit --test-reporter=spec test/dist/*.test.mjs
 
 # The Swift glue has no Rust tests (test-swift drives it), uniffi-bindgen is a tool and the
 # benchmark has no tests (lint checks it): leaving them out keeps uniffi's code generator and the
@@ -149,12 +149,12 @@ test-node: build-node build-examples tests/host/node_modules/.package-lock.json 
 	git diff --exit-code -- node/native.d.ts || { echo "node/native.d.ts changed: commit the regenerated file" >&2; exit 1; }
 	python/scripts/build.sh
 	cd node && npx --no-install tsc -b type-test
-	cd node && node --test --test-reporter=spec test/*.test.mjs
+	cd node && node --test --test-force-exit --test-timeout=300000 --test-reporter=spec test/*.test.mjs
 	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \
-		node --test --test-reporter=spec test/*.test.mjs
+		node --test --test-force-exit --test-timeout=300000 --test-reporter=spec test/*.test.mjs
 
 test-node-install: build-node ## Packs the checkout's Node main package, installs it into a fresh project (nothing compiles), builds its addon with the opt-in build-from-source script and runs it from ESM and CommonJS.
-	cd node && node --test --test-reporter=spec test/install/*.test.mjs
+	cd node && node --test --test-force-exit --test-reporter=spec test/install/*.test.mjs
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
