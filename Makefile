@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
+.PHONY: swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next conformance-rust conformance-python conformance-node-swift bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -159,9 +159,19 @@ test-node-install: build-node ## Packs the checkout's Node main package, install
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
-test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers, client scenarios against the Rust client.
-	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all rust python node swift
-	$(MAKE) conformance-next
+test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers, client scenarios against the Rust and Python clients.
+	$(MAKE) -j3 --output-sync=target conformance-rust conformance-python conformance-node-swift
+
+# The three parts of test-conformance, run side by side: a run of the suite keeps a CPU half busy
+# (its CLI and a fixture take turns, and client scenarios wait on time-outs), and each part names
+# its own fixtures, so none wipes another's results. The second suite runs on the first's builds.
+conformance-rust conformance-python: conformance-%: tests/conformance/node_modules/.package-lock.json
+	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all $*
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh all $*
+
+conformance-node-swift: tests/conformance/node_modules/.package-lock.json
+	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all node swift
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server node swift
 
 # `all rust` then `server python node swift`: a run wipes only the results of the fixtures it names.
 conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conformance suite 0.2.0-alpha.12 (revision 2026-07-28, extensions): its 65 server scenarios against the Rust, Python, Node and Swift servers, its 48 client scenarios against the Rust and Python clients.
