@@ -21,7 +21,7 @@ demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and th
 	tests/cluster/demo.sh
 
 test-cluster: ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), then cluster-suites.
-	$(CARGO) test $(RUST_TESTS) --test cluster
+	$(CARGO) test $(RUST_TESTS) --test it cluster::
 	$(CARGO) test $(RUST_TESTS) --test server_client cluster
 	$(MAKE) cluster-suites
 
@@ -70,8 +70,8 @@ lint-sources: ## Checks formatting, and that the core and the bridge depend on n
 	  fi; \
 	done
 
-lint-bench: ## Builds the benchmark's targets (make test lints them through clippy-driver).
-	$(CARGO) build -p mcpweft-bench --all-targets
+lint-bench: ## Checks the benchmark's targets (make test lints them through clippy-driver); a check, since its features differ from the workspace's and a build would compile the graph once more.
+	$(CARGO) check -p mcpweft-bench --all-targets
 
 lint: lint-sources ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -139,7 +139,7 @@ tests/oidc/node_modules/.package-lock.json: tests/oidc/package.json tests/oidc/p
 # oidc-provider supports Node 22 and later: the tests run it with the Node 22 the conformance
 # suite's lockfile pins.
 test-oidc: tests/oidc/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Logs in at a real authorization server (oidc-provider on loopback) and calls a protected server.
-	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test $(RUST_TESTS) --test auth_oidc -- --ignored
+	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test $(RUST_TESTS) --test it -- --ignored auth_oidc::
 
 tests/conformance/node_modules/.package-lock.json: tests/conformance/package.json tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error

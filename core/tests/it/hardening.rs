@@ -2,8 +2,6 @@
 //! of requests, peers that do not read, and values JSON cannot carry. Each test failed before
 //! the limit or the fix it names.
 
-mod common;
-
 use std::{
     sync::{
         Arc,
@@ -12,8 +10,8 @@ use std::{
     time::Duration,
 };
 
+use crate::common::*;
 use async_trait::async_trait;
-use common::*;
 use mcpweft::{
     ClientHandler, Error, ErrorData, RequestContext, RequestOptions, Server, model::*, server::Json,
     transport::StreamTransport,

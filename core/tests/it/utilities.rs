@@ -1,7 +1,5 @@
 //! Utilities: logging, ping, progress, cancellation, time-outs and concurrency.
 
-mod common;
-
 use std::{
     sync::{
         Arc, Mutex,
@@ -10,7 +8,7 @@ use std::{
     time::Duration,
 };
 
-use common::*;
+use crate::common::*;
 use mcpweft::{Error, RequestContext, RequestOptions, Server, model::*};
 use serde_json::json;
 use tokio::sync::Notify;

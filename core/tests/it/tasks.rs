@@ -1,8 +1,6 @@
 //! Tasks (experimental): task-augmented tool calls, `tasks/get`, `tasks/result`,
 //! `tasks/list`, `tasks/cancel`, the tool-level rules and servers without task support.
 
-mod common;
-
 use std::{
     sync::{
         Arc,
@@ -11,7 +9,7 @@ use std::{
     time::Duration,
 };
 
-use common::*;
+use crate::common::*;
 use mcpweft::{Error, ErrorData, Server, model::*, server::TaskOptions};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;

@@ -1,9 +1,7 @@
 //! Tools: listing with pagination, calls, input and output validation, typed tools,
 //! metadata round trips and run-time changes.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mcpweft::{Client, ClientOptions, Error, Server, model::*, server::Json, transport::StreamTransport};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

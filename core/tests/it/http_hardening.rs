@@ -2,12 +2,11 @@
 //! POSTs, cancellations, failed initializations, mismatched versions, unfinished requests,
 //! idle connections and clients that do not read. Each test failed before its fix.
 
-mod common;
-mod http_common;
+use crate::common;
 
 use std::{net::SocketAddr, time::Duration};
 
-use http_common::*;
+use crate::http_common::*;
 use mcpweft::{
     RequestContext, Server,
     http::{HttpServerOptions, StreamableHttpServer},

@@ -3,8 +3,7 @@
 //! client credentials, workload identity (the JWT bearer grant), and the refusal of metadata for
 //! another resource.
 
-mod auth_common;
-mod common;
+use crate::auth_common;
 
 use std::{
     collections::HashMap,
@@ -14,8 +13,9 @@ use std::{
     },
 };
 
+use crate::auth_common::{SigningKey, free_resource, jwks, now};
+use crate::common::{first_text, within};
 use async_trait::async_trait;
-use auth_common::{SigningKey, free_resource, jwks, now};
 use axum::{
     Json, Router,
     extract::{RawQuery, State},
@@ -23,7 +23,6 @@ use axum::{
     response::{IntoResponse, Response},
     routing::{get, post},
 };
-use common::{first_text, within};
 use mcpweft::{
     Client, ClientOptions, Error,
     auth::{Authorizer, ClientCredentials, JwtVerifier, LoopbackRedirect, OAuthClient, OAuthClientOptions},

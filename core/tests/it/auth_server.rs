@@ -2,9 +2,6 @@
 //! challenges, the Protected Resource Metadata document, the identity in handlers, and
 //! sessions bound to the identity that created them.
 
-mod auth_common;
-mod common;
-
 use std::{
     net::SocketAddr,
     sync::{
@@ -14,8 +11,8 @@ use std::{
     time::Duration,
 };
 
-use auth_common::{ISSUER, SigningKey, claims, jwks, now};
-use common::within;
+use crate::auth_common::{ISSUER, SigningKey, claims, jwks, now};
+use crate::common::within;
 use futures::{FutureExt, StreamExt};
 use mcpweft::{
     Error, RequestContext, Server,

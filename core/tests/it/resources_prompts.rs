@@ -1,10 +1,8 @@
 //! Resources, resource templates, subscriptions, prompts and completion.
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::*;
+use crate::common::*;
 use mcpweft::{Server, model::*, server::ResourceRequest};
 use serde_json::json;
 

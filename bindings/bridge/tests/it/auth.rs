@@ -2,11 +2,9 @@
 //! the caller's identity in the handler's context, and the JSON settings of servers and
 //! clients.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::callback;
+use crate::common::callback;
 use futures::executor::block_on;
 use mcpweft_bridge::{CallOptions, Callback, Client, ClientCallbacks, Context, Error, ErrorKind, Server};
 use serde_json::{Value, json};

@@ -1,9 +1,7 @@
 //! Configuration: each mistake is refused with `Error::Config` when it is made, before any
 //! message is exchanged, and every option struct is built with `new` and `with_*` methods.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::{sync::Arc, time::Duration};
 
 use mcpweft::{

@@ -1,7 +1,7 @@
 //! The skills extension end to end: a server serves a skill, a 2026-07-28 client lists it,
 //! loads it and reads its supporting file, each checked against the entry.
 
-mod common;
+use crate::common;
 
 use mcpweft::{
     Client, ClientOptions, Server,

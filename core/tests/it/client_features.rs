@@ -1,11 +1,9 @@
 //! Server-to-client requests made from a tool's `RequestContext`: sampling, elicitation
 //! and roots, with and without the client capability.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 
-use common::*;
+use crate::common::*;
 use mcpweft::{ClientOptions, Error, RequestContext, Server, model::*, server::ServerOptions};
 use serde_json::json;
 

@@ -1,8 +1,6 @@
 //! Robustness over raw bytes: malformed input, wrong types, batches, oversized lines, and
 //! peers that disappear. One bad message never takes a session down.
 
-mod common;
-
 use std::{
     sync::{
         Arc,
@@ -11,7 +9,7 @@ use std::{
     time::Duration,
 };
 
-use common::*;
+use crate::common::*;
 use mcpweft::{Client, ClientOptions, Error, RequestContext, Server, model::*, transport::StreamTransport};
 use serde_json::{Value, json};
 use tokio::sync::Notify;

@@ -3,8 +3,6 @@
 //! with a 2026-07-28 server (`server/discover`, `subscriptions/listen`, the level in `_meta`)
 //! as with a 2025-11-25 one; and the one parser of call options refuses bad values.
 
-mod common;
-
 use std::{
     sync::{
         Arc,
@@ -13,7 +11,7 @@ use std::{
     time::Duration,
 };
 
-use common::callback;
+use crate::common::callback;
 use futures::executor::block_on;
 use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Context, ErrorKind, Server};
 use serde_json::{Value, json};

@@ -1,8 +1,6 @@
 //! Lifecycle: initialization, version negotiation, phase rules and capability gates.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mcpweft::{Client, ClientOptions, Error, Server, model::*, transport::StreamTransport};
 use serde_json::json;
 

@@ -15,9 +15,6 @@
 //! only.
 #![cfg(unix)]
 
-mod common;
-mod http_common;
-
 use std::{
     collections::HashSet,
     io::{BufRead, BufReader, Read, Write},
@@ -31,7 +28,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use http_common::*;
+use crate::http_common::*;
 use mcpweft::{
     ErrorData, RequestContext,
     http::{ClusterOptions, HttpServerOptions, StreamableHttpServer},
@@ -354,7 +351,7 @@ impl Cluster {
         let url = format!("redis+unix://{}", self.redis_socket.display());
         let spec = format!("{},{},{url},{}", self.ports[i], self.balancer_port, self.prefix);
         let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "cluster_server_process", "--nocapture", "--test-threads=1"])
+            .args(["--exact", "cluster::cluster_server_process", "--nocapture", "--test-threads=1"])
             .env(SERVE_ENV, spec)
             .stdout(Stdio::piped())
             .stderr(log)

@@ -3,7 +3,7 @@
 //! falls back to `initialize` with a server that does not know `server/discover`; it opens
 //! `subscriptions/listen` streams for its resource subscriptions and the list changes it wants.
 
-mod common;
+use crate::common;
 
 use std::sync::{
     Arc,

@@ -3,15 +3,13 @@
 //! features, routed calls, restarts, list changes, time-outs that follow progress, collisions,
 //! and the configuration file.
 
-mod common;
-
 use std::{
     net::SocketAddr,
     sync::{Arc, Mutex},
     time::Duration,
 };
 
-use common::*;
+use crate::common::*;
 use mcpweft::{
     Error, ErrorData, RequestContext, Server,
     host::{

@@ -7,8 +7,7 @@
 //! The tests need `tests/oidc`'s npm packages (`make test-oidc` installs them and runs these
 //! tests), so a plain `cargo test` skips them.
 
-mod auth_common;
-mod common;
+use crate::auth_common;
 
 use std::{
     process::Stdio,
@@ -19,9 +18,9 @@ use std::{
     time::Duration,
 };
 
+use crate::auth_common::free_resource;
+use crate::common::{first_text, within};
 use async_trait::async_trait;
-use auth_common::free_resource;
-use common::{first_text, within};
 use mcpweft::{
     Client, ClientOptions, Error,
     auth::{Authorizer, JwtVerifier, OAuthClient, OAuthClientOptions},

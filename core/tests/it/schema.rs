@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-const SCHEMA: &str = include_str!("data/schema.json");
+const SCHEMA: &str = include_str!("../data/schema.json");
 
 /// Defs that describe JSON-RPC envelopes or message unions, not params/results/objects.
 fn is_envelope(name: &str, def: &Value) -> bool {

@@ -1,10 +1,8 @@
 //! The stdio transport against the real `calculator_server` example process.
 
-mod common;
-
 use std::{process::Stdio, sync::Arc, time::Duration};
 
-use common::*;
+use crate::common::*;
 use mcpweft::{
     Client, ClientOptions, RequestOptions,
     jsonrpc::JsonRpcMessage,

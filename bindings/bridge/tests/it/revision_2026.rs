@@ -2,14 +2,12 @@
 //! `Context::ask`, `state` and `set_state` as every binding exposes them, answers a 2026-07-28
 //! client through `input_required` rounds and a 2025-11-25 client through requests.
 
-mod common;
-
 use std::sync::{
     Arc, Mutex,
     atomic::{AtomicUsize, Ordering},
 };
 
-use common::callback;
+use crate::common::callback;
 use futures::executor::block_on;
 use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Context, ErrorKind, Server};
 use serde_json::{Value, json};

@@ -2,10 +2,9 @@
 //! client capabilities in `_meta`, need no `initialize` and belong to no session, over HTTP and
 //! stdio.
 
-mod common;
-mod http_common;
+use crate::common;
 
-use http_common::*;
+use crate::http_common::*;
 use mcpweft::{RequestContext, Server, http::HttpServerOptions, model::*};
 use serde_json::{Value, json};
 

@@ -2,14 +2,12 @@
 //! callbacks, every task awaited from a plain executor. The servers are real: a bridge server
 //! over Streamable HTTP on 127.0.0.1 and a command that fails to start.
 
-mod common;
-
 use std::{
     sync::{Arc, Mutex},
     time::Duration,
 };
 
-use common::callback;
+use crate::common::callback;
 use futures::executor::block_on;
 use mcpweft_bridge::{CallOptions, ClientCallbacks, Context, ErrorKind, Host, HostEvents, Server};
 use serde_json::{Value, json};

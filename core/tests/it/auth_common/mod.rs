@@ -27,12 +27,12 @@ pub struct SigningKey {
 impl SigningKey {
     /// The test key, `auth_ec_key.pem`.
     pub fn main(kid: &str) -> Self {
-        Self::from_pem(include_bytes!("../data/auth_ec_key.pem"), kid)
+        Self::from_pem(include_bytes!("../../data/auth_ec_key.pem"), kid)
     }
 
     /// Another key, `auth_ec_other_key.pem`, that no JWKS of the tests holds unless asked to.
     pub fn other(kid: &str) -> Self {
-        Self::from_pem(include_bytes!("../data/auth_ec_other_key.pem"), kid)
+        Self::from_pem(include_bytes!("../../data/auth_ec_other_key.pem"), kid)
     }
 
     fn from_pem(pem: &[u8], kid: &str) -> Self {

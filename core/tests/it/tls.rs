@@ -2,11 +2,9 @@
 //! (ring), a certificate the client trusts lets it call tools, and one it does not trust fails
 //! the connection with an error that says so.
 
-mod common;
-
 use std::{net::SocketAddr, sync::Arc};
 
-use common::*;
+use crate::common::*;
 use hyper_util::{rt::TokioIo, service::TowerToHyperService};
 use mcpweft::{
     Client, ClientOptions, RequestContext, Server,
@@ -18,9 +16,9 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject};
 use tokio_rustls::TlsAcceptor;
 
 /// The test authority, which signed the server's certificate.
-const AUTHORITY: &[u8] = include_bytes!("data/tls_ca.pem");
-const CERTIFICATE: &[u8] = include_bytes!("data/tls_cert.pem");
-const KEY: &[u8] = include_bytes!("data/tls_key.pem");
+const AUTHORITY: &[u8] = include_bytes!("../data/tls_ca.pem");
+const CERTIFICATE: &[u8] = include_bytes!("../data/tls_cert.pem");
+const KEY: &[u8] = include_bytes!("../data/tls_key.pem");
 
 /// Serves a one-tool MCP server over HTTPS on a loopback port, with the test certificate for
 /// `localhost` and `127.0.0.1` the test authority signed; returns its URL.

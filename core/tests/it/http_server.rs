@@ -1,12 +1,9 @@
 //! The Streamable HTTP server on the wire: raw `reqwest` requests, checking status codes,
 //! headers, JSON bodies and SSE event text against MCP 2025-11-25 (§ Transports).
 
-mod common;
-mod http_common;
-
 use std::{collections::HashSet, net::SocketAddr, sync::Arc, time::Duration};
 
-use http_common::*;
+use crate::http_common::*;
 use mcpweft::{
     RequestContext,
     http::{HttpServerOptions, StreamableHttpServer},

@@ -266,6 +266,6 @@ fn every_binding_exposes_every_entry_point_of_the_bridge() {
     assert!(
         report.is_empty(),
         "bindings lag behind the bridge:{report}\nExpose each in the binding's glue (bindings/<language>/src) \
-         with a test, or add it to EXEMPT or EXEMPT_FOR in bindings/bridge/tests/parity.rs with the reason."
+         with a test, or add it to EXEMPT or EXEMPT_FOR in bindings/bridge/tests/it/parity.rs with the reason."
     );
 }
