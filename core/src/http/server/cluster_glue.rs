@@ -2,8 +2,35 @@
 //! finding and rebuilding sessions through the directory, routing the client's messages to the
 //! process they belong to, and serving GET streams from Redis.
 
-use super::*;
-use crate::http::cluster::{BusEvent, Cluster, ClusterTasks, Unavailable, entry_of, owner_of};
+use std::sync::{
+    Arc,
+    atomic::{AtomicU64, Ordering},
+};
+
+use axum::{
+    body::Bytes,
+    http::{HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+};
+use serde_json::Value;
+
+use crate::{
+    http::{
+        cluster::{BusEvent, Cluster, ClusterTasks, Unavailable, entry_of, owner_of},
+        response::error_response,
+    },
+    jsonrpc::{JsonRpcMessage, RequestId},
+    model::methods,
+    sync::lock,
+};
+
+use super::{
+    HttpState,
+    caller::Caller,
+    request::RequestHeaders,
+    session::{HttpSession, STANDALONE},
+    streams::{frames_response, resume},
+};
 
 /// Counts one open followed stream of a session while it lives.
 struct Follower(Arc<AtomicU64>);
