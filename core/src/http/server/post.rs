@@ -26,7 +26,7 @@ use super::{
     HttpState, LOG_TARGET, SESSION_ID_HEADER,
     caller::Caller,
     request::{ACCEPTS_JSON, ACCEPTS_SSE, RequestHeaders, read_body},
-    session::Collected,
+    session::{Collected, HttpSession},
     sessions::find_session,
     stateless::{post_stateless, stateless_revision},
     streams::reply,
@@ -111,12 +111,7 @@ where
     };
     #[cfg(feature = "redis")]
     if let Some(cluster) = session.cluster.clone() {
-        if !matches!(message, JsonRpcMessage::Request(_)) {
-            return cluster_glue::deliver(&session, cluster, message).await;
-        }
-        if let Err(response) = cluster_glue::remember_level(&session, &cluster, &message).await {
-            return response;
-        }
+        return cluster_glue::post(&state, &session, cluster, message).await;
     }
     let JsonRpcMessage::Request(req) = &message else {
         // Notifications and responses are accepted once handed to the session.
@@ -126,21 +121,28 @@ where
         };
     };
     let id = req.id.clone();
-    let Some(stream) = session.open_stream(id.clone(), state.options.json_response) else {
-        return id_in_use(id);
-    };
-    #[cfg(feature = "redis")]
-    let subscription = cluster_glue::subscription_of(&message);
-    let Ok(collected) = session.request(stream, message).await else {
-        return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
-    };
-    #[cfg(feature = "redis")]
-    if let Some(subscription) = subscription
-        && let Err(response) = cluster_glue::record_subscription(&session, subscription).await
-    {
-        return response;
+    match deliver_request(&state, &session, id, message).await {
+        Ok((stream, collected)) => reply(&state, &session, stream, collected).await,
+        Err(response) => response,
     }
-    reply(&state, &session, stream, collected).await
+}
+
+/// Delivers request `message`, whose id is `id`, on a stream of its own: returns the stream and
+/// what it holds once the request was delivered, or the answer that refuses the request (its
+/// id is in use, or the session ended).
+pub(super) async fn deliver_request(
+    state: &HttpState,
+    session: &HttpSession,
+    id: RequestId,
+    message: JsonRpcMessage,
+) -> Result<(u64, Collected), Response> {
+    let Some(stream) = session.open_stream(id.clone(), state.options.json_response) else {
+        return Err(id_in_use(id));
+    };
+    let Ok(collected) = session.request(stream, message).await else {
+        return Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found"));
+    };
+    Ok((stream, collected))
 }
 
 /// The answer to a request whose id is that of a request still running in its session.
