@@ -109,7 +109,7 @@ fn challenge(
         None => "Service Unavailable: the token could not be verified".to_owned(),
     };
     let code = if status == StatusCode::SERVICE_UNAVAILABLE { -32603 } else { -32001 };
-    let mut response = super::server::error_response(status, code, &message);
+    let mut response = super::response::error_response(status, code, &message);
     if status != StatusCode::SERVICE_UNAVAILABLE
         && let Ok(value) = HeaderValue::from_str(&value)
     {

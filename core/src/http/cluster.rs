@@ -47,7 +47,7 @@ use tokio::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::server::{EventId, Frame};
+use super::sse::{EventId, Frame};
 use crate::{
     jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
     sync::lock,

@@ -10,7 +10,9 @@ mod auth;
 #[cfg(feature = "redis")]
 mod cluster;
 mod headers;
+mod response;
 mod server;
+mod sse;
 
 #[cfg(feature = "redis")]
 pub use cluster::ClusterOptions;

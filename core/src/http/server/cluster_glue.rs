@@ -2,8 +2,36 @@
 //! finding and rebuilding sessions through the directory, routing the client's messages to the
 //! process they belong to, and serving GET streams from Redis.
 
-use super::*;
-use crate::http::cluster::{BusEvent, Cluster, ClusterTasks, Unavailable, entry_of, owner_of};
+use std::sync::{
+    Arc,
+    atomic::{AtomicU64, Ordering},
+};
+
+use axum::{
+    body::Bytes,
+    http::{HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+};
+use serde_json::Value;
+
+use crate::{
+    http::{
+        cluster::{BusEvent, Cluster, ClusterTasks, Unavailable, entry_of, owner_of},
+        response::error_response,
+    },
+    jsonrpc::{JsonRpcMessage, RequestId},
+    model::methods,
+    sync::lock,
+};
+
+use super::{
+    HttpState,
+    caller::Caller,
+    post::deliver_request,
+    request::RequestHeaders,
+    session::{HttpSession, STANDALONE},
+    streams::{frames_response, reply, resume},
+};
 
 /// Counts one open followed stream of a session while it lives.
 struct Follower(Arc<AtomicU64>);
@@ -183,9 +211,38 @@ async fn replay_request(session: &Arc<HttpSession>, request: JsonRpcMessage) -> 
     collected.first().await.is_some()
 }
 
+/// Serves a POST for a session shared with the cluster: a notification or response goes to the
+/// processes it belongs to, and a request runs here, its `logging/setLevel` level and its
+/// (un)subscription recorded in Redis.
+pub(super) async fn post(
+    state: &Arc<HttpState>,
+    session: &Arc<HttpSession>,
+    cluster: Arc<Cluster>,
+    message: JsonRpcMessage,
+) -> Response {
+    let JsonRpcMessage::Request(request) = &message else {
+        return deliver(session, cluster, message).await;
+    };
+    let id = request.id.clone();
+    if let Err(response) = remember_level(session, &cluster, &message).await {
+        return response;
+    }
+    let subscription = subscription_of(&message);
+    let (stream, collected) = match deliver_request(state, session, id, message).await {
+        Ok(delivered) => delivered,
+        Err(response) => return response,
+    };
+    if let Some(subscription) = subscription
+        && let Err(response) = record_subscription(session, subscription).await
+    {
+        return response;
+    }
+    reply(state, session, stream, collected).await
+}
+
 /// Records a `logging/setLevel` request's level in the directory, for the processes that
 /// restore the session later, and sends it to those that hold it now.
-pub(super) async fn remember_level(
+async fn remember_level(
     session: &Arc<HttpSession>,
     cluster: &Cluster,
     message: &JsonRpcMessage,
@@ -200,7 +257,7 @@ pub(super) async fn remember_level(
 
 /// What a request changes in the session's subscriptions: subscribe (true) or unsubscribe
 /// (false), and the resource.
-pub(super) fn subscription_of(message: &JsonRpcMessage) -> Option<(bool, String)> {
+fn subscription_of(message: &JsonRpcMessage) -> Option<(bool, String)> {
     let JsonRpcMessage::Request(request) = message else { return None };
     let subscribe = match request.method.as_str() {
         methods::RESOURCES_SUBSCRIBE => true,
@@ -213,10 +270,7 @@ pub(super) fn subscription_of(message: &JsonRpcMessage) -> Option<(bool, String)
 
 /// Records a subscription the session took (or left) in the cluster, so that an update
 /// announced through any process reaches it.
-pub(super) async fn record_subscription(
-    session: &Arc<HttpSession>,
-    (subscribe, uri): (bool, String),
-) -> Result<(), Response> {
+async fn record_subscription(session: &Arc<HttpSession>, (subscribe, uri): (bool, String)) -> Result<(), Response> {
     let Some(cluster) = &session.cluster else { return Ok(()) };
     // A refused subscription (unknown capability, too many) is not recorded.
     let subscribed = subscribe && session.handle.is_subscribed(&uri);
@@ -228,7 +282,7 @@ pub(super) async fn record_subscription(
 
 /// Hands a notification or response from the client to the session it belongs to: a response
 /// goes to the process that sent the request it answers, a notification to every copy.
-pub(super) async fn deliver(session: &Arc<HttpSession>, cluster: Arc<Cluster>, message: JsonRpcMessage) -> Response {
+async fn deliver(session: &Arc<HttpSession>, cluster: Arc<Cluster>, message: JsonRpcMessage) -> Response {
     let answered = message.answers();
     let target = match answered {
         Some(RequestId::Number(n)) => u64::try_from(*n).ok().and_then(owner_of),
