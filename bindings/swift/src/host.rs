@@ -1,7 +1,4 @@
 //! The host handle: one client for many servers, read from the `mcpServers` configuration.
-//!
-//! Not yet declared in lib.rs: wired in (with `mod host;` and its re-exports) once it has been
-//! built and the Swift sources regenerated.
 
 use std::sync::Arc;
 
