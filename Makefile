@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
+.PHONY: swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next conformance-rust conformance-python conformance-node-swift bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -21,7 +21,7 @@ demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and th
 	tests/cluster/demo.sh
 
 test-cluster: ## Runs the cluster tests (Redis, haproxy, three server processes; skipped with a message where the packages cannot be installed), then cluster-suites.
-	$(CARGO) test $(RUST_TESTS) --test cluster
+	$(CARGO) test $(RUST_TESTS) --test it cluster::
 	$(CARGO) test $(RUST_TESTS) --test server_client cluster
 	$(MAKE) cluster-suites
 
@@ -70,8 +70,8 @@ lint-sources: ## Checks formatting, and that the core and the bridge depend on n
 	  fi; \
 	done
 
-lint-bench: ## Builds the benchmark's targets (make test lints them through clippy-driver).
-	$(CARGO) build -p mcpweft-bench --all-targets
+lint-bench: ## Checks the benchmark's targets (make test lints them through clippy-driver); a check, since its features differ from the workspace's and a build would compile the graph once more.
+	$(CARGO) check -p mcpweft-bench --all-targets
 
 lint: lint-sources ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -94,7 +94,7 @@ test-dist: dist test-dist-installs ## Builds the packages of make dist, installs
 
 test-dist-installs: ## The install tests of test-dist, on packages make dist built before.
 	python/scripts/test-dist.sh
-	cd node && node --test --test-reporter=spec test/dist/*.test.mjs
+	cd node && node --test --test-force-exit --test-reporter=spec test/dist/*.test.mjs
 
 # The Swift glue has no Rust tests (test-swift drives it), uniffi-bindgen is a tool and the
 # benchmark has no tests (lint checks it): leaving them out keeps uniffi's code generator and the
@@ -139,7 +139,7 @@ tests/oidc/node_modules/.package-lock.json: tests/oidc/package.json tests/oidc/p
 # oidc-provider supports Node 22 and later: the tests run it with the Node 22 the conformance
 # suite's lockfile pins.
 test-oidc: tests/oidc/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Logs in at a real authorization server (oidc-provider on loopback) and calls a protected server.
-	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test $(RUST_TESTS) --test auth_oidc -- --ignored
+	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test $(RUST_TESTS) --test it -- --ignored auth_oidc::
 
 tests/conformance/node_modules/.package-lock.json: tests/conformance/package.json tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
@@ -149,19 +149,29 @@ test-node: build-node build-examples tests/host/node_modules/.package-lock.json 
 	git diff --exit-code -- node/native.d.ts || { echo "node/native.d.ts changed: commit the regenerated file" >&2; exit 1; }
 	python/scripts/build.sh
 	cd node && npx --no-install tsc -b type-test
-	cd node && node --test --test-reporter=spec test/*.test.mjs
+	cd node && node --test --test-force-exit --test-timeout=300000 --test-reporter=spec test/*.test.mjs
 	cd node && PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" && node --version && \
-		node --test --test-reporter=spec test/*.test.mjs
+		node --test --test-force-exit --test-timeout=300000 --test-reporter=spec test/*.test.mjs
 
 test-node-install: build-node ## Packs the checkout's Node main package, installs it into a fresh project (nothing compiles), builds its addon with the opt-in build-from-source script and runs it from ESM and CommonJS.
-	cd node && node --test --test-reporter=spec test/install/*.test.mjs
+	cd node && node --test --test-force-exit --test-reporter=spec test/install/*.test.mjs
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
-test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers, client scenarios against the Rust client.
-	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all rust python node swift
-	$(MAKE) conformance-next
+test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers, client scenarios against the Rust and Python clients.
+	$(MAKE) -j3 --output-sync=target conformance-rust conformance-python conformance-node-swift
+
+# The three parts of test-conformance, run side by side: a run of the suite keeps a CPU half busy
+# (its CLI and a fixture take turns, and client scenarios wait on time-outs), and each part names
+# its own fixtures, so none wipes another's results. The second suite runs on the first's builds.
+conformance-rust conformance-python: conformance-%: tests/conformance/node_modules/.package-lock.json
+	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all $*
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh all $*
+
+conformance-node-swift: tests/conformance/node_modules/.package-lock.json
+	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all node swift
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server node swift
 
 # `all rust` then `server python node swift`: a run wipes only the results of the fixtures it names.
 conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conformance suite 0.2.0-alpha.12 (revision 2026-07-28, extensions): its 65 server scenarios against the Rust, Python, Node and Swift servers, its 48 client scenarios against the Rust and Python clients.

@@ -7,13 +7,16 @@
 # build, the check of the shipped crates for Windows and macOS (`make check-platforms`) and the
 # build of the fuzz targets, run in the background from the start. Their summary lines are
 # printed when the steps are done. Each step's duration is printed after it, with how busy the
-# CPUs were, so the run shows where its time goes.
+# CPUs were, so the run shows where its time goes. No step may run longer than
+# MAKE_TEST_STEP_LIMIT seconds (default 1800): a test that hangs fails the run with its output
+# instead of holding it until CI gives up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make="${MAKE:-make}"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 log="$target_dir/background-builds.log"
 mkdir -p "$target_dir"
+limit="${MAKE_TEST_STEP_LIMIT:-1800}"
 rm -f "$log.rc"
 
 # The background jobs get a session of their own, so that a failing step ends them all. They
@@ -40,7 +43,7 @@ for step in "$@"; do
     case "$step" in
         +*)
             name="${step#+}"
-            setsid "$make" --no-print-directory "$name" >"$target_dir/step-$name.log" 2>&1 </dev/null &
+            setsid timeout -k 30 "$limit" "$make" --no-print-directory "$name" >"$target_dir/step-$name.log" 2>&1 </dev/null &
             jobs[$name]=$!
             began_at[$name]=$SECONDS
             echo "make test: $name started in the background"
@@ -53,7 +56,10 @@ for step in "$@"; do
             wait "${jobs[$name]}" || status=$?
             unset "jobs[$name]"
             cat "$target_dir/step-$name.log"
-            if [ "$status" != 0 ]; then
+            if [ "$status" = 124 ]; then
+                echo "make test: $name ran longer than $limit s in the background and was stopped" >&2
+                exit "$status"
+            elif [ "$status" != 0 ]; then
                 echo "make test: $name failed in the background (exit $status)" >&2
                 exit "$status"
             fi
@@ -63,7 +69,14 @@ for step in "$@"; do
     esac
     began=$SECONDS
     read -r busy0 all0 < <(cpu_ticks)
-    "$make" --no-print-directory "$step"
+    status=0
+    timeout -k 30 "$limit" "$make" --no-print-directory "$step" || status=$?
+    if [ "$status" = 124 ]; then
+        echo "make test: $step ran longer than $limit s and was stopped" >&2
+        exit "$status"
+    elif [ "$status" != 0 ]; then
+        exit "$status"
+    fi
     read -r busy1 all1 < <(cpu_ticks)
     echo "make test: $step took $((SECONDS - began)) s, the CPUs $(((busy1 - busy0) * 100 / (all1 - all0 + 1)))% busy (the background builds included)"
 done

@@ -46,22 +46,31 @@ function handlerOf(handler) {
   return trampoline((params, ctx) => handler(params, new Context(ctx)));
 }
 
-/** Builds the native callbacks the options ask for, the notification listener and the close listener. */
-function callbacksOf(options, emit, closed) {
+/**
+ * Builds the native callbacks of the handlers the options name (sampling, elicitation, roots),
+ * each user handler `(params, ctx)` made a trampoline by `wrap`.
+ */
+function handlerCallbacks(options, wrap) {
   const callbacks = new native.NativeCallbacks();
   const { sampling, elicitation, roots } = options;
   if (sampling !== undefined) {
     const { handler, tools = false } = typeof sampling === 'function' ? { handler: sampling } : sampling;
-    callbacks.sampling(handlerOf(handler), tools);
+    callbacks.sampling(wrap(handler), tools);
   }
   if (elicitation !== undefined) {
     const { handler, form = true, url = false } = typeof elicitation === 'function' ? { handler: elicitation } : elicitation;
-    callbacks.elicitation(handlerOf(handler), form, url);
+    callbacks.elicitation(wrap(handler), form, url);
   }
   if (roots !== undefined) {
     const list = typeof roots === 'function' ? roots : () => roots;
-    callbacks.roots(handlerOf((_params, ctx) => list(ctx)));
+    callbacks.roots(wrap((_params, ctx) => list(ctx)));
   }
+  return callbacks;
+}
+
+/** Builds the native callbacks the options ask for, the notification listener and the close listener. */
+function callbacksOf(options, emit, closed) {
+  const callbacks = handlerCallbacks(options, handlerOf);
   callbacks.notification(trampoline((notification) => emit(notification)));
   callbacks.close(trampoline((info) => closed(info)));
   const { authorizer, tokenStore } = options;
@@ -483,4 +492,4 @@ if (Symbol.asyncDispose !== undefined) {
   };
 }
 
-module.exports = { Client, Subscription };
+module.exports = { Client, Subscription, handlerCallbacks };

@@ -9,6 +9,7 @@ const native = require('./native.cjs');
 const { sync } = require('./errors.cjs');
 const { settle, trampoline } = require('./call.cjs');
 const { Context } = require('./server.cjs');
+const { handlerCallbacks } = require('./client.cjs');
 
 /** The event each notification of a server is also emitted as, with the server's name. */
 const NOTIFICATIONS = {
@@ -35,7 +36,10 @@ function callOptions(options) {
   return [json, progress];
 }
 
-/** Wraps a user's handler `(params, ctx)` as a trampoline whose context names the server. */
+/**
+ * Wraps a user's handler `(params, ctx)` as a trampoline whose context names the server (roots
+ * payloads carry the server alone, so their handler gets no params).
+ */
 function handlerOf(handler) {
   return trampoline(({ server, params }, ctx) => {
     const context = new Context(ctx);
@@ -46,26 +50,7 @@ function handlerOf(handler) {
 
 /** Builds the native callbacks the options ask for, and the notification listener. */
 function callbacksOf(options, hear) {
-  const callbacks = new native.NativeCallbacks();
-  const { sampling, elicitation, roots } = options;
-  if (sampling !== undefined) {
-    const { handler, tools = false } = typeof sampling === 'function' ? { handler: sampling } : sampling;
-    callbacks.sampling(handlerOf(handler), tools);
-  }
-  if (elicitation !== undefined) {
-    const { handler, form = true, url = false } = typeof elicitation === 'function' ? { handler: elicitation } : elicitation;
-    callbacks.elicitation(handlerOf(handler), form, url);
-  }
-  if (roots !== undefined) {
-    const list = typeof roots === 'function' ? roots : () => roots;
-    callbacks.roots(
-      trampoline(({ server }, ctx) => {
-        const context = new Context(ctx);
-        context.server = server;
-        return list(context);
-      }),
-    );
-  }
+  const callbacks = handlerCallbacks(options, handlerOf);
   callbacks.notification(trampoline((notification) => hear(notification)));
   return callbacks;
 }

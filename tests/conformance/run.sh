@@ -14,6 +14,7 @@
 #   CONFORMANCE_RESULTS           results folder (default: <this folder>/results); each fixture's
 #                                 subfolder is wiped when that fixture runs
 #   CONFORMANCE_SKIP_INSTALL=1    skip `npm ci` when node_modules is already there
+#   CONFORMANCE_SKIP_BUILD=1      skip the fixtures' `--build` step (they still build what is missing)
 #   CONFORMANCE_SERVER_SCENARIOS  space-separated server scenarios to run instead of `--suite all`
 #   CONFORMANCE_CLIENT_SCENARIOS  space-separated client scenarios (default: the basic four, and the
 #                                 authorization scenarios for the fixtures in CONFORMANCE_AUTH_FIXTURES;
@@ -204,11 +205,16 @@ result_dir() {
   ls -1d "$dir/$prefix"-[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T* 2>/dev/null | sort | tail -n 1
 }
 
-# Starts `server-FIXTURE PORT` in its own process group and waits until it accepts
-# connections; on failure sets `problem`.
+# Runs `SCRIPT --build` into LOG, unless CONFORMANCE_SKIP_BUILD=1.
+build_fixture() {
+  [[ "${CONFORMANCE_SKIP_BUILD:-0}" == 1 ]] || "$1" --build >"$2" 2>&1
+}
+
+# Starts `server-FIXTURE PORT` (built already) in its own process group and waits until it
+# accepts connections; on failure sets `problem`.
 start_server() {
   local script="$1" port="$2" log="$3" deadline
-  setsid "$script" "$port" >>"$log" 2>&1 </dev/null &
+  CONFORMANCE_SKIP_BUILD=1 setsid "$script" "$port" >>"$log" 2>&1 </dev/null &
   server_pid=$!
   deadline=$((SECONDS + startup_timeout))
   while ((SECONDS < deadline)); do
@@ -241,7 +247,7 @@ run_server_side() {
   problem=""
   if [[ ! -x "$script" ]]; then
     problem="no executable $script"
-  elif ! "$script" --build >"$log" 2>&1; then
+  elif ! build_fixture "$script" "$log"; then
     problem="server-$fixture --build failed (see $log)"
   else
     port="$(free_port)"
@@ -341,7 +347,7 @@ run_client_side() {
   echo
   echo "== $fixture: client scenarios (client-$fixture) =="
   local build_log="$results/$1/client-build.log"
-  if [[ ! -x "$script" ]] || ! "$script" --build >"$build_log" 2>&1; then
+  if [[ ! -x "$script" ]] || ! build_fixture "$script" "$build_log"; then
     local problem="no executable $script"
     [[ -x "$script" ]] && problem="client-$fixture --build failed (see $build_log)"
     echo "  $problem"

@@ -219,10 +219,10 @@ enum TransportSpec {
     },
 }
 
-/// The settings of a client, as JSON.
+/// The settings of a client, as JSON (a host's too, beside its separator).
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ClientSpec {
+pub(crate) struct ClientSpec {
     name: Option<String>,
     version: Option<String>,
     title: Option<String>,
@@ -234,8 +234,10 @@ struct ClientSpec {
 }
 
 impl ClientSpec {
-    fn options(self, callbacks: &ClientCallbacks) -> ClientOptions {
-        let name = self.name.unwrap_or_else(|| "mcpweft".to_owned());
+    /// The core's client options: these settings, the client named `default_name` unless they
+    /// name it, and the capabilities the callbacks imply beside those declared.
+    pub(crate) fn options(self, callbacks: &ClientCallbacks, default_name: &str) -> ClientOptions {
+        let name = self.name.unwrap_or_else(|| default_name.to_owned());
         let version = self.version.unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned());
         let mut options = ClientOptions::new(name, version);
         options.info.title = self.title;
@@ -823,7 +825,7 @@ async fn connect_over(
     spec: ClientSpec,
     callbacks: ClientCallbacks,
 ) -> Result<Client, Error> {
-    let options = spec.options(&callbacks);
+    let options = spec.options(&callbacks, "mcpweft");
     let on_close = callbacks.close.clone();
     let inner = mcpweft::Client::connect_with_handler(transport, options, callbacks).await?;
     if let Some(on_close) = on_close {

@@ -6,7 +6,7 @@
 //! answers the servers' requests with the bridge's [`Callback`](crate::Callback)s, told the
 //! server's name in the payload, and writes what the host knows as JSON.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use mcpweft::{
@@ -14,61 +14,39 @@ use mcpweft::{
     host::{self, CollisionKind, HostConfig, HostEvent, HostHandler, ListKind, ServerState},
     jsonrpc::Notification,
     model::{
-        ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-        ElicitationCompleteNotificationParams, Icon, Implementation, JsonObject, ListRootsResult,
-        LoggingMessageNotificationParams, ResourceUpdatedNotificationParams, methods,
+        CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+        ElicitationCompleteNotificationParams, JsonObject, ListRootsResult, LoggingMessageNotificationParams,
+        ResourceUpdatedNotificationParams, methods,
     },
     session::IncomingRequest,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio_util::sync::CancellationToken;
 
-use crate::{CallOptions, ClientCallbacks, Context, Error, Task, server::parse};
+use crate::{CallOptions, ClientCallbacks, Context, Error, Task, client::ClientSpec, server::parse};
 
-/// The settings of a host, as JSON.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct HostSpec {
-    name: Option<String>,
-    version: Option<String>,
-    title: Option<String>,
-    icons: Option<Vec<Icon>>,
-    website_url: Option<String>,
-    protocol_version: Option<String>,
-    request_timeout_ms: Option<u64>,
-    capabilities: Option<ClientCapabilities>,
-    separator: Option<String>,
-}
-
-impl HostSpec {
-    /// The core's builder of a host of `config` with these settings, declaring the capabilities
-    /// beside those the callbacks imply, and answering the servers with the callbacks.
-    fn builder(self, config: HostConfig, callbacks: ClientCallbacks) -> host::HostBuilder {
-        let name = self.name.unwrap_or_else(|| "mcpweft-host".to_owned());
-        let version = self.version.unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned());
-        let mut info = Implementation::new(name, version);
-        info.title = self.title;
-        info.icons = self.icons;
-        info.website_url = self.website_url;
-        let mut caps = self.capabilities.unwrap_or_default();
-        let derived = callbacks.capabilities();
-        caps.sampling = caps.sampling.or(derived.sampling);
-        caps.elicitation = caps.elicitation.or(derived.elicitation);
-        caps.roots = caps.roots.or(derived.roots);
-        let mut builder = host::Host::builder(config).with_info(info).with_capabilities(caps);
-        if let Some(version) = self.protocol_version {
-            builder = builder.with_protocol_version(version);
-        }
-        if let Some(ms) = self.request_timeout_ms {
-            builder = builder.with_request_timeout(Duration::from_millis(ms));
-        }
-        if let Some(separator) = self.separator {
-            builder = builder.with_separator(separator);
-        }
-        builder.with_handler(Callbacks(callbacks))
+/// The core's builder of a host of `config` with `options`: a client's settings (see
+/// [`crate::Client`]) and the `separator`; it declares the capabilities the callbacks imply
+/// beside those declared, and answers the servers with the callbacks.
+fn host_builder(config: HostConfig, options: Value, callbacks: ClientCallbacks) -> Result<host::HostBuilder, Error> {
+    let mut options = match options {
+        Value::Null => Map::new(),
+        Value::Object(map) => map,
+        other => return Err(Error::invalid_input(format!("host options are an object, not {other}"))),
+    };
+    let separator = options.remove("separator").map(|v| parse::<String>(v, "the host's separator")).transpose()?;
+    let client = parse::<ClientSpec>(Value::Object(options), "host options")?.options(&callbacks, "mcpweft-host");
+    let mut builder = host::Host::builder(config)
+        .with_info(client.info)
+        .with_capabilities(client.capabilities)
+        .with_protocol_version(client.protocol_version)
+        .with_request_timeout(client.request_timeout);
+    if let Some(separator) = separator {
+        builder = builder.with_separator(separator);
     }
+    Ok(builder.with_handler(Callbacks(callbacks)))
 }
 
 /// Reads a host's configuration: the path of a file, the whole configuration (an object with
@@ -277,16 +255,12 @@ impl Host {
     pub fn connect(config: Value, options: Value, callbacks: ClientCallbacks) -> Task<Host> {
         Task::new(async move {
             let config = host_config(config)?;
-            let spec = match options {
-                Value::Null => HostSpec::default(),
-                other => parse::<HostSpec>(other, "host options")?,
-            };
             if callbacks.authorizer.is_some() || callbacks.token_store.is_some() || callbacks.close.is_some() {
                 return Err(Error::invalid_input(
                     "a host takes sampling, elicitation, roots and notification callbacks only",
                 ));
             }
-            let inner = spec.builder(config, callbacks).connect().await?;
+            let inner = host_builder(config, options, callbacks)?.connect().await?;
             Ok(Host { inner, closed: CancellationToken::new() })
         })
     }

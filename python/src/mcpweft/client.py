@@ -60,10 +60,38 @@ _LIST_CHANGED = {
 
 
 def _options(
-    timeout: Optional[float] = None, *, task: Optional[JsonObject] = None, meta: Optional[JsonObject] = None
+    timeout: Optional[float] = None,
+    *,
+    max_total_timeout: Optional[float] = None,
+    task: Optional[JsonObject] = None,
+    meta: Optional[JsonObject] = None,
 ) -> JsonObject:
-    """The options of one call as the native client reads them (``timeout`` in seconds)."""
-    return optional(timeoutMs=None if timeout is None else timeout * 1000, task=task, meta=meta)
+    """The options of one call as the bridge reads them (times in seconds)."""
+    return optional(
+        timeoutMs=None if timeout is None else timeout * 1000,
+        maxTotalTimeoutMs=None if max_total_timeout is None else max_total_timeout * 1000,
+        task=task,
+        meta=meta,
+    )
+
+
+def _progress_listener(
+    callback: Optional[ProgressCallback], tasks: set[asyncio.Future[Any]]
+) -> Optional[Callable[[JsonObject], None]]:
+    """The native listener of progress notifications that calls ``callback(progress, total,
+    message)``; a coroutine it returns runs as a task kept in ``tasks``."""
+    if callback is None:
+        return None
+
+    def on_progress(params: JsonObject) -> None:
+        p = cast(ProgressParams, params)
+        outcome = callback(p["progress"], p.get("total"), p.get("message"))
+        if inspect.isawaitable(outcome):
+            task = asyncio.ensure_future(outcome)
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+    return on_progress
 
 
 def _map(fn: Callable[..., Any], post: Callable[[Any], Any]) -> tuple[Callable[..., Any], bool]:
@@ -475,7 +503,7 @@ class Client:
 
         A tool failure comes back as a result with ``isError``; protocol errors raise ``McpError``.
         """
-        on_progress = None if progress is None else self._progress(progress)
+        on_progress = _progress_listener(progress, self._tasks)
         result = await self._session.call_tool(name, arguments, _options(timeout, meta=meta), on_progress)
         return cast(CallToolResult, result)
 
@@ -554,17 +582,6 @@ class Client:
     async def cancel_task(self, task_id: str, *, timeout: Optional[float] = None) -> Task:
         """Cancels a task and returns its final state."""
         return cast(Task, await self._session.cancel_task(task_id, _options(timeout)))
-
-    def _progress(self, callback: ProgressCallback) -> Callable[[JsonObject], None]:
-        def on_progress(params: JsonObject) -> None:
-            p = cast(ProgressParams, params)
-            outcome = callback(p["progress"], p.get("total"), p.get("message"))
-            if inspect.isawaitable(outcome):
-                task = asyncio.ensure_future(outcome)
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-
-        return on_progress
 
     async def list_resources(self) -> list[Resource]:
         """Lists every resource of the server."""

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Generator, Mapping, Sequen
 from typing import Any, Callable, Literal, Optional, TypedDict, Union, cast
 
 from . import _logging, _native
-from .client import ProgressCallback, _elicitation_result, _sampling_result, _settle
+from .client import ProgressCallback, _elicitation_result, _options, _progress_listener, _sampling_result, _settle
 from .errors import ConfigError, TransportClosed
 from .types import (
     CallToolResult,
@@ -99,14 +99,6 @@ class HostEvent(TypedDict, total=False):
     list: Literal["tools", "prompts", "resources"]
     collisions: list[Collision]
     missed: int
-
-
-def _options(timeout: Optional[float], max_total_timeout: Optional[float]) -> JsonObject:
-    """The options of one call as the native host reads them (times in seconds)."""
-    return optional(
-        timeoutMs=None if timeout is None else timeout * 1000,
-        maxTotalTimeoutMs=None if max_total_timeout is None else max_total_timeout * 1000,
-    )
 
 
 def _from_server(fn: Callable[[str, Any], Any], post: Callable[[Any], Any]) -> tuple[Callable[..., Any], bool]:
@@ -341,8 +333,8 @@ class Host:
         message)`` hears; ``max_total_timeout`` bounds the whole call however much progress it
         reports. A tool failure comes back as a result with ``isError``; a server that is not
         ready, or goes away during the call, raises ``TransportClosed`` naming it."""
-        on_progress = None if progress is None else self._progress(progress)
-        options = _options(timeout, max_total_timeout)
+        on_progress = _progress_listener(progress, self._tasks)
+        options = _options(timeout, max_total_timeout=max_total_timeout)
         return cast(CallToolResult, await self._host.call_tool(name, arguments, options, on_progress))
 
     async def read_resource(
@@ -355,7 +347,7 @@ class Host:
     ) -> ReadResourceResult:
         """Reads a resource from ``server``, or else from the server that lists ``uri`` or the
         one whose resource template matches it."""
-        options = _options(timeout, max_total_timeout)
+        options = _options(timeout, max_total_timeout=max_total_timeout)
         return cast(ReadResourceResult, await self._host.read_resource(uri, server, options))
 
     async def get_prompt(
@@ -367,7 +359,7 @@ class Host:
         max_total_timeout: Optional[float] = None,
     ) -> GetPromptResult:
         """Renders a prompt by its host name with string arguments."""
-        options = _options(timeout, max_total_timeout)
+        options = _options(timeout, max_total_timeout=max_total_timeout)
         return cast(GetPromptResult, await self._host.get_prompt(name, arguments, options))
 
     def restart(self, name: str) -> None:
@@ -387,13 +379,3 @@ class Host:
                 print(event["server"], event["state"])
         """
         return HostEvents(self._host.events())
-
-    def _progress(self, callback: ProgressCallback) -> Callable[[JsonObject], None]:
-        def on_progress(params: JsonObject) -> None:
-            outcome = callback(params["progress"], params.get("total"), params.get("message"))
-            if inspect.isawaitable(outcome):
-                task = asyncio.ensure_future(outcome)
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-
-        return on_progress
