@@ -1,6 +1,3 @@
-// Compiled once the generated sources have the native host (scripts/build.sh regenerates
-// them): until then MCPWEFT_HOST is not set and this file is empty.
-#if MCPWEFT_HOST
 import Foundation
 import McpWeftNative
 
@@ -22,7 +19,7 @@ public struct HostHandlers: Sendable {
     /// Answers `roots/list` for the server named: the roots (an array of `{"uri", "name"}`)
     /// or the whole result.
     public var roots: (@Sendable (String, Context) async throws -> JSONValue)?
-    /// Hears every notification from every server but list changes (`Host.events` tells
+    /// Hears every notification from every server but list changes (`MCPHost.events` tells
     /// those): the server's name, the method and the params.
     public var notification: (@Sendable (String, String, JSONValue) async -> Void)?
 
@@ -96,7 +93,7 @@ public enum ServerState: Sendable, Equatable {
     }
 }
 
-/// A configured server and its state, as `Host.servers()` lists them.
+/// A configured server and its state, as `MCPHost.servers()` lists them.
 public struct HostServer: Sendable, Equatable {
     /// The server's name in the configuration, the prefix of its tools and prompts.
     public let name: String
@@ -104,7 +101,7 @@ public struct HostServer: Sendable, Equatable {
     public let state: ServerState
 }
 
-/// What happens in a host, as `Host.events` tells it.
+/// What happens in a host, as `MCPHost.events` tells it.
 public enum HostEvent: Sendable, Equatable {
     /// A server changed state; the host's lists already show it.
     case stateChanged(server: String, state: ServerState)
@@ -112,7 +109,7 @@ public enum HostEvent: Sendable, Equatable {
     /// host's lists show the new one.
     case listChanged(server: String, list: String)
     /// The names several servers offer changed; these are all of them now (as
-    /// `Host.collisions()` lists them).
+    /// `MCPHost.collisions()` lists them).
     case collisions([JSONValue])
     /// The reader fell behind and missed the oldest `missed` events; the host's lists and
     /// states always show the present.
@@ -139,7 +136,7 @@ public enum HostEvent: Sendable, Equatable {
 /// option `separator`); names that several servers offer are left out and listed by
 /// `collisions()`. A server that fails to connect does not fail the host: its state says why.
 /// Cancelling the Swift task that awaits a call cancels the call.
-public final class Host: Sendable {
+public final class MCPHost: Sendable {
     let native: NativeHost
 
     init(_ native: NativeHost) {
@@ -157,7 +154,7 @@ public final class Host: Sendable {
     /// (`__` by default).
     public static func connect(
         _ config: JSONValue, options: JSONObject = [:], handlers: HostHandlers = .init()
-    ) async throws -> Host {
+    ) async throws -> MCPHost {
         try await connect(config: config, options: options, handlers: handlers)
     }
 
@@ -165,15 +162,15 @@ public final class Host: Sendable {
     /// `claude_desktop_config.json` or `.vscode/mcp.json`); as `connect(_:options:handlers:)`.
     public static func connect(
         path: String, options: JSONObject = [:], handlers: HostHandlers = .init()
-    ) async throws -> Host {
+    ) async throws -> MCPHost {
         try await connect(config: .string(path), options: options, handlers: handlers)
     }
 
-    private static func connect(config: JSONValue, options: JSONObject, handlers: HostHandlers) async throws -> Host {
+    private static func connect(config: JSONValue, options: JSONObject, handlers: HostHandlers) async throws -> MCPHost {
         let config = config.jsonText
         let options = JSONValue.object(options).jsonText
         let handlers = handlers.native
-        return Host(
+        return MCPHost(
             try await awaitNative { cancel in
                 try await nativeHostConnect(config: config, options: options, handlers: handlers, cancel: cancel)
             })
@@ -331,4 +328,3 @@ private func hostOptions(_ timeout: Duration?, _ maxTotalTimeout: Duration?) -> 
     return JSONValue.object(JSONObject(compacting: ["timeoutMs": ms(timeout), "maxTotalTimeoutMs": ms(maxTotalTimeout)]))
         .jsonText
 }
-#endif
