@@ -10,7 +10,10 @@
 //! [`input_memory`]) measures what a large answer to a request for input costs the mcpweft server
 //! beside the same bytes sent as tool arguments.
 //!
-//! Usage: `mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--cluster-only] [--cluster] [--python
+//! The host section (see [`host_bench`]) measures a call through a host beside a direct client
+//! call, and the time a host takes to connect to ten stdio servers.
+//!
+//! Usage: `mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--host-only|--cluster-only] [--cluster] [--python
 //! PYTHON] [--node NODE] [--server NAME=COMMAND]... [--http-server
 //! NAME=COMMAND]...`. The rmcp and mcpweft echo servers are looked up next to
 //! the driver's own executable; `--python` (or `MCPWEFT_BENCH_PYTHON`) adds
@@ -19,6 +22,7 @@
 //! `--http-server` HTTP servers, whose commands are split on whitespace.
 
 mod cluster_bench;
+mod host_bench;
 mod http;
 mod http_bench;
 mod input_memory;
@@ -33,7 +37,7 @@ use rpc::Result;
 use servers::{PORT, Server};
 
 /// The command-line help.
-const USAGE: &str = "usage: mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--cluster-only]
+const USAGE: &str = "usage: mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--host-only|--cluster-only]
                     [--python PYTHON]
                     [--node NODE] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]... [--cluster]
 
@@ -46,6 +50,8 @@ spaces).
   --http-only                run only the Streamable HTTP section
   --memory-only              run only the section on the memory of large answers
                              to requests for input
+  --host-only                run only the host section (a call through a host
+                             beside a direct call; connecting to ten servers)
   --cluster-only             run only the cluster section
   --python PYTHON            add the mcpweft-py and fastmcp rows, running
                              bench/python/*_echo.py with the interpreter PYTHON
@@ -69,6 +75,8 @@ struct Options {
     http: bool,
     /// Whether the memory section runs.
     memory: bool,
+    /// Whether the host section runs.
+    host: bool,
     /// The stdio servers to measure.
     servers: Vec<Server>,
     /// The HTTP servers to measure, whose commands contain [`PORT`].
@@ -91,9 +99,12 @@ fn parse_args() -> Result<Options> {
         match arg.as_str() {
             "--quick" => quick = true,
             "--cluster" => cluster = true,
-            "--stdio-only" | "--http-only" | "--memory-only" | "--cluster-only" => {
+            "--stdio-only" | "--http-only" | "--memory-only" | "--host-only" | "--cluster-only" => {
                 if only.replace(arg.clone()).is_some_and(|previous| previous != arg) {
-                    return Err("--stdio-only, --http-only, --memory-only and --cluster-only exclude each other".into());
+                    return Err(
+                        "--stdio-only, --http-only, --memory-only, --host-only and --cluster-only exclude each other"
+                            .into(),
+                    );
                 }
             }
             "--python" => python = Some(args.next().ok_or("--python needs the path of an interpreter")?),
@@ -116,6 +127,7 @@ fn parse_args() -> Result<Options> {
     let stdio = only.is_none() || only.as_deref() == Some("--stdio-only");
     let http = only.is_none() || only.as_deref() == Some("--http-only");
     let memory = only.is_none() || only.as_deref() == Some("--memory-only");
+    let host = only.is_none() || only.as_deref() == Some("--host-only");
     let cluster = cluster || only.as_deref() == Some("--cluster-only");
     let exe = std::env::current_exe()?;
     let dir = exe.parent().unwrap_or(Path::new("."));
@@ -133,7 +145,7 @@ fn parse_args() -> Result<Options> {
         http_servers.extend(node.iter().flat_map(|node| servers::node(node, true)));
         http_servers.extend(extra_http);
     }
-    Ok(Options { quick, stdio, http, memory, servers, http_servers, cluster })
+    Ok(Options { quick, stdio, http, memory, host, servers, http_servers, cluster })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -163,8 +175,14 @@ async fn main() -> ExitCode {
         }
         ok &= input_memory::run(dir).await;
     }
-    if options.cluster {
+    if options.host {
         if options.stdio || options.http || options.memory {
+            println!();
+        }
+        ok &= host_bench::run(dir, options.quick).await;
+    }
+    if options.cluster {
+        if options.stdio || options.http || options.memory || options.host {
             println!();
         }
         ok &= cluster_bench::run(dir, options.quick).await;

@@ -427,10 +427,13 @@ impl ServerInner {
         removed
     }
 
+    /// Sends a list change to every `subscriptions/listen` stream that asked for it and to
+    /// every session whose `initialize` was answered: one still waiting for its
+    /// `notifications/initialized` hears it too, since it may have read the lists already.
     fn broadcast(&self, method: &str) {
         self.listeners.publish(method, serde_json::json!({}));
         for session in self.live_sessions() {
-            if session.phase() == session::Phase::Ready
+            if matches!(session.phase(), session::Phase::Initializing | session::Phase::Ready)
                 && let Some(peer) = session.peer.get()
             {
                 let _ = peer.notify(method, &serde_json::json!({}), None);

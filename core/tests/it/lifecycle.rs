@@ -236,3 +236,24 @@ async fn unknown_fields_are_tolerated_in_initialize() {
     assert_eq!(response["result"]["protocolVersion"], "2025-11-25");
     assert!(response["result"]["capabilities"].is_object());
 }
+
+#[tokio::test]
+async fn a_list_change_between_the_initialize_answer_and_initialized_reaches_the_client() {
+    let server = full_server();
+    let (mut raw, _session, _task) = raw_server(&server, None);
+    let answer = raw
+        .request(
+            json!(1),
+            "initialize",
+            json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" } }),
+        )
+        .await;
+    assert!(answer["result"]["capabilities"]["tools"]["listChanged"] == true, "{answer}");
+    // A client that was just answered may change nothing yet, but the server may: the change
+    // is not lost while its `notifications/initialized` is on the way.
+    assert!(server.remove_tool("noop"));
+    assert_eq!(raw.recv().await["method"], "notifications/tools/list_changed");
+    raw.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    let tools = raw.request(json!(2), "tools/list", json!({})).await;
+    assert_eq!(tools["result"]["tools"], json!([]));
+}

@@ -1,0 +1,105 @@
+//! The host section: what routing a call through a [`mcpweft::host::Host`] costs beside a
+//! client connected to the same server, and how long a host takes to connect to ten stdio
+//! servers beside one.
+//!
+//! Both measure the mcpweft echo server next to the driver. The call overhead alternates blocks
+//! of sequential `echo` calls through a direct [`mcpweft::Client`] and through a host of that
+//! one server (each its own process), so that drift of the machine hits both alike, and
+//! compares the medians of the blocks' mean latencies. The connection times are the medians of
+//! several host connections to one server and to ten (each a process of its own, started at
+//! once), beside the slowest of the single connections.
+
+use std::{path::Path, time::Instant};
+
+use mcpweft::{
+    Client, ClientOptions,
+    host::{Host, HostConfig, ServerState},
+    transport::ChildProcessTransport,
+};
+use serde_json::{Value, json};
+
+use crate::report::{median, print_line};
+
+/// The echo server next to the driver.
+const SERVER: &str = "mcpweft-echo-server";
+
+/// Runs the section with the server found in `dir`, dividing its counts by 10 when `quick`;
+/// prints its table and returns whether it could run.
+pub(crate) async fn run(dir: &Path, quick: bool) -> bool {
+    println!("== host: a call through a host, and connecting to ten stdio servers ==");
+    let server = dir.join(SERVER);
+    if !server.is_file() {
+        println!("skipped: {} is not built", server.display());
+        return false;
+    }
+    let command = server.to_string_lossy().into_owned();
+    match measure(&command, if quick { 10 } else { 1 }).await {
+        Ok(()) => true,
+        Err(error) => {
+            println!("failed: {error}");
+            false
+        }
+    }
+}
+
+/// A host configuration of `count` echo servers named `echo0`, `echo1`...
+fn config(command: &str, count: usize) -> Result<HostConfig, mcpweft::Error> {
+    let servers: serde_json::Map<String, Value> =
+        (0..count).map(|i| (format!("echo{i}"), json!({ "command": command }))).collect();
+    HostConfig::from_value(&json!({ "mcpServers": servers }))
+}
+
+/// Measures both and prints the table.
+async fn measure(command: &str, divisor: usize) -> Result<(), mcpweft::Error> {
+    let calls = 2_000 / divisor;
+    let blocks = 10;
+    let transport = ChildProcessTransport::command(command, &[] as &[String])?;
+    let client = Client::connect(transport, ClientOptions::new("mcpweft-bench", "0.1.0")).await?;
+    let host = Host::connect(config(command, 1)?).await?;
+    let arguments = json!({ "text": "hello" });
+    let (mut direct, mut routed) = (Vec::new(), Vec::new());
+    for _ in 0..blocks {
+        let started = Instant::now();
+        for _ in 0..calls {
+            client.call_tool("echo", arguments.clone()).await?;
+        }
+        direct.push(started.elapsed().as_secs_f64() * 1e6 / calls as f64);
+        let started = Instant::now();
+        for _ in 0..calls {
+            host.call_tool("echo0__echo", arguments.clone()).await?;
+        }
+        routed.push(started.elapsed().as_secs_f64() * 1e6 / calls as f64);
+    }
+    client.close().await;
+    host.close().await;
+    let (direct, routed) = (median(&mut direct), median(&mut routed));
+
+    let rounds = 7 / divisor.min(7) + 2;
+    let (mut one, mut ten) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let started = Instant::now();
+        let host = Host::connect(config(command, 1)?).await?;
+        one.push(started.elapsed().as_secs_f64() * 1e3);
+        host.close().await;
+        let started = Instant::now();
+        let host = Host::connect(config(command, 10)?).await?;
+        ten.push(started.elapsed().as_secs_f64() * 1e3);
+        let ready = host.servers().into_iter().filter(|(_, state)| *state == ServerState::Ready).count();
+        host.close().await;
+        if ready != 10 {
+            return Err(mcpweft::Error::Config(format!("{ready} of the ten echo servers became ready")));
+        }
+    }
+    let slowest = one.iter().copied().fold(0.0, f64::max);
+    let (one, ten) = (median(&mut one), median(&mut ten));
+
+    print_line("", &["direct".into(), "host".into(), "overhead".into()]);
+    print_line(
+        "call (µs, mean)",
+        &[format!("{direct:.1}"), format!("{routed:.1}"), format!("{:+.1}%", (routed / direct - 1.0) * 100.0)],
+    );
+    print_line("", &["1 server".into(), "slowest 1".into(), "10 servers".into()]);
+    print_line("connect (ms)", &[format!("{one:.1}"), format!("{slowest:.1}"), format!("{ten:.1}")]);
+    println!("{blocks} alternating blocks of {calls} sequential echo calls; connections: medians of {rounds} hosts");
+    Ok(())
+}
