@@ -92,9 +92,9 @@ final class HostTests: XCTestCase {
                 ["kind": "resourceTemplate", "name": "calc://constants/{name}", "servers": ["rust", "python"]],
             ])
         let rustSum = try await host.callTool("rust__add", arguments: ["a": 2, "b": 3])
-        XCTAssertEqual(rustSum.structuredContent, ["sum": 5])
+        XCTAssertEqual(rustSum.structuredContent, ["sum": 5.0])
         let pythonSum = try await host.callTool("python__add", arguments: ["a": 2, "b": 3])
-        XCTAssertEqual(pythonSum.structuredContent, ["sum": 5])
+        XCTAssertEqual(pythonSum.structuredContent, ["sum": 5.0])
         let referenceSum = try await host.callTool("everything__get-sum", arguments: ["a": 2, "b": 3])
         XCTAssertEqual(referenceSum.text, "The sum of 2 and 3 is 5.")
         let echo = try await host.callTool("everything__echo", arguments: ["message": "hi"])
@@ -154,7 +154,7 @@ final class HostTests: XCTestCase {
         let back = try await nextEvent(&events) { if case .stateChanged("rust", _) = $0 { true } else { false } }
         XCTAssertEqual(back, .stateChanged(server: "rust", state: .ready))
         let again = try await host.callTool("rust__add", arguments: ["a": 20, "b": 22])
-        XCTAssertEqual(again.structuredContent, ["sum": 42])
+        XCTAssertEqual(again.structuredContent, ["sum": 42.0])
 
         // A failed server is tried again on demand, and fails the same way.
         try host.restart("broken")
@@ -201,7 +201,7 @@ final class HostTests: XCTestCase {
         let host = try await MCPHost.connect(path: file.path, options: ["separator": "."])
         XCTAssertTrue(host.tools().contains { $0["name"] == "calc.add" })
         let sum = try await host.callTool("calc.add", arguments: ["a": 1, "b": 1])
-        XCTAssertEqual(sum.structuredContent, ["sum": 2])
+        XCTAssertEqual(sum.structuredContent, ["sum": 2.0])
         await host.close()
     }
 }
