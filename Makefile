@@ -117,7 +117,8 @@ test-python: build-examples tests/host/node_modules/.package-lock.json ## Builds
 swift-root: ## Makes the Debian trixie root with Swift that the Swift builds run in (once; cached).
 	bindings/swift/scripts/toolchain.sh >/dev/null
 
-test-swift: build-examples ## Builds the Swift package in a Debian trixie root (made once, cached), runs its XCTests and its interop with the official SDKs and the other examples.
+test-swift: build-examples tests/host/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Builds the Swift package in a Debian trixie root (made once, cached), runs its XCTests (the host's over the Rust and Python calculators and the reference server) and its interop with the official SDKs and the other examples.
+	python/scripts/build.sh
 	bindings/swift/scripts/test.sh
 	bindings/swift/scripts/interop.sh
 

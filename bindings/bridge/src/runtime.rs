@@ -24,12 +24,30 @@ static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
     crate::log::init_logging();
     tokio::runtime::Builder::new_multi_thread()
         .thread_name("mcpweft")
-        .on_thread_start(crate::pool::thread_started)
+        .on_thread_start(thread_started)
         .on_thread_stop(crate::pool::thread_stopping)
         .enable_all()
         .build()
         .expect("the Tokio runtime of mcpweft could not be built")
 });
+
+/// Prepares a thread of the bridge. A write to a pipe whose reader is gone (the stdin of a
+/// stdio server that exited) then fails with `EPIPE` instead of raising `SIGPIPE`, whose
+/// default action ends the process: Python and Node ignore the signal, a Swift app does not.
+/// Only the thread's mask changes (children spawned from it start with an empty mask, as the
+/// standard library resets it). Then the binding's scope hears of the thread.
+fn thread_started() {
+    #[cfg(unix)]
+    // SAFETY: the set is initialised by `sigemptyset` before it is read, and
+    // `pthread_sigmask` changes only the calling thread's mask.
+    unsafe {
+        let mut set = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+        libc::sigemptyset(set.as_mut_ptr());
+        libc::sigaddset(set.as_mut_ptr(), libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, set.as_ptr(), std::ptr::null_mut());
+    }
+    crate::pool::thread_started();
+}
 
 fn runtime() -> &'static Runtime {
     &RUNTIME
@@ -69,9 +87,9 @@ where
         let stop = CancellationToken::new();
         let _stop_when_dropped = stop.clone().drop_guard();
         let thread = std::thread::Builder::new().name(name.clone()).spawn(move || {
-            crate::pool::thread_started();
+            thread_started();
             let built = tokio::runtime::Builder::new_current_thread()
-                .on_thread_start(crate::pool::thread_started)
+                .on_thread_start(thread_started)
                 .on_thread_stop(crate::pool::thread_stopping)
                 .enable_all()
                 .build();

@@ -31,4 +31,22 @@ fi
 "${runner[@]}" swift package --package-path "$repo" --scratch-path "$package/.build/release-manifest" dump-package >/dev/null ||
   { echo "test.sh: SwiftPM cannot read the release manifest (Package.swift at the repository's root)" >&2; exit 1; }
 
+# The host test's servers that the root cannot run itself: the Python calculator over HTTP,
+# served from here (the root has no Python of ours), and Node 22 of the conformance suite's
+# packages, which the root runs (the reference server over stdio).
+python="$repo/.venv/bin/python"
+if [[ -x "$python" ]]; then
+  port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  "$python" "$repo/python/examples/calculator.py" --http "$port" >/dev/null 2>&1 </dev/null &
+  calculator=$!
+  trap 'kill "$calculator" 2>/dev/null || true' EXIT
+  for _ in $(seq 300); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+  done
+  export MCPWEFT_TEST_PYTHON_URL="http://127.0.0.1:$port/mcp"
+fi
+node="$repo/tests/conformance/node_modules/node/bin/node"
+[[ -x "$node" ]] && export MCPWEFT_TEST_NODE="$node"
+
 "${runner[@]}" swift test --package-path "$package" --skip-build --disable-swift-testing "$@"

@@ -43,7 +43,7 @@ pub struct NativeClientHandlers {
 }
 
 impl NativeClientHandlers {
-    fn callbacks(self) -> ClientCallbacks {
+    pub(crate) fn callbacks(self) -> ClientCallbacks {
         let mut callbacks = ClientCallbacks::new();
         if let Some(handler) = self.sampling {
             callbacks = callbacks.with_sampling(Foreign::callback(handler), self.sampling_tools);
@@ -85,7 +85,7 @@ pub struct NativeCallOptions {
 
 impl NativeCallOptions {
     /// Splits the options into the bridge's and the cancel handle.
-    fn split(self) -> Result<(CallOptions, Option<Arc<NativeCancelHandle>>)> {
+    pub(crate) fn split(self) -> Result<(CallOptions, Option<Arc<NativeCancelHandle>>)> {
         let on_progress = self.progress.map(|listener| {
             let hear: Arc<dyn Fn(Value) + Send + Sync> = Arc::new(move |p: Value| listener.hear(p.to_string()));
             hear

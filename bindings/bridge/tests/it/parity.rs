@@ -64,15 +64,6 @@ const EXEMPT_FOR: &[(&str, &str, &str)] = &[
     ("swift", "Client::listen", "not yet: Swift's client subscribes through Client::subscribe"),
     ("swift", "Subscription::acknowledged", "not yet: Swift's client subscribes through Client::subscribe"),
     ("swift", "Subscription::next_notification", "not yet: Swift's client subscribes through Client::subscribe"),
-    ("swift", "Host::collisions", "Swift host: next step of issue 27"),
-    ("swift", "Host::events", "Swift host: next step of issue 27"),
-    ("swift", "Host::prompts", "Swift host: next step of issue 27"),
-    ("swift", "Host::resource_templates", "Swift host: next step of issue 27"),
-    ("swift", "Host::resources", "Swift host: next step of issue 27"),
-    ("swift", "Host::restart", "Swift host: next step of issue 27"),
-    ("swift", "Host::servers", "Swift host: next step of issue 27"),
-    ("swift", "Host::tools", "Swift host: next step of issue 27"),
-    ("swift", "HostEvents::next_event", "Swift host: next step of issue 27"),
 ];
 
 fn manifest_dir() -> PathBuf {

@@ -2374,6 +2374,539 @@ public func FfiConverterTypeNativeHandler_lower(_ value: NativeHandler) -> UInt6
 
 
 /**
+ * One client for many servers.
+ */
+public protocol NativeHostProtocol: AnyObject, Sendable {
+    
+    /**
+     * Calls a tool by its host name with the JSON text of its arguments.
+     */
+    func callTool(name: String, arguments: String?, options: NativeCallOptions) async throws  -> String
+    
+    /**
+     * Closes every server; closing again does nothing.
+     */
+    func close() async 
+    
+    /**
+     * Returns the JSON text of the names several ready servers offer at once.
+     */
+    func collisions()  -> String
+    
+    /**
+     * Returns a reader of the host's events from now on.
+     */
+    func events()  -> NativeHostEvents
+    
+    /**
+     * Gets a prompt by its host name with the JSON text of its string arguments.
+     */
+    func getPrompt(name: String, arguments: String?, options: NativeCallOptions) async throws  -> String
+    
+    /**
+     * Tells every ready server that the host's roots changed.
+     */
+    func notifyRootsChanged() 
+    
+    /**
+     * Returns the JSON text of the prompts of every ready server, under their host names.
+     */
+    func prompts()  -> String
+    
+    /**
+     * Reads the resource at `uri` from `server`, or from the server that offers it.
+     */
+    func readResource(uri: String, server: String?, options: NativeCallOptions) async throws  -> String
+    
+    /**
+     * Returns the JSON text of the resource templates of every ready server.
+     */
+    func resourceTemplates()  -> String
+    
+    /**
+     * Returns the JSON text of the resources of every ready server.
+     */
+    func resources()  -> String
+    
+    /**
+     * Connects to the server `name` again.
+     */
+    func restart(name: String) throws 
+    
+    /**
+     * Returns the JSON text of every configured server's state, with its `name`.
+     */
+    func servers()  -> String
+    
+    /**
+     * Returns the JSON text of the state of the server `name`.
+     */
+    func state(name: String) throws  -> String
+    
+    /**
+     * Returns the JSON text of the tools of every ready server, under their host names.
+     */
+    func tools()  -> String
+    
+}
+/**
+ * One client for many servers.
+ */
+open class NativeHost: NativeHostProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpweft_swift_fn_clone_nativehost(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpweft_swift_fn_free_nativehost(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Calls a tool by its host name with the JSON text of its arguments.
+     */
+open func callTool(name: String, arguments: String?, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehost_call_tool(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterOptionString.lower(arguments),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Closes every server; closing again does nothing.
+     */
+open func close()async   {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehost_close(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_void,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_void,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * Returns the JSON text of the names several ready servers offer at once.
+     */
+open func collisions() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_collisions(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Returns a reader of the host's events from now on.
+     */
+open func events() -> NativeHostEvents  {
+    return try!  FfiConverterTypeNativeHostEvents_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_events(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Gets a prompt by its host name with the JSON text of its string arguments.
+     */
+open func getPrompt(name: String, arguments: String?, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehost_get_prompt(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterOptionString.lower(arguments),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Tells every ready server that the host's roots changed.
+     */
+open func notifyRootsChanged()  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_notify_roots_changed(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Returns the JSON text of the prompts of every ready server, under their host names.
+     */
+open func prompts() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_prompts(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Reads the resource at `uri` from `server`, or from the server that offers it.
+     */
+open func readResource(uri: String, server: String?, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehost_read_resource(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri),FfiConverterOptionString.lower(server),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Returns the JSON text of the resource templates of every ready server.
+     */
+open func resourceTemplates() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_resource_templates(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Returns the JSON text of the resources of every ready server.
+     */
+open func resources() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_resources(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Connects to the server `name` again.
+     */
+open func restart(name: String)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_restart(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Returns the JSON text of every configured server's state, with its `name`.
+     */
+open func servers() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_servers(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Returns the JSON text of the state of the server `name`.
+     */
+open func state(name: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeNativeError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_state(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Returns the JSON text of the tools of every ready server, under their host names.
+     */
+open func tools() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehost_tools(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeHost: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = NativeHost
+
+    public static func lift(_ handle: UInt64) throws -> NativeHost {
+        return NativeHost(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: NativeHost) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeHost {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: NativeHost, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHost_lift(_ handle: UInt64) throws -> NativeHost {
+    return try FfiConverterTypeNativeHost.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHost_lower(_ value: NativeHost) -> UInt64 {
+    return FfiConverterTypeNativeHost.lower(value)
+}
+
+
+
+
+
+
+/**
+ * A reader of a host's events.
+ */
+public protocol NativeHostEventsProtocol: AnyObject, Sendable {
+    
+    /**
+     * Ends the reader: a waiting and every later `next_event` returns `None`.
+     */
+    func close() 
+    
+    /**
+     * Waits for the next event and returns its JSON text, or `None` once the reader or the
+     * host is closed.
+     */
+    func nextEvent(cancel: NativeCancelHandle?) async throws  -> String?
+    
+}
+/**
+ * A reader of a host's events.
+ */
+open class NativeHostEvents: NativeHostEventsProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpweft_swift_fn_clone_nativehostevents(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpweft_swift_fn_free_nativehostevents(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Ends the reader: a waiting and every later `next_event` returns `None`.
+     */
+open func close()  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativehostevents_close(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Waits for the next event and returns its JSON text, or `None` once the reader or the
+     * host is closed.
+     */
+open func nextEvent(cancel: NativeCancelHandle?)async throws  -> String?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehostevents_next_event(
+                        self.uniffiCloneHandle(),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeHostEvents: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = NativeHostEvents
+
+    public static func lift(_ handle: UInt64) throws -> NativeHostEvents {
+        return NativeHostEvents(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: NativeHostEvents) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeHostEvents {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: NativeHostEvents, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHostEvents_lift(_ handle: UInt64) throws -> NativeHostEvents {
+    return try FfiConverterTypeNativeHostEvents.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHostEvents_lower(_ value: NativeHostEvents) -> UInt64 {
+    return FfiConverterTypeNativeHostEvents.lower(value)
+}
+
+
+
+
+
+
+/**
  * A Streamable HTTP endpoint without a listener of its own, made by `NativeServer`.
  */
 public protocol NativeHttpEndpointProtocol: AnyObject, Sendable {
@@ -3969,6 +4502,126 @@ public func FfiConverterTypeNativeClientHandlers_lower(_ value: NativeClientHand
 
 
 /**
+ * The Swift handlers a host answers every server with; each payload names the server
+ * (`{"server", "params"}`, roots `{"server"}`, notifications `{"server", "method", "params"}`).
+ */
+public struct NativeHostHandlers {
+    /**
+     * Answers `sampling/createMessage`.
+     */
+    public var sampling: NativeHandler?
+    /**
+     * Declares sampling with tools.
+     */
+    public var samplingTools: Bool
+    /**
+     * Answers `elicitation/create`.
+     */
+    public var elicitation: NativeHandler?
+    /**
+     * Declares form-mode elicitation.
+     */
+    public var elicitationForm: Bool
+    /**
+     * Declares URL-mode elicitation.
+     */
+    public var elicitationUrl: Bool
+    /**
+     * Answers `roots/list`.
+     */
+    public var roots: NativeHandler?
+    /**
+     * Hears every notification but list changes (the host's events tell those).
+     */
+    public var notification: NativeHandler?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Answers `sampling/createMessage`.
+         */sampling: NativeHandler?, 
+        /**
+         * Declares sampling with tools.
+         */samplingTools: Bool, 
+        /**
+         * Answers `elicitation/create`.
+         */elicitation: NativeHandler?, 
+        /**
+         * Declares form-mode elicitation.
+         */elicitationForm: Bool, 
+        /**
+         * Declares URL-mode elicitation.
+         */elicitationUrl: Bool, 
+        /**
+         * Answers `roots/list`.
+         */roots: NativeHandler?, 
+        /**
+         * Hears every notification but list changes (the host's events tell those).
+         */notification: NativeHandler?) {
+        self.sampling = sampling
+        self.samplingTools = samplingTools
+        self.elicitation = elicitation
+        self.elicitationForm = elicitationForm
+        self.elicitationUrl = elicitationUrl
+        self.roots = roots
+        self.notification = notification
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension NativeHostHandlers: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeHostHandlers: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeHostHandlers {
+        return
+            try NativeHostHandlers(
+                sampling: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
+                samplingTools: FfiConverterBool.read(from: &buf), 
+                elicitation: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
+                elicitationForm: FfiConverterBool.read(from: &buf), 
+                elicitationUrl: FfiConverterBool.read(from: &buf), 
+                roots: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
+                notification: FfiConverterOptionTypeNativeHandler.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: NativeHostHandlers, into buf: inout [UInt8]) {
+        FfiConverterOptionTypeNativeHandler.write(value.sampling, into: &buf)
+        FfiConverterBool.write(value.samplingTools, into: &buf)
+        FfiConverterOptionTypeNativeHandler.write(value.elicitation, into: &buf)
+        FfiConverterBool.write(value.elicitationForm, into: &buf)
+        FfiConverterBool.write(value.elicitationUrl, into: &buf)
+        FfiConverterOptionTypeNativeHandler.write(value.roots, into: &buf)
+        FfiConverterOptionTypeNativeHandler.write(value.notification, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHostHandlers_lift(_ buf: RustBuffer) throws -> NativeHostHandlers {
+    return try FfiConverterTypeNativeHostHandlers.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeHostHandlers_lower(_ value: NativeHostHandlers) -> RustBuffer {
+    return FfiConverterTypeNativeHostHandlers.lower(value)
+}
+
+
+/**
  * One header line of a request or a response.
  */
 public struct NativeHttpHeader: Equatable, Hashable {
@@ -4681,6 +5334,25 @@ public func nativeErrorKinds() -> String  {
     )
 })
 }
+/**
+ * Connects to every enabled server of `config` (the JSON text of a path, of the whole
+ * configuration or of the `mcpServers` object) and finishes when each is ready or failed;
+ * `options` is the JSON text of the host's settings.
+ */
+public func nativeHostConnect(config: String, options: String?, handlers: NativeHostHandlers, cancel: NativeCancelHandle?)async throws  -> NativeHost  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_func_native_host_connect(FfiConverterString.lower(config),FfiConverterOptionString.lower(options),FfiConverterTypeNativeHostHandlers_lower(handlers),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_u64,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_u64,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_u64,
+            liftFunc: FfiConverterTypeNativeHost_lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
 
 private enum InitializationResult {
     case ok
@@ -4707,6 +5379,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_func_native_error_kinds() != 7013) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_func_native_host_connect() != 27662) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_call_tool() != 49870) {
@@ -4839,6 +5514,54 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativecontext_state() != 64126) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_call_tool() != 53536) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_close() != 59774) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_collisions() != 39137) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_events() != 61474) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_get_prompt() != 49705) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_notify_roots_changed() != 64253) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_prompts() != 32461) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_read_resource() != 30078) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_resource_templates() != 50772) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_resources() != 28901) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_restart() != 17414) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_servers() != 5596) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_state() != 19567) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_tools() != 10694) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehostevents_close() != 24228) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehostevents_next_event() != 7001) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativehttpendpoint_handle() != 33689) {
