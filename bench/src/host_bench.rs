@@ -3,17 +3,19 @@
 //! servers beside one.
 //!
 //! Both measure the mcpweft echo server next to the driver. The call overhead alternates blocks
-//! of sequential `echo` calls through a direct [`mcpweft::Client`] and through a host of that
-//! one server (each its own process), so that drift of the machine hits both alike, and
-//! compares the medians of the blocks' mean latencies. The connection times are the medians of
+//! of sequential `echo` calls through a direct [`mcpweft::Client`], through the same client
+//! asking for progress as a host does (a progress token, so that progress restarts the
+//! time-out), and through a host of that one server (each its own process), so that drift of
+//! the machine hits all alike, and compares the medians of the blocks' mean latencies. The connection times are the medians of
 //! several host connections to one server and to ten (each a process of its own, started at
 //! once), beside the slowest of the single connections.
 
 use std::{path::Path, time::Instant};
 
 use mcpweft::{
-    Client, ClientOptions,
+    Client, ClientOptions, RequestOptions,
     host::{Host, HostConfig, ServerState},
+    model::CallToolRequestParams,
     transport::ChildProcessTransport,
 };
 use serde_json::{Value, json};
@@ -57,7 +59,7 @@ async fn measure(command: &str, divisor: usize) -> Result<(), mcpweft::Error> {
     let client = Client::connect(transport, ClientOptions::new("mcpweft-bench", "0.1.0")).await?;
     let host = Host::connect(config(command, 1)?).await?;
     let arguments = json!({ "text": "hello" });
-    let (mut direct, mut routed) = (Vec::new(), Vec::new());
+    let (mut direct, mut progress, mut routed) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..blocks {
         let started = Instant::now();
         for _ in 0..calls {
@@ -66,13 +68,25 @@ async fn measure(command: &str, divisor: usize) -> Result<(), mcpweft::Error> {
         direct.push(started.elapsed().as_secs_f64() * 1e6 / calls as f64);
         let started = Instant::now();
         for _ in 0..calls {
+            let params = CallToolRequestParams {
+                name: "echo".into(),
+                arguments: arguments.as_object().cloned(),
+                task: None,
+                meta: None,
+            };
+            let options = RequestOptions::new().with_progress(|_| {}).with_reset_timeout_on_progress(true);
+            client.call_tool_with(params, options).await?;
+        }
+        progress.push(started.elapsed().as_secs_f64() * 1e6 / calls as f64);
+        let started = Instant::now();
+        for _ in 0..calls {
             host.call_tool("echo0__echo", arguments.clone()).await?;
         }
         routed.push(started.elapsed().as_secs_f64() * 1e6 / calls as f64);
     }
     client.close().await;
     host.close().await;
-    let (direct, routed) = (median(&mut direct), median(&mut routed));
+    let (direct, progress, routed) = (median(&mut direct), median(&mut progress), median(&mut routed));
 
     let rounds = 7 / divisor.min(7) + 2;
     let (mut one, mut ten) = (Vec::new(), Vec::new());
@@ -93,10 +107,17 @@ async fn measure(command: &str, divisor: usize) -> Result<(), mcpweft::Error> {
     let slowest = one.iter().copied().fold(0.0, f64::max);
     let (one, ten) = (median(&mut one), median(&mut ten));
 
-    print_line("", &["direct".into(), "host".into(), "overhead".into()]);
+    let overhead = |base: f64| format!("{:+.1}%", (routed / base - 1.0) * 100.0);
+    print_line("", &["direct".into(), "+progress".into(), "host".into(), "vs direct".into(), "vs +progress".into()]);
     print_line(
         "call (µs, mean)",
-        &[format!("{direct:.1}"), format!("{routed:.1}"), format!("{:+.1}%", (routed / direct - 1.0) * 100.0)],
+        &[
+            format!("{direct:.1}"),
+            format!("{progress:.1}"),
+            format!("{routed:.1}"),
+            overhead(direct),
+            overhead(progress),
+        ],
     );
     print_line("", &["1 server".into(), "slowest 1".into(), "10 servers".into()]);
     print_line("connect (ms)", &[format!("{one:.1}"), format!("{slowest:.1}"), format!("{ten:.1}")]);
