@@ -1149,6 +1149,15 @@ export interface HostOptions {
     | { handler: (params: ElicitRequestParams, ctx: HostContext) => MaybePromise<ElicitResult>; form?: boolean; url?: boolean };
   /** Answers `roots/list` of every server: the roots, or a function of them. */
   roots?: Root[] | ((ctx: HostContext) => MaybePromise<Root[] | ListRootsResult>);
+  /**
+   * Logs the user in to the servers configured with `oauth`: shows the authorization URL and
+   * returns the URL the authorization server redirected to. Needs `redirectUri`.
+   */
+  authorizer?: (authorizationUrl: string) => MaybePromise<string>;
+  /** Where the authorization server sends the user back after a login. */
+  redirectUri?: string;
+  /** Keeps every server's tokens between runs, under its resource URL (in memory by default). */
+  tokenStore?: TokenStore;
 }
 
 /** One server of an `mcpServers` configuration. */

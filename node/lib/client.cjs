@@ -73,6 +73,11 @@ function callbacksOf(options, emit, closed) {
   const callbacks = handlerCallbacks(options, handlerOf);
   callbacks.notification(trampoline((notification) => emit(notification)));
   callbacks.close(trampoline((info) => closed(info)));
+  return loginCallbacks(callbacks, options);
+}
+
+/** Adds the options' `authorizer` and `tokenStore` (an OAuth login's callbacks) to `callbacks`. */
+function loginCallbacks(callbacks, options) {
   const { authorizer, tokenStore } = options;
   if (authorizer !== undefined) {
     if (typeof authorizer !== 'function') throw new TypeError('authorizer must be a function (authorizationUrl) => redirectUrl');
@@ -492,4 +497,4 @@ if (Symbol.asyncDispose !== undefined) {
   };
 }
 
-module.exports = { Client, Subscription, handlerCallbacks };
+module.exports = { Client, Subscription, handlerCallbacks, loginCallbacks };

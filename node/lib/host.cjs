@@ -9,7 +9,7 @@ const native = require('./native.cjs');
 const { sync } = require('./errors.cjs');
 const { settle, trampoline } = require('./call.cjs');
 const { Context } = require('./server.cjs');
-const { handlerCallbacks } = require('./client.cjs');
+const { handlerCallbacks, loginCallbacks } = require('./client.cjs');
 
 /** The event each notification of a server is also emitted as, with the server's name. */
 const NOTIFICATIONS = {
@@ -22,7 +22,7 @@ const NOTIFICATIONS = {
 const EVENTS = { stateChanged: 'state', listChanged: 'listChanged', collisions: 'collisions', lagged: 'lagged' };
 
 /** The keys of the host options that go to the bridge. */
-const SPEC_KEYS = ['name', 'version', 'title', 'icons', 'websiteUrl', 'protocolVersion', 'requestTimeoutMs', 'capabilities', 'separator'];
+const SPEC_KEYS = ['name', 'version', 'title', 'icons', 'websiteUrl', 'protocolVersion', 'requestTimeoutMs', 'capabilities', 'separator', 'redirectUri'];
 
 /** The JSON text of a host call's options as the bridge reads them, and its progress listener. */
 function callOptions(options) {
@@ -52,7 +52,7 @@ function handlerOf(handler) {
 function callbacksOf(options, hear) {
   const callbacks = handlerCallbacks(options, handlerOf);
   callbacks.notification(trampoline((notification) => hear(notification)));
-  return callbacks;
+  return loginCallbacks(callbacks, options);
 }
 
 /** Proves that a host comes from `Host.connect`. */
@@ -88,7 +88,11 @@ class Host extends EventEmitter {
    * `separator` (`__` by default, as in `calc__add`), `capabilities`, and the handlers that
    * answer every server, whose context's `server` names the server that asks: `sampling` (a
    * function `(params, ctx)`, or `{ handler, tools }`), `elicitation` (a function, or
-   * `{ handler, form, url }`) and `roots` (an array, or a function `(ctx)`).
+   * `{ handler, form, url }`) and `roots` (an array, or a function `(ctx)`). Servers
+   * configured with `oauth` log the user in as a `Client` does: `authorizer`
+   * (`(authorizationUrl) => redirectUrl`) with `redirectUri`, where the authorization server
+   * sends the user back, and `tokenStore` (`{ load(resource), save(resource, tokens) }`), which
+   * keeps every server's tokens between runs.
    */
   static async connect(config, options = {}) {
     const host = new Host(CONNECT);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer, request } from 'node:http';
-import { Client, McpError, Server } from '../index.mjs';
+import { Client, Host, McpError, Server } from '../index.mjs';
 
 function protectedServer() {
   const server = new Server({ name: 'protected', version: '1.0.0' });
@@ -195,6 +195,46 @@ test('a client logs in through its authorizer and keeps its tokens in its store'
     assert.equal((await again.callTool('whoami', {})).content[0].text, 'user-1 mcp:read');
     await again.close();
     assert.equal(opened.length, 1);
+  } finally {
+    await http.close();
+    await issuer.close();
+  }
+});
+
+test('a host logs in to its oauth servers through its authorizer and keeps their tokens', async () => {
+  const issuer = await authorizationServer();
+  const port = await freePort();
+  const resource = `http://127.0.0.1:${port}/mcp`;
+  const auth = { resource, authorizationServers: [issuer.state.issuer], requiredScopes: ['mcp:read'], scopesSupported: ['mcp:read'] };
+  const verify = (token) => (issuer.state.tokens.has(token) ? { subject: 'user-1', scopes: ['mcp:read'] } : null);
+  const http = await protectedServer().serveHttp({ port, auth, verifier: verify });
+  const opened = [];
+  const stored = new Map();
+  const config = { mcpServers: { notes: { type: 'http', url: resource, oauth: { scopes: 'mcp:read' } } } };
+  const options = {
+    authorizer: async (url) => {
+      opened.push(url);
+      return follow(url);
+    },
+    redirectUri: 'http://127.0.0.1:1/callback',
+    tokenStore: { load: async (key) => stored.get(key), save: (key, tokens) => void stored.set(key, tokens) },
+  };
+  try {
+    const host = await Host.connect(config, options);
+    assert.deepEqual(host.state('notes'), { state: 'ready' });
+    assert.equal((await host.callTool('notes__whoami', {})).content[0].text, 'user-1 mcp:read');
+    await host.close();
+    assert.equal(opened.length, 1);
+    assert.ok(issuer.state.tokens.has(stored.get(resource).accessToken));
+
+    // A second host finds the tokens in the store and never asks the user again.
+    const again = await Host.connect(config, options);
+    assert.equal((await again.callTool('notes__whoami', {})).content[0].text, 'user-1 mcp:read');
+    await again.close();
+    assert.equal(opened.length, 1);
+
+    const { redirectUri: _, ...withoutRedirect } = options;
+    await assert.rejects(Host.connect(config, withoutRedirect), { name: 'InvalidInputError', message: /redirectUri/ });
   } finally {
     await http.close();
     await issuer.close();

@@ -223,5 +223,9 @@ for await (const event of host.events()) {
 host.restart('calc');
 console.error(hostTools[0]?.server, calcState.state, sum.isError, host.servers()[0]?.name, host.collisions()[0]?.kind);
 await host.close();
-const fromFile = await Host.connect('servers.json');
+const fromFile = await Host.connect('servers.json', {
+  authorizer: async (url) => `${url}&approved`,
+  redirectUri: 'http://127.0.0.1:8765/callback',
+  tokenStore: { load: async () => undefined, save: () => undefined },
+});
 await fromFile.close();

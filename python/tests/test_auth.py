@@ -23,7 +23,9 @@ from mcpweft import (
     ClientAuth,
     ClientCredentials,
     Context,
+    Host,
     HttpServer,
+    InvalidInputError,
     JwtSettings,
     McpError,
     Server,
@@ -293,6 +295,47 @@ async def test_a_client_logs_in_through_its_authorizer(
             result = await client.call_tool("whoami")
             assert result["content"][0]["text"] == "user-1 mcp:read"
         assert len(opened) == 1
+
+
+async def test_a_host_logs_in_to_its_oauth_servers_through_its_authorizer(
+    authorization_server: type[AuthorizationServer], free_port: int
+) -> None:
+    resource = f"http://127.0.0.1:{free_port}/mcp"
+
+    def verify(token: str) -> Optional[AuthInfo]:
+        return {"subject": "user-1", "scopes": ["mcp:read"]} if token in authorization_server.tokens else None
+
+    auth = ServerAuth(
+        resource=resource,
+        authorization_servers=[authorization_server.issuer],
+        required_scopes=["mcp:read"],
+        scopes_supported=["mcp:read"],
+    )
+    opened: list[str] = []
+
+    async def authorizer(url: str) -> str:
+        opened.append(url)
+        return follow(url)
+
+    store = MemoryStore()
+    config = {"mcpServers": {"notes": {"type": "http", "url": resource, "oauth": {"scopes": "mcp:read"}}}}
+    login = {"authorizer": authorizer, "token_store": store, "redirect_uri": "http://127.0.0.1:1/callback"}
+    async with await protected_server().serve_http(port=free_port, auth=auth, verifier=verify):
+        async with Host.connect(config, **login) as host:
+            assert host.state("notes") == {"state": "ready"}
+            result = await host.call_tool("notes__whoami")
+            assert result["content"][0]["text"] == "user-1 mcp:read"
+        assert len(opened) == 1
+        assert store.tokens[resource]["accessToken"] in authorization_server.tokens
+
+        # A second host finds the tokens in the store and never asks the user again.
+        async with Host.connect(config, **login) as host:
+            result = await host.call_tool("notes__whoami")
+            assert result["content"][0]["text"] == "user-1 mcp:read"
+        assert len(opened) == 1
+
+    with pytest.raises(InvalidInputError, match="redirectUri"):
+        await Host.connect(config, authorizer=authorizer)
 
 
 async def asgi_exchange(app: Any, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:

@@ -201,6 +201,16 @@ impl TokenStore for CallbackStore {
     }
 }
 
+/// The authorization code flow's interactive part answered by an authorizer callback.
+pub(crate) fn authorizer(callback: Arc<dyn Callback>) -> Arc<dyn Authorizer> {
+    Arc::new(CallbackAuthorizer(callback))
+}
+
+/// A token store kept by a token store callback.
+pub(crate) fn token_store(callback: Arc<dyn Callback>) -> Arc<dyn TokenStore> {
+    Arc::new(CallbackStore(callback))
+}
+
 /// Builds a client's OAuth login from its JSON (`auth` in an HTTP transport) and the
 /// authorizer and token store callbacks.
 pub(crate) fn oauth_client(
@@ -247,7 +257,7 @@ pub(crate) fn oauth_client(
         (None, Some(authorizer)) => {
             let redirect = spec.redirect_uri.ok_or_else(|| Error::invalid_input("auth needs a redirectUri"))?;
             let name = spec.client_name.unwrap_or_else(|| "mcpweft".to_owned());
-            OAuthClientOptions::new(name, redirect, Arc::new(CallbackAuthorizer(authorizer)))
+            OAuthClientOptions::new(name, redirect, self::authorizer(authorizer))
         }
         (None, None) => {
             return Err(Error::invalid_input(
@@ -268,7 +278,7 @@ pub(crate) fn oauth_client(
         options = options.with_max_step_ups(step_ups);
     }
     if let Some(store) = store {
-        options = options.with_store(Arc::new(CallbackStore(store)));
+        options = options.with_store(token_store(store));
     }
     Ok(OAuthClient::new(url, options)?)
 }

@@ -37,6 +37,8 @@ fn host_builder(config: HostConfig, options: Value, callbacks: ClientCallbacks) 
         other => return Err(Error::invalid_input(format!("host options are an object, not {other}"))),
     };
     let separator = options.remove("separator").map(|v| parse::<String>(v, "the host's separator")).transpose()?;
+    let redirect_uri =
+        options.remove("redirectUri").map(|v| parse::<String>(v, "the host's redirectUri")).transpose()?;
     let client = parse::<ClientSpec>(Value::Object(options), "host options")?.options(&callbacks, "mcpweft-host");
     let mut builder = host::Host::builder(config)
         .with_info(client.info)
@@ -45,6 +47,17 @@ fn host_builder(config: HostConfig, options: Value, callbacks: ClientCallbacks) 
         .with_request_timeout(client.request_timeout);
     if let Some(separator) = separator {
         builder = builder.with_separator(separator);
+    }
+    match (redirect_uri, &callbacks.authorizer) {
+        (Some(redirect_uri), Some(authorizer)) => {
+            builder = builder.with_authorizer(redirect_uri, crate::auth::authorizer(authorizer.clone()));
+        }
+        (None, None) => {}
+        (Some(_), None) => return Err(Error::invalid_input("the host's redirectUri needs an authorizer callback")),
+        (None, Some(_)) => return Err(Error::invalid_input("a host with an authorizer callback needs redirectUri")),
+    }
+    if let Some(store) = &callbacks.token_store {
+        builder = builder.with_token_store(crate::auth::token_store(store.clone()));
     }
     Ok(builder.with_handler(Callbacks(callbacks)))
 }
@@ -250,14 +263,19 @@ impl Host {
     /// The callbacks answer every server, each payload naming it: sampling and elicitation get
     /// `{"server", "params"}`, roots `{"server"}`, and the notification callback hears
     /// `{"server", "method", "params"}` for log messages, resource updates and any other
-    /// notification but list changes, which the host handles itself ([`Host::events`]). A
-    /// host takes no authorizer, token store or close callback.
+    /// notification but list changes, which the host handles itself ([`Host::events`]).
+    ///
+    /// Servers configured with `oauth` log in through the authorizer callback (as a client's
+    /// does: `{"authorizationUrl"}` in, the URL the authorization server redirected to out),
+    /// which needs the option `redirectUri`; the token store callback keeps every server's
+    /// tokens under its resource URL. A host takes no close callback: its events tell when a
+    /// server goes away.
     pub fn connect(config: Value, options: Value, callbacks: ClientCallbacks) -> Task<Host> {
         Task::new(async move {
             let config = host_config(config)?;
-            if callbacks.authorizer.is_some() || callbacks.token_store.is_some() || callbacks.close.is_some() {
+            if callbacks.close.is_some() {
                 return Err(Error::invalid_input(
-                    "a host takes sampling, elicitation, roots and notification callbacks only",
+                    "a host takes no close callback: its events tell when a server goes away",
                 ));
             }
             let inner = host_builder(config, options, callbacks)?.connect().await?;

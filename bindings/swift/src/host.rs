@@ -5,53 +5,26 @@ use std::sync::Arc;
 use mcpweft_bridge::{Host, HostEvents};
 
 use crate::{
-    NativeCallOptions, NativeCancelHandle, NativeClientHandlers, NativeHandler,
+    NativeCallOptions, NativeCancelHandle, NativeClientHandlers,
     error::{Result, parse, parse_optional},
     runtime::cancellable,
 };
 
-/// The Swift handlers a host answers every server with; each payload names the server
-/// (`{"server", "params"}`, roots `{"server"}`, notifications `{"server", "method", "params"}`).
-#[derive(uniffi::Record, Default)]
-pub struct NativeHostHandlers {
-    /// Answers `sampling/createMessage`.
-    pub sampling: Option<Arc<dyn NativeHandler>>,
-    /// Declares sampling with tools.
-    pub sampling_tools: bool,
-    /// Answers `elicitation/create`.
-    pub elicitation: Option<Arc<dyn NativeHandler>>,
-    /// Declares form-mode elicitation.
-    pub elicitation_form: bool,
-    /// Declares URL-mode elicitation.
-    pub elicitation_url: bool,
-    /// Answers `roots/list`.
-    pub roots: Option<Arc<dyn NativeHandler>>,
-    /// Hears every notification but list changes (the host's events tell those).
-    pub notification: Option<Arc<dyn NativeHandler>>,
-}
-
 /// Connects to every enabled server of `config` (the JSON text of a path, of the whole
 /// configuration or of the `mcpServers` object) and finishes when each is ready or failed;
-/// `options` is the JSON text of the host's settings.
+/// `options` is the JSON text of the host's settings. The handlers answer every server, each
+/// payload naming it (`{"server", "params"}`, roots `{"server"}`, notifications `{"server",
+/// "method", "params"}`); the authorizer and token store log in to servers configured with
+/// `oauth`, and a host takes no close handler.
 #[uniffi::export]
 pub async fn native_host_connect(
     config: String,
     options: Option<String>,
-    handlers: NativeHostHandlers,
+    handlers: NativeClientHandlers,
     cancel: Option<Arc<NativeCancelHandle>>,
 ) -> Result<Arc<NativeHost>> {
     let config = parse(&config, "the host configuration")?;
     let options = parse_optional(options, "the host options")?;
-    let handlers = NativeClientHandlers {
-        sampling: handlers.sampling,
-        sampling_tools: handlers.sampling_tools,
-        elicitation: handlers.elicitation,
-        elicitation_form: handlers.elicitation_form,
-        elicitation_url: handlers.elicitation_url,
-        roots: handlers.roots,
-        notification: handlers.notification,
-        ..NativeClientHandlers::default()
-    };
     let inner = cancellable(Host::connect(config, options, handlers.callbacks()), cancel).await?;
     Ok(Arc::new(NativeHost { inner }))
 }

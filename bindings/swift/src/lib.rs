@@ -20,7 +20,7 @@ mod server;
 pub use client::{NativeCallOptions, NativeClient, NativeClientHandlers, native_connect, native_connect_memory};
 pub use context::NativeContext;
 pub use error::{NativeError, native_error_codes, native_error_kinds};
-pub use host::{NativeHost, NativeHostEvents, NativeHostHandlers, native_host_connect};
+pub use host::{NativeHost, NativeHostEvents, native_host_connect};
 pub use http::{NativeHttpEndpoint, NativeHttpHeader, NativeHttpRequest, NativeHttpResponse, NativeResponseBody};
 pub use runtime::NativeCancelHandle;
 pub use server::{NativeCall, NativeHandler, NativeHttpServer, NativeListener, NativeReply, NativeServer};

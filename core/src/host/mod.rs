@@ -255,6 +255,8 @@ struct AuthSettings {
     authorizer: Option<(String, Arc<dyn crate::auth::Authorizer>)>,
     /// Providers the application set for single servers, by server name.
     providers: std::collections::HashMap<String, Arc<dyn crate::auth::AuthProvider>>,
+    /// Where the tokens of every server's login are kept (in memory when `None`).
+    store: Option<Arc<dyn crate::auth::TokenStore>>,
 }
 
 impl std::fmt::Debug for HostBuilder {
@@ -318,6 +320,15 @@ impl HostBuilder {
         authorizer: Arc<dyn crate::auth::Authorizer>,
     ) -> Self {
         self.auth.authorizer = Some((redirect_uri.into(), authorizer));
+        self
+    }
+
+    /// Keeps the tokens of every server's OAuth login in `store` (each under its server's
+    /// resource URL), so that a later run finds them instead of asking the user again; they are
+    /// kept in memory for the host's life otherwise.
+    #[cfg(feature = "auth")]
+    pub fn with_token_store(mut self, store: Arc<dyn crate::auth::TokenStore>) -> Self {
+        self.auth.store = Some(store);
         self
     }
 
@@ -715,6 +726,9 @@ impl Inner {
         }
         if let Some(url) = &oauth.client_metadata_url {
             options = options.with_client_metadata_url(url.clone());
+        }
+        if let Some(store) = &self.auth.store {
+            options = options.with_store(store.clone());
         }
         let provider: Arc<dyn crate::auth::AuthProvider> = Arc::new(OAuthClient::new(url, options)?);
         Ok(Some(slot.auth.get_or_init(|| provider).clone()))

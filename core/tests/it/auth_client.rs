@@ -373,3 +373,38 @@ async fn the_loopback_redirect_receives_the_code_from_a_browser() {
     assert_eq!(opened.load(Ordering::SeqCst), 1);
     assert_eq!(auth_server.lock().unwrap().authorizations[0]["redirect_uri"], redirect_uri);
 }
+
+#[tokio::test]
+async fn a_host_logs_in_to_a_server_configured_with_oauth_and_keeps_its_tokens() {
+    use mcpweft::{
+        auth::{InMemoryTokenStore, TokenStore},
+        host::{Host, HostConfig},
+    };
+    let auth_server = authorization_server(|_| {}).await;
+    let issuer = auth_server.lock().unwrap().issuer.clone();
+    let server = protected_server(&issuer, None).await;
+    let config = HostConfig::from_value(&json!({ "mcpServers": {
+        "notes": { "type": "http", "url": server.url(), "oauth": { "scopes": "mcp:read" } },
+    } }))
+    .unwrap();
+    let authorizer = AutoApprove::new();
+    let store = Arc::new(InMemoryTokenStore::default());
+    let host = || {
+        Host::builder(config.clone())
+            .with_authorizer("http://127.0.0.1:1/callback", authorizer.clone())
+            .with_token_store(store.clone())
+    };
+    let first = within(host().connect()).await.unwrap();
+    let result = within(first.call_tool("notes__whoami", json!({}))).await.unwrap();
+    assert_eq!(first_text(&result), "user-1");
+    assert_eq!(authorizer.count.load(Ordering::SeqCst), 1);
+    assert!(store.load(&server.url()).await.is_some(), "the host keeps the tokens in its store");
+    first.close().await;
+
+    // A second host finds the tokens in the store and does not ask the user again.
+    let second = within(host().connect()).await.unwrap();
+    within(second.call_tool("notes__whoami", json!({}))).await.unwrap();
+    assert_eq!(authorizer.count.load(Ordering::SeqCst), 1);
+    assert_eq!(auth_server.lock().unwrap().authorizations.len(), 1);
+    second.close().await;
+}

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Generator, Mapping, Sequen
 from typing import Any, Callable, Literal, Optional, TypedDict, Union, cast
 
 from . import _logging, _native
+from .auth import Authorizer, TokenStore, _authorizer, _token_store
 from .client import ProgressCallback, _elicitation_result, _options, _progress_listener, _sampling_result, _settle
 from .errors import ConfigError, TransportClosed
 from .types import (
@@ -202,6 +203,11 @@ class Host:
     ``name``, ``version`` and ``title`` describe the host to the servers, ``protocol_version``
     is the revision it asks for, and ``timeout`` (seconds) is the time-out of requests to
     servers whose configuration has no ``timeoutMs``.
+
+    Servers configured with ``oauth`` log the user in as a ``Client`` does:
+    ``authorizer(authorization_url)`` shows the URL and returns the one the authorization server
+    redirected to, ``redirect_uri`` (needed with an ``authorizer``) is where it sends the user
+    back, and ``token_store`` keeps every server's tokens between runs (in memory by default).
     """
 
     def __init__(
@@ -222,6 +228,9 @@ class Host:
         title: Optional[str] = None,
         protocol_version: Optional[str] = None,
         timeout: Optional[float] = None,
+        authorizer: Optional[Authorizer] = None,
+        token_store: Optional[TokenStore] = None,
+        redirect_uri: Optional[str] = None,
     ) -> None:
         unknown = set(elicitation_modes) - {"form", "url"}
         if unknown:
@@ -235,8 +244,8 @@ class Host:
             "elicitation_url": "url" in elicitation_modes,
             "roots": None,
             "notification": _listener(on_log, on_resource_updated, on_notification),
-            "authorizer": None,
-            "token_store": None,
+            "authorizer": None if authorizer is None else _authorizer(authorizer),
+            "token_store": None if token_store is None else _token_store(token_store),
             "close": None,
         }
         if roots is not None:
@@ -253,6 +262,7 @@ class Host:
             protocolVersion=protocol_version,
             requestTimeoutMs=None if timeout is None else round(timeout * 1000),
             separator=separator,
+            redirectUri=redirect_uri,
         )
         self._native: Optional[_native.Host] = None
         self._tasks: set[asyncio.Future[Any]] = set()

@@ -217,5 +217,12 @@ fn a_closed_reader_ends_and_bad_settings_are_refused() {
     let close = ClientCallbacks::new().with_close(callback(|_p, _c| async { Ok(Value::Null) }));
     let refused = block_on(Host::connect(json!({}), Value::Null, close)).unwrap_err();
     assert_eq!(refused.kind, ErrorKind::InvalidInput);
+    // A login needs both the authorizer and the redirect URI it sends the user back to.
+    assert_eq!(connect(json!({}), json!({ "redirectUri": "http://127.0.0.1:1/cb" })), Err(ErrorKind::InvalidInput));
+    let authorizer = || ClientCallbacks::new().with_authorizer(callback(|_p, _c| async { Ok(Value::Null) }));
+    let refused = block_on(Host::connect(json!({}), Value::Null, authorizer())).unwrap_err();
+    assert!(refused.message.contains("redirectUri"), "{}", refused.message);
+    let options = json!({ "redirectUri": "http://127.0.0.1:1/cb" });
+    block_on(Host::connect(json!({}), options, authorizer())).unwrap();
     block_on(host.close()).unwrap();
 }

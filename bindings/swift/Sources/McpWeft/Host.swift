@@ -22,6 +22,12 @@ public struct HostHandlers: Sendable {
     /// Hears every notification from every server but list changes (`MCPHost.events` tells
     /// those): the server's name, the method and the params.
     public var notification: (@Sendable (String, String, JSONValue) async -> Void)?
+    /// Logs the user in to the servers configured with `oauth`, as a client's does; it needs
+    /// the host option `redirectUri`, where the authorization server sends the user back.
+    public var authorizer: Authorizer?
+    /// Keeps every server's tokens between runs, under its resource URL (in memory when
+    /// `nil`).
+    public var tokenStore: (any TokenStore)?
 
     public init(
         sampling: (@Sendable (String, JSONValue, Context) async throws -> JSONValue)? = nil,
@@ -29,7 +35,8 @@ public struct HostHandlers: Sendable {
         elicitation: (@Sendable (String, JSONValue, Context) async throws -> JSONValue)? = nil,
         elicitationForm: Bool = true, elicitationURL: Bool = false,
         roots: (@Sendable (String, Context) async throws -> JSONValue)? = nil,
-        notification: (@Sendable (String, String, JSONValue) async -> Void)? = nil
+        notification: (@Sendable (String, String, JSONValue) async -> Void)? = nil,
+        authorizer: Authorizer? = nil, tokenStore: (any TokenStore)? = nil
     ) {
         self.sampling = sampling
         self.samplingTools = samplingTools
@@ -38,16 +45,18 @@ public struct HostHandlers: Sendable {
         self.elicitationURL = elicitationURL
         self.roots = roots
         self.notification = notification
+        self.authorizer = authorizer
+        self.tokenStore = tokenStore
     }
 
-    var native: NativeHostHandlers {
+    var native: NativeClientHandlers {
         /// A handler of `{"server", "params"}` payloads.
         func request(_ body: @escaping @Sendable (String, JSONValue, Context) async throws -> JSONValue) -> HandlerBox {
             HandlerBox { payload, context in
                 try await body(payload["server"]?.stringValue ?? "", payload["params"] ?? .null, context)
             }
         }
-        return NativeHostHandlers(
+        return NativeClientHandlers(
             sampling: sampling.map(request), samplingTools: samplingTools,
             elicitation: elicitation.map(request), elicitationForm: elicitationForm,
             elicitationUrl: elicitationURL,
@@ -61,7 +70,8 @@ public struct HostHandlers: Sendable {
                         payload["params"] ?? .null)
                     return .null
                 }
-            })
+            },
+            authorizer: authorizer.map(authorizerBox), tokenStore: tokenStore.map(tokenStoreBox), close: nil)
     }
 }
 

@@ -4502,126 +4502,6 @@ public func FfiConverterTypeNativeClientHandlers_lower(_ value: NativeClientHand
 
 
 /**
- * The Swift handlers a host answers every server with; each payload names the server
- * (`{"server", "params"}`, roots `{"server"}`, notifications `{"server", "method", "params"}`).
- */
-public struct NativeHostHandlers {
-    /**
-     * Answers `sampling/createMessage`.
-     */
-    public var sampling: NativeHandler?
-    /**
-     * Declares sampling with tools.
-     */
-    public var samplingTools: Bool
-    /**
-     * Answers `elicitation/create`.
-     */
-    public var elicitation: NativeHandler?
-    /**
-     * Declares form-mode elicitation.
-     */
-    public var elicitationForm: Bool
-    /**
-     * Declares URL-mode elicitation.
-     */
-    public var elicitationUrl: Bool
-    /**
-     * Answers `roots/list`.
-     */
-    public var roots: NativeHandler?
-    /**
-     * Hears every notification but list changes (the host's events tell those).
-     */
-    public var notification: NativeHandler?
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * Answers `sampling/createMessage`.
-         */sampling: NativeHandler?, 
-        /**
-         * Declares sampling with tools.
-         */samplingTools: Bool, 
-        /**
-         * Answers `elicitation/create`.
-         */elicitation: NativeHandler?, 
-        /**
-         * Declares form-mode elicitation.
-         */elicitationForm: Bool, 
-        /**
-         * Declares URL-mode elicitation.
-         */elicitationUrl: Bool, 
-        /**
-         * Answers `roots/list`.
-         */roots: NativeHandler?, 
-        /**
-         * Hears every notification but list changes (the host's events tell those).
-         */notification: NativeHandler?) {
-        self.sampling = sampling
-        self.samplingTools = samplingTools
-        self.elicitation = elicitation
-        self.elicitationForm = elicitationForm
-        self.elicitationUrl = elicitationUrl
-        self.roots = roots
-        self.notification = notification
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension NativeHostHandlers: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeNativeHostHandlers: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeHostHandlers {
-        return
-            try NativeHostHandlers(
-                sampling: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
-                samplingTools: FfiConverterBool.read(from: &buf), 
-                elicitation: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
-                elicitationForm: FfiConverterBool.read(from: &buf), 
-                elicitationUrl: FfiConverterBool.read(from: &buf), 
-                roots: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
-                notification: FfiConverterOptionTypeNativeHandler.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: NativeHostHandlers, into buf: inout [UInt8]) {
-        FfiConverterOptionTypeNativeHandler.write(value.sampling, into: &buf)
-        FfiConverterBool.write(value.samplingTools, into: &buf)
-        FfiConverterOptionTypeNativeHandler.write(value.elicitation, into: &buf)
-        FfiConverterBool.write(value.elicitationForm, into: &buf)
-        FfiConverterBool.write(value.elicitationUrl, into: &buf)
-        FfiConverterOptionTypeNativeHandler.write(value.roots, into: &buf)
-        FfiConverterOptionTypeNativeHandler.write(value.notification, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeNativeHostHandlers_lift(_ buf: RustBuffer) throws -> NativeHostHandlers {
-    return try FfiConverterTypeNativeHostHandlers.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeNativeHostHandlers_lower(_ value: NativeHostHandlers) -> RustBuffer {
-    return FfiConverterTypeNativeHostHandlers.lower(value)
-}
-
-
-/**
  * One header line of a request or a response.
  */
 public struct NativeHttpHeader: Equatable, Hashable {
@@ -5337,13 +5217,16 @@ public func nativeErrorKinds() -> String  {
 /**
  * Connects to every enabled server of `config` (the JSON text of a path, of the whole
  * configuration or of the `mcpServers` object) and finishes when each is ready or failed;
- * `options` is the JSON text of the host's settings.
+ * `options` is the JSON text of the host's settings. The handlers answer every server, each
+ * payload naming it (`{"server", "params"}`, roots `{"server"}`, notifications `{"server",
+ * "method", "params"}`); the authorizer and token store log in to servers configured with
+ * `oauth`, and a host takes no close handler.
  */
-public func nativeHostConnect(config: String, options: String?, handlers: NativeHostHandlers, cancel: NativeCancelHandle?)async throws  -> NativeHost  {
+public func nativeHostConnect(config: String, options: String?, handlers: NativeClientHandlers, cancel: NativeCancelHandle?)async throws  -> NativeHost  {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
-                uniffi_mcpweft_swift_fn_func_native_host_connect(FfiConverterString.lower(config),FfiConverterOptionString.lower(options),FfiConverterTypeNativeHostHandlers_lower(handlers),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                uniffi_mcpweft_swift_fn_func_native_host_connect(FfiConverterString.lower(config),FfiConverterOptionString.lower(options),FfiConverterTypeNativeClientHandlers_lower(handlers),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
                 )
             },
             pollFunc: ffi_mcpweft_swift_rust_future_poll_u64,
@@ -5381,7 +5264,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_func_native_error_kinds() != 7013) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpweft_swift_checksum_func_native_host_connect() != 27662) {
+    if (uniffi_mcpweft_swift_checksum_func_native_host_connect() != 45092) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_call_tool() != 49870) {

@@ -330,4 +330,66 @@ final class AuthTests: XCTestCase {
         XCTAssertEqual(saved?.accessToken, "swift-token")
         try await http.close()
     }
+
+    func testAHostLogsInToItsOAuthServersThroughItsAuthorizer() async throws {
+        let issuer = TinyHTTPServer { port, method, path, _ in
+            let base = "http://127.0.0.1:\(port)"
+            switch (method, path) {
+            case ("GET", "/.well-known/oauth-authorization-server"):
+                let metadata: JSONValue = [
+                    "issuer": .string(base), "authorization_endpoint": .string("\(base)/authorize"),
+                    "token_endpoint": .string("\(base)/token"), "registration_endpoint": .string("\(base)/register"),
+                    "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
+                    "token_endpoint_auth_methods_supported": ["client_secret_post"],
+                ]
+                return (200, metadata.jsonText, [:])
+            case ("POST", "/register"):
+                return (201, #"{"client_id":"registered","client_secret":"secret"}"#, [:])
+            case ("POST", "/token"):
+                return (200, #"{"access_token":"host-token","token_type":"Bearer","expires_in":3600}"#, [:])
+            default:
+                return (404, "{}", [:])
+            }
+        }
+        defer { issuer.stop() }
+        let port = freePort()
+        let resource = "http://127.0.0.1:\(port)/mcp"
+        let auth = ServerAuth(
+            resource: resource, authorizationServers: ["http://127.0.0.1:\(issuer.port)"], requiredScopes: ["mcp:read"])
+        let http = try await protectedServer().serveHTTP(port: port, auth: auth) { token in
+            token == "host-token" ? AuthInfo(subject: "user-1", scopes: ["mcp:read"]) : nil
+        }
+        let opened = Recorder<String>()
+        let store = MemoryStore()
+        let handlers = HostHandlers(
+            authorizer: { url in
+                await opened.add(url)
+                let query = URLComponents(string: url)?.queryItems ?? []
+                let redirect = query.first { $0.name == "redirect_uri" }?.value ?? ""
+                let state = query.first { $0.name == "state" }?.value ?? ""
+                return "\(redirect)?code=the-code&state=\(state)"
+            }, tokenStore: store)
+        let config: JSONValue = [
+            "mcpServers": ["notes": ["type": "http", "url": .string(resource), "oauth": ["scopes": "mcp:read"]]]
+        ]
+        let options: JSONObject = ["redirectUri": "http://127.0.0.1:1/callback"]
+        let host = try await MCPHost.connect(config, options: options, handlers: handlers)
+        XCTAssertEqual(try host.state("notes"), .ready)
+        let answer = try await host.callTool("notes__whoami")
+        XCTAssertEqual(answer.text, "user-1 mcp:read")
+        await host.close()
+        let urls = await opened.items
+        XCTAssertEqual(urls.count, 1)
+        let saved = await store.tokens[resource]
+        XCTAssertEqual(saved?.accessToken, "host-token")
+
+        // Without the redirect URI, a host with an authorizer is refused before it connects.
+        do {
+            _ = try await MCPHost.connect(config, handlers: handlers)
+            XCTFail("a host with an authorizer but no redirectUri connected")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.kind, .invalidInput)
+        }
+        try await http.close()
+    }
 }
