@@ -1277,6 +1277,21 @@ export declare class Host extends EventEmitter {
   /** Reads a resource, from `options.server` or the server that lists or matches it. */
   readResource(uri: string, options?: HostCallOptions & { server?: string }): Promise<ReadResourceResult>;
   getPrompt(name: string, args?: { [name: string]: string }, options?: HostCallOptions): Promise<GetPromptResult>;
+  /**
+   * Calls a tool as a task on the server that offers it; resolves at once to the task with the
+   * `server` that runs it. `ttl`: how long the server keeps the task, in milliseconds.
+   */
+  callToolAsTask(
+    name: string,
+    args?: { [key: string]: unknown },
+    options?: { ttl?: number; timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<Task & { server: string }>;
+  /** Returns the current state of the task `taskId` of the server `server` (`tasks/get`). */
+  getTask(server: string, taskId: string, options?: HostCallOptions): Promise<Task>;
+  /** Waits until the task `taskId` of the server `server` ends and returns the tool's result. */
+  getTaskResult(server: string, taskId: string, options?: HostCallOptions): Promise<CallToolResult>;
+  /** Cancels the task `taskId` of the server `server` and returns its final state. */
+  cancelTask(server: string, taskId: string, options?: HostCallOptions): Promise<Task>;
   /** Connects to a server again: a ready one is closed first, a failed one tried anew. */
   restart(name: string): void;
   /** Tells every ready server that the roots changed. */

@@ -215,6 +215,15 @@ export declare class NativeHost {
   readResource(uri: string, server: string | null, options: string, done: (error: string | null, value: string | null) => void): Pending
   /** Gets a prompt by its host name with the JSON text of its string arguments. */
   getPrompt(name: string, args: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Returns the JSON text of the state of the task `task_id` of the server `server`. */
+  getTask(server: string, taskId: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /**
+   * Returns the JSON text of the tool's result once the task `task_id` of the server
+   * `server` ends.
+   */
+  taskResult(server: string, taskId: string, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Cancels the task `task_id` of the server `server`; the JSON text of its final state. */
+  cancelTask(server: string, taskId: string, options: string, done: (error: string | null, value: string | null) => void): Pending
   /** Connects to the server `name` again. */
   restart(name: string): void
   /** Tells every ready server that the roots changed. */

@@ -25,10 +25,10 @@ const EVENTS = { stateChanged: 'state', listChanged: 'listChanged', collisions: 
 const SPEC_KEYS = ['name', 'version', 'title', 'icons', 'websiteUrl', 'protocolVersion', 'requestTimeoutMs', 'capabilities', 'separator', 'redirectUri'];
 
 /** The JSON text of a host call's options as the bridge reads them, and its progress listener. */
-function callOptions(options) {
+function callOptions(options, task) {
   const { timeoutMs, maxTotalTimeoutMs, onprogress, onProgress } = options ?? {};
   // JSON has no infinities: they cross as text, for the bridge to refuse by name.
-  const json = JSON.stringify({ timeoutMs, maxTotalTimeoutMs }, (_key, value) =>
+  const json = JSON.stringify({ timeoutMs, maxTotalTimeoutMs, task }, (_key, value) =>
     typeof value === 'number' && !Number.isFinite(value) ? String(value) : value,
   );
   const listener = onprogress ?? onProgress;
@@ -176,6 +176,41 @@ class Host extends EventEmitter {
       signal: options?.signal,
       map: JSON.parse,
     });
+  }
+
+  /**
+   * Calls a tool by its host name as a task on the server that offers it and resolves at once
+   * to the task with the `server` that runs it (`{ taskId, status, ..., server }`); follow it
+   * with `getTask`, `getTaskResult` or `cancelTask`. Options: `ttl` (milliseconds the server
+   * keeps the task), `timeoutMs` and `signal`.
+   */
+  async callToolAsTask(name, args, options = {}) {
+    const [json] = callOptions(options, { ttl: options?.ttl });
+    const created = await settle(
+      (done) => this.#native.callTool(String(name), JSON.stringify(args ?? {}), json, null, done),
+      { signal: options?.signal, map: JSON.parse },
+    );
+    return { ...created.task, server: created.server };
+  }
+
+  /** Returns the current state of the task `taskId` of the server `server`. Options: `timeoutMs`, `signal`. */
+  getTask(server, taskId, options = {}) {
+    return this.#task((json, done) => this.#native.getTask(String(server), String(taskId), json, done), options);
+  }
+
+  /** Waits until the task `taskId` of the server `server` ends and returns the tool's result. */
+  getTaskResult(server, taskId, options = {}) {
+    return this.#task((json, done) => this.#native.taskResult(String(server), String(taskId), json, done), options);
+  }
+
+  /** Cancels the task `taskId` of the server `server` and returns its final state. */
+  cancelTask(server, taskId, options = {}) {
+    return this.#task((json, done) => this.#native.cancelTask(String(server), String(taskId), json, done), options);
+  }
+
+  #task(start, options) {
+    const [json] = callOptions(options);
+    return settle((done) => start(json, done), { signal: options?.signal, map: JSON.parse });
   }
 
   /**

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, Host, InvalidInputError, TimeoutError } from '../index.mjs';
+import { ConfigError, Host, InvalidInputError, McpError, Server, TimeoutError } from '../index.mjs';
 import { hostServers, next, requireServers, servePythonCalculator, waitFor } from './helpers.mjs';
 
 /** The first event of `events` that `wanted` accepts, within `ms`. */
@@ -172,4 +172,36 @@ test('a host reads a file and refuses bad settings', async () => {
   await assert.rejects(Host.connect({ calc: { command: 'calc' } }, { separator: '/' }), ConfigError);
   await assert.rejects(Host.connect(`${path}.missing`), ConfigError);
   assert.throws(() => new Host(), TypeError);
+});
+
+test('a host runs tool calls as tasks on the server that offers them', async () => {
+  let release;
+  const released = new Promise((resolve) => (release = resolve));
+  const server = new Server({ name: 'jobs', version: '1' }, { tasks: true });
+  const schema = { type: 'object', properties: { n: { type: 'number' } } };
+  server.registerTool('slow', { inputSchema: schema, execution: { taskSupport: 'optional' } }, async ({ n }) => {
+    await released;
+    return `${n * 2}`;
+  });
+  server.registerTool('forever', { execution: { taskSupport: 'required' } }, () => new Promise(() => {}));
+  server.registerTool('plain', {}, () => 'plain');
+  const http = await server.serveHttp({ port: 0 });
+  const host = await Host.connect({ jobs: { type: 'http', url: http.url } });
+  try {
+    const task = await host.callToolAsTask('jobs__slow', { n: 21 }, { ttl: 60000 });
+    assert.equal(task.server, 'jobs');
+    assert.equal(task.status, 'working');
+    assert.equal((await host.getTask('jobs', task.taskId)).status, 'working');
+    release();
+    const result = await host.getTaskResult('jobs', task.taskId, { timeoutMs: 5000 });
+    assert.equal(result.content[0].text, '42');
+
+    const endless = await host.callToolAsTask('jobs__forever');
+    assert.equal((await host.cancelTask(endless.server, endless.taskId)).status, 'cancelled');
+    await assert.rejects(host.callToolAsTask('jobs__plain'), McpError);
+    await assert.rejects(host.getTask('nobody', task.taskId), ConfigError);
+  } finally {
+    await host.close();
+    await http.close();
+  }
 });

@@ -220,6 +220,11 @@ for await (const event of host.events()) {
   if (seen.type === 'stateChanged' && seen.state === 'failed') console.error(seen.server, seen.stderr);
   break;
 }
+const job: Task & { server: string } = await host.callToolAsTask('calc.add', { a: 1 }, { ttl: 60000 });
+const jobState: Task = await host.getTask(job.server, job.taskId, { timeoutMs: 1000 });
+const jobResult: CallToolResult = await host.getTaskResult(job.server, job.taskId);
+await host.cancelTask(job.server, job.taskId);
+console.error(jobState.status, jobResult.isError);
 host.restart('calc');
 console.error(hostTools[0]?.server, calcState.state, sum.isError, host.servers()[0]?.name, host.collisions()[0]?.kind);
 await host.close();

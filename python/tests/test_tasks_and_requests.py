@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import mcpweft
-from mcpweft import Client, Context, InvalidParams, McpError, RequestTimeout, Server
+from mcpweft import Client, ConfigError, Context, Host, InvalidParams, McpError, RequestTimeout, Server
 
 
 async def eventually(condition: Any, timeout: float = 10.0) -> None:
@@ -254,3 +254,24 @@ def test_sync_handler_limit() -> None:
         assert mcpweft.sync_handler_limit() == 1
     finally:
         mcpweft.set_sync_handler_limit(before)
+
+
+async def test_a_host_runs_tool_calls_as_tasks_on_the_server_that_offers_them(free_port: int) -> None:
+    release = asyncio.Event()
+    async with await task_server(release).serve_http(port=free_port) as http:
+        async with Host.connect({"jobs": {"type": "http", "url": http.url}}) as host:
+            task = await host.call_tool_as_task("jobs__slow", {"n": 21}, ttl=60)
+            assert task["server"] == "jobs"
+            assert task["status"] == "working"
+            assert (await host.get_task("jobs", task["taskId"]))["status"] == "working"
+            release.set()
+            result = await host.task_result("jobs", task["taskId"])
+            assert result["structuredContent"] == {"result": 42}
+
+            endless = await host.call_tool_as_task("jobs__forever")
+            cancelled = await host.cancel_task(endless["server"], endless["taskId"])
+            assert cancelled["status"] == "cancelled"
+            with pytest.raises(McpError, match="cannot be called as a task"):
+                await host.call_tool_as_task("jobs__plain")
+            with pytest.raises(ConfigError):
+                await host.get_task("nobody", task["taskId"])

@@ -213,13 +213,21 @@ fn event_json(event: &HostEvent) -> Option<Value> {
     })
 }
 
-/// The core's options of a call through a host, from the bridge's: a host's calls take
-/// time-outs and progress, not a task or `_meta`.
+/// The core's options of a call through a host, from the bridge's: time-outs and progress,
+/// not a task (a tool call's task is taken out before) or `_meta`.
 fn host_call(options: CallOptions, call: &str) -> Result<host::CallOptions, Error> {
-    if options.task.is_some() || options.meta.is_some() {
-        return Err(Error::invalid_input(format!(
-            "{call} through a host takes timeoutMs, maxTotalTimeoutMs and progress, not a task or meta"
-        )));
+    if options.task.is_some() {
+        return Err(Error::invalid_input(format!("{call} through a host takes no task")));
+    }
+    host_options(options)
+}
+
+/// The core's options of a host call whose task, when it has one, was taken out.
+fn host_options(options: CallOptions) -> Result<host::CallOptions, Error> {
+    if options.meta.is_some() {
+        return Err(Error::invalid_input(
+            "a call through a host takes timeoutMs, maxTotalTimeoutMs and progress (and a task for a tool), not meta",
+        ));
     }
     let mut host = host::CallOptions::new();
     if let Some(timeout) = options.timeout {
@@ -340,11 +348,53 @@ impl Host {
     /// not ready, or goes away during the call, fails it with kind `TransportClosed`, naming
     /// the server; a name several servers offer fails with kind `Config`. Dropping the task
     /// cancels the call.
-    pub fn call_tool(&self, name: &str, arguments: Value, options: CallOptions) -> Task<Value> {
+    ///
+    /// With a `task` in `options` (`{"ttl"}`, milliseconds), the server that offers the tool
+    /// runs it as a task: the result is the created task (`{"task"}`) with the `server` that
+    /// runs it, which [`Host::get_task`], [`Host::task_result`] and [`Host::cancel_task`] take.
+    pub fn call_tool(&self, name: &str, arguments: Value, mut options: CallOptions) -> Task<Value> {
         let (host, name) = (self.inner.clone(), name.to_owned());
         Task::new(async move {
-            let options = host_call(options, "calling a tool")?;
-            Ok(to_json(&host.call_tool_with(&name, arguments, options).await?))
+            let Some(task) = options.task.take() else {
+                let options = host_call(options, "calling a tool")?;
+                return Ok(to_json(&host.call_tool_with(&name, arguments, options).await?));
+            };
+            // `CallOptions::from_json` checked the task's fields.
+            let ttl = task.get("ttl").and_then(Value::as_u64);
+            let task = host.call_tool_as_task(&name, arguments, ttl, host_options(options)?).await?;
+            let mut created = to_json(&task.created);
+            created["server"] = json!(task.server);
+            Ok(created)
+        })
+    }
+
+    /// Returns the state of the task `task_id` of the server `server` (`tasks/get`); `options`
+    /// as for [`Host::call_tool`], without a task.
+    pub fn get_task(&self, server: &str, task_id: &str, options: CallOptions) -> Task<Value> {
+        let (host, server, task_id) = (self.inner.clone(), server.to_owned(), task_id.to_owned());
+        Task::new(async move {
+            let options = host_call(options, "getting a task")?;
+            Ok(to_json(&host.get_task(&server, &task_id, options).await?))
+        })
+    }
+
+    /// Waits until the task `task_id` of the server `server` ends and returns the tool's
+    /// result (`tasks/result`); `options` as for [`Host::get_task`].
+    pub fn task_result(&self, server: &str, task_id: &str, options: CallOptions) -> Task<Value> {
+        let (host, server, task_id) = (self.inner.clone(), server.to_owned(), task_id.to_owned());
+        Task::new(async move {
+            let options = host_call(options, "waiting for a task")?;
+            Ok(to_json(&host.task_result(&server, &task_id, options).await?))
+        })
+    }
+
+    /// Cancels the task `task_id` of the server `server` and returns its final state
+    /// (`tasks/cancel`); `options` as for [`Host::get_task`].
+    pub fn cancel_task(&self, server: &str, task_id: &str, options: CallOptions) -> Task<Value> {
+        let (host, server, task_id) = (self.inner.clone(), server.to_owned(), task_id.to_owned());
+        Task::new(async move {
+            let options = host_call(options, "cancelling a task")?;
+            Ok(to_json(&host.cancel_task(&server, &task_id, options).await?))
         })
     }
 

@@ -124,6 +124,49 @@ impl NativeHost {
         settle(done, self.inner.get_prompt(&name, args, call_options(&options, None)?), |v| v.to_string())
     }
 
+    /// Returns the JSON text of the state of the task `task_id` of the server `server`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "server: string, taskId: string, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn get_task(&self, server: String, task_id: String, options: String, done: Done<'_>) -> napi::Result<Pending> {
+        let task = self.inner.get_task(&server, &task_id, call_options(&options, None)?);
+        settle(done, task, |v| v.to_string())
+    }
+
+    /// Returns the JSON text of the tool's result once the task `task_id` of the server
+    /// `server` ends.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "server: string, taskId: string, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn task_result(
+        &self,
+        server: String,
+        task_id: String,
+        options: String,
+        done: Done<'_>,
+    ) -> napi::Result<Pending> {
+        let task = self.inner.task_result(&server, &task_id, call_options(&options, None)?);
+        settle(done, task, |v| v.to_string())
+    }
+
+    /// Cancels the task `task_id` of the server `server`; the JSON text of its final state.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "server: string, taskId: string, options: string, done: (error: string | null, value: string | null) => void"
+    )]
+    pub fn cancel_task(
+        &self,
+        server: String,
+        task_id: String,
+        options: String,
+        done: Done<'_>,
+    ) -> napi::Result<Pending> {
+        let task = self.inner.cancel_task(&server, &task_id, call_options(&options, None)?);
+        settle(done, task, |v| v.to_string())
+    }
+
     /// Connects to the server `name` again.
     #[napi(catch_unwind)]
     pub fn restart(&self, name: String) -> napi::Result<()> {

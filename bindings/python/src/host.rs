@@ -115,6 +115,45 @@ impl PyHost {
         runtime::await_json(py, self.inner.get_prompt(name, convert::from_opt(arguments)?, options))
     }
 
+    /// The state of the task `task_id` of the server `server`.
+    #[pyo3(signature = (server, task_id, options=None))]
+    fn get_task<'py>(
+        &self,
+        py: Python<'py>,
+        server: &str,
+        task_id: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = call_options(py, &self.event_loop, options, None)?;
+        runtime::await_json(py, self.inner.get_task(server, task_id, options))
+    }
+
+    /// The result of the task `task_id` of the server `server`, once it ends.
+    #[pyo3(signature = (server, task_id, options=None))]
+    fn task_result<'py>(
+        &self,
+        py: Python<'py>,
+        server: &str,
+        task_id: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = call_options(py, &self.event_loop, options, None)?;
+        runtime::await_json(py, self.inner.task_result(server, task_id, options))
+    }
+
+    /// Cancels the task `task_id` of the server `server`; resolves to its final state.
+    #[pyo3(signature = (server, task_id, options=None))]
+    fn cancel_task<'py>(
+        &self,
+        py: Python<'py>,
+        server: &str,
+        task_id: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = call_options(py, &self.event_loop, options, None)?;
+        runtime::await_json(py, self.inner.cancel_task(server, task_id, options))
+    }
+
     /// Connects to the server `name` again.
     fn restart(&self, py: Python<'_>, name: &str) -> PyResult<()> {
         self.inner.restart(name).or_raise(py)

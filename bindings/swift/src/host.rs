@@ -84,6 +84,26 @@ impl NativeHost {
         Ok(cancellable(self.inner.call_tool(&name, arguments, options), cancel).await?.to_string())
     }
 
+    /// Returns the JSON text of the state of the task `task_id` of the server `server`.
+    pub async fn get_task(&self, server: String, task_id: String, options: NativeCallOptions) -> Result<String> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.get_task(&server, &task_id, options), cancel).await?.to_string())
+    }
+
+    /// Returns the JSON text of the tool's result once the task `task_id` of the server
+    /// `server` ends.
+    pub async fn task_result(&self, server: String, task_id: String, options: NativeCallOptions) -> Result<String> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.task_result(&server, &task_id, options), cancel).await?.to_string())
+    }
+
+    /// Cancels the task `task_id` of the server `server` and returns the JSON text of its
+    /// final state.
+    pub async fn cancel_task(&self, server: String, task_id: String, options: NativeCallOptions) -> Result<String> {
+        let (options, cancel) = options.split()?;
+        Ok(cancellable(self.inner.cancel_task(&server, &task_id, options), cancel).await?.to_string())
+    }
+
     /// Reads the resource at `uri` from `server`, or from the server that offers it.
     pub async fn read_resource(
         &self,

@@ -63,8 +63,9 @@ use crate::{
     Client, ClientOptions, CloseReason, Error,
     jsonrpc::{CONNECTION_CLOSED, ErrorData},
     model::{
-        CallToolRequestParams, CallToolResult, ClientCapabilities, GetPromptRequestParams, GetPromptResult,
-        Implementation, JsonObject, ProgressNotificationParams, ReadResourceResult, ResourceRequestParams, methods,
+        CallToolRequestParams, CallToolResult, ClientCapabilities, CreateTaskResult, GetPromptRequestParams,
+        GetPromptResult, GetTaskResult, Implementation, JsonObject, ProgressNotificationParams, ReadResourceResult,
+        ResourceRequestParams, TaskIdRequestParams, TaskMetadata, methods,
     },
     server::UriTemplate,
     session::{ProgressCallback, RequestOptions},
@@ -114,6 +115,18 @@ impl std::fmt::Display for ServerState {
             ServerState::Closed => f.write_str("closed"),
         }
     }
+}
+
+/// A tool call a server runs as a task, made by [`Host::call_tool_as_task`]: the server's
+/// name, which [`Host::get_task`], [`Host::task_result`] and [`Host::cancel_task`] take with the
+/// task's id, and the task the server created.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct HostTask {
+    /// The server that runs the task.
+    pub server: String,
+    /// The server's answer: the task, with its id and status.
+    pub created: CreateTaskResult,
 }
 
 /// Which list of a server changed.
@@ -939,7 +952,7 @@ impl Host {
     }
 
     /// Returns the client of the server `name` while it is ready, for anything the host does
-    /// not route itself (completions, subscriptions, tasks).
+    /// not route itself (completions, subscriptions).
     pub fn client(&self, name: &str) -> Option<Client> {
         self.slot(name).ok().and_then(|slot| slot.ready().ok()).map(|(client, _)| client)
     }
@@ -960,6 +973,14 @@ impl Host {
         arguments: Value,
         options: CallOptions,
     ) -> Result<CallToolResult, Error> {
+        let (slot, params) = self.tool_call(name, arguments)?;
+        let (client, generation) = slot.ready()?;
+        let result = client.call_tool_with(params, options.request_options(&slot.config)).await;
+        self.settle(slot, generation, result)
+    }
+
+    /// The server that offers the tool `name` and the params of a call to it.
+    fn tool_call(&self, name: &str, arguments: Value) -> Result<(&Slot, CallToolRequestParams), Error> {
         let view = self.inner.view();
         let Some(tool) = view.tools.get(name) else {
             return Err(self.unknown(&view, CollisionKind::Tool, name, || {
@@ -972,10 +993,68 @@ impl Host {
             Value::Null => None,
             other => return Err(Error::Protocol(format!("tool arguments must be a JSON object, not {other}"))),
         };
-        let params = CallToolRequestParams { name: tool.tool.name.clone(), arguments, task: None, meta: None };
+        Ok((slot, CallToolRequestParams { name: tool.tool.name.clone(), arguments, task: None, meta: None }))
+    }
+
+    /// Calls a tool by its host name as a task (experimental), asking the server to keep it
+    /// `ttl` milliseconds, and returns the created task at once with the server's name; the
+    /// options' time-outs and cancellation apply to the creation.
+    ///
+    /// A server that does not declare task-augmented tool calls is an
+    /// [`Error::CapabilityMissing`]; names are resolved as [`Host::call_tool_with`] does.
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Value,
+        ttl: Option<u64>,
+        options: CallOptions,
+    ) -> Result<HostTask, Error> {
+        let (slot, mut params) = self.tool_call(name, arguments)?;
+        params.task = Some(TaskMetadata { ttl });
+        let server = slot.name.to_string();
+        let created = self.request(slot, methods::TOOLS_CALL, &params, &options).await?;
+        Ok(HostTask { server, created })
+    }
+
+    /// Returns the current state of the task `task_id` of the server `server` (`tasks/get`).
+    pub async fn get_task(&self, server: &str, task_id: &str, options: CallOptions) -> Result<GetTaskResult, Error> {
+        let params = TaskIdRequestParams { task_id: task_id.to_owned(), meta: None };
+        self.request(self.slot(server)?, methods::TASKS_GET, &params, &options).await
+    }
+
+    /// Waits until the task `task_id` of the server `server` ends and returns the tool's
+    /// result (`tasks/result`), or the error the call ended with.
+    pub async fn task_result(
+        &self,
+        server: &str,
+        task_id: &str,
+        options: CallOptions,
+    ) -> Result<CallToolResult, Error> {
+        let params = TaskIdRequestParams { task_id: task_id.to_owned(), meta: None };
+        self.request(self.slot(server)?, methods::TASKS_RESULT, &params, &options).await
+    }
+
+    /// Cancels the task `task_id` of the server `server` and returns its final state
+    /// (`tasks/cancel`).
+    pub async fn cancel_task(&self, server: &str, task_id: &str, options: CallOptions) -> Result<GetTaskResult, Error> {
+        let params = TaskIdRequestParams { task_id: task_id.to_owned(), meta: None };
+        self.request(self.slot(server)?, methods::TASKS_CANCEL, &params, &options).await
+    }
+
+    /// Sends a request to the server of `slot` with the options of a host call, its
+    /// capabilities checked by its client, and reads the typed result.
+    async fn request<P: serde::Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        slot: &Slot,
+        method: &str,
+        params: &P,
+        options: &CallOptions,
+    ) -> Result<R, Error> {
+        let params = crate::session::typed_params(params)?;
         let (client, generation) = slot.ready()?;
-        let result = client.call_tool_with(params, options.request_options(&slot.config)).await;
-        self.settle(slot, generation, result)
+        let result = client.request(method, params, options.request_options(&slot.config)).await;
+        let value = self.settle(slot, generation, result)?;
+        crate::session::typed_result(method, value)
     }
 
     /// Reads a resource, from the server that lists its URI or else the one server whose
@@ -1001,12 +1080,8 @@ impl Host {
             Some(server) => server.to_owned(),
             None => self.resource_server(uri)?,
         };
-        let slot = self.slot(&server)?;
-        let (client, generation) = slot.ready()?;
         let params = ResourceRequestParams { uri: uri.to_owned(), meta: None };
-        let result = self.request(&client, methods::RESOURCES_READ, &params, options.request_options(&slot.config));
-        let result = result.await;
-        self.settle(slot, generation, result)
+        self.request(self.slot(&server)?, methods::RESOURCES_READ, &params, &options).await
     }
 
     /// Gets a prompt by its host name with string arguments.
@@ -1032,13 +1107,9 @@ impl Host {
                 ErrorData::invalid_params(format!("unknown prompt: {name}"))
             }));
         };
-        let slot = self.slot(&prompt.server)?;
-        let (client, generation) = slot.ready()?;
         let params =
             GetPromptRequestParams { name: prompt.prompt.name.clone(), arguments: Some(arguments), meta: None };
-        let result = self.request(&client, methods::PROMPTS_GET, &params, options.request_options(&slot.config));
-        let result = result.await;
-        self.settle(slot, generation, result)
+        self.request(self.slot(&prompt.server)?, methods::PROMPTS_GET, &params, &options).await
     }
 
     /// Tells every ready server that the host's roots changed.
@@ -1119,17 +1190,6 @@ impl Host {
                 several.join(", ")
             ))),
         }
-    }
-
-    async fn request<P: serde::Serialize, R: serde::de::DeserializeOwned>(
-        &self,
-        client: &Client,
-        method: &str,
-        params: &P,
-        options: RequestOptions,
-    ) -> Result<R, Error> {
-        let value = client.request(method, crate::session::typed_params(params)?, options).await?;
-        crate::session::typed_result(method, value)
     }
 
     /// Names the server in the error of a call whose connection ended, and ends a connection

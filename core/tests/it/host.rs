@@ -637,3 +637,54 @@ async fn a_bad_separator_is_refused() {
     let host = Host::builder(HostConfig::default()).with_separator(".").connect().await.unwrap();
     assert!(host.servers().is_empty() && host.tools().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_call_runs_as_a_task_on_the_server_that_offers_it() {
+    let tasks = mcpweft::server::TaskOptions::new().with_poll_interval(Duration::from_millis(20));
+    let jobs = Server::builder(Implementation::new("jobs", "1.0.0"))
+        .tasks(tasks)
+        .tool(
+            Tool::new("build", "Builds slowly.", object_schema(json!({ "ms": { "type": "integer" } })))
+                .with_task_support(TaskSupport::Optional),
+            |args: JsonObject, _ctx: RequestContext| async move {
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(CallToolResult::text(format!("built in {ms} ms")))
+            },
+        )
+        .build()
+        .expect("a valid server");
+    let jobs = serve(jobs, any_port()).await;
+    let notes = serve(notes_server(), any_port()).await;
+    let host = within(Host::connect(config(json!({ "mcpServers": {
+        "jobs": { "type": "http", "url": jobs.url() },
+        "notes": { "type": "http", "url": notes.url() },
+    } }))))
+    .await
+    .unwrap();
+
+    let task = within(host.call_tool_as_task("jobs__build", json!({ "ms": 50 }), Some(60_000), CallOptions::new()))
+        .await
+        .unwrap();
+    assert_eq!(task.server, "jobs");
+    let id = task.created.task.task_id.clone();
+    let state = within(host.get_task("jobs", &id, CallOptions::new())).await.unwrap();
+    assert_eq!(state.task.task_id, id);
+    let result = within(host.task_result("jobs", &id, CallOptions::new())).await.unwrap();
+    assert_eq!(first_text(&result), "built in 50 ms");
+
+    // A long task is cancelled on its server; its final state says so.
+    let long =
+        within(host.call_tool_as_task("jobs__build", json!({ "ms": 60_000 }), None, CallOptions::new())).await.unwrap();
+    let cancelled = within(host.cancel_task("jobs", &long.created.task.task_id, CallOptions::new())).await.unwrap();
+    assert_eq!(cancelled.task.status, TaskStatus::Cancelled);
+
+    // A server without tasks refuses before anything is sent; unknown names are errors.
+    let refused = host.call_tool_as_task("notes__echo", json!({ "text": "x" }), None, CallOptions::new()).await;
+    assert!(matches!(refused, Err(Error::CapabilityMissing(_))), "{refused:?}");
+    let unknown = host.get_task("nobody", &id, CallOptions::new()).await;
+    assert!(matches!(unknown, Err(Error::Config(_))), "{unknown:?}");
+    host.close().await;
+    jobs.shutdown().await;
+    notes.shutdown().await;
+}

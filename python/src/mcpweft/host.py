@@ -24,6 +24,7 @@ from .types import (
     Resource,
     ResourceTemplate,
     Root,
+    Task,
     Tool,
     optional,
 )
@@ -51,6 +52,12 @@ class ServerState(TypedDict, total=False):
 
 class HostTool(Tool, total=False):
     """A tool under its host name (``calc__add``), with the ``server`` that offers it."""
+
+    server: str
+
+
+class HostTask(Task, total=False):
+    """A task a server runs for a call through the host, with the ``server`` that runs it."""
 
     server: str
 
@@ -346,6 +353,35 @@ class Host:
         on_progress = _progress_listener(progress, self._tasks)
         options = _options(timeout, max_total_timeout=max_total_timeout)
         return cast(CallToolResult, await self._host.call_tool(name, arguments, options, on_progress))
+
+    async def call_tool_as_task(
+        self,
+        name: str,
+        arguments: Optional[JsonObject] = None,
+        *,
+        ttl: Optional[float] = None,
+        timeout: Optional[float] = None,
+    ) -> HostTask:
+        """Calls a tool by its host name as a task on the server that offers it and returns the
+        task at once (``ttl`` in seconds), with the ``server`` that runs it; follow it with
+        ``get_task``, ``task_result`` or ``cancel_task``. A server that does not run tool calls
+        as tasks raises ``CapabilityMissing``."""
+        task = optional(ttl=None if ttl is None else round(ttl * 1000))
+        created = await self._host.call_tool(name, arguments, _options(timeout, task=task))
+        return cast(HostTask, {**created["task"], "server": created["server"]})
+
+    async def get_task(self, server: str, task_id: str, *, timeout: Optional[float] = None) -> Task:
+        """Returns the current state of the task ``task_id`` of the server ``server``."""
+        return cast(Task, await self._host.get_task(server, task_id, _options(timeout)))
+
+    async def task_result(self, server: str, task_id: str, *, timeout: Optional[float] = None) -> CallToolResult:
+        """Waits until the task ``task_id`` of the server ``server`` ends and returns the
+        tool's result."""
+        return cast(CallToolResult, await self._host.task_result(server, task_id, _options(timeout)))
+
+    async def cancel_task(self, server: str, task_id: str, *, timeout: Optional[float] = None) -> Task:
+        """Cancels the task ``task_id`` of the server ``server`` and returns its final state."""
+        return cast(Task, await self._host.cancel_task(server, task_id, _options(timeout)))
 
     async def read_resource(
         self,

@@ -12,14 +12,14 @@ use futures::executor::block_on;
 use mcpweft_bridge::{CallOptions, ClientCallbacks, Context, ErrorKind, Host, HostEvents, Server};
 use serde_json::{Value, json};
 
-/// A server with a tool that counts with progress, one that logs, and one that asks for
-/// sampling.
+/// A server with a tool that adds (which may run as a task), one that counts with progress,
+/// one that logs, and one that asks for sampling.
 fn server() -> Server {
-    let server = Server::new(json!({ "name": "notes", "version": "1.0.0" })).unwrap();
+    let server = Server::new(json!({ "name": "notes", "version": "1.0.0", "tasks": true })).unwrap();
     let add = callback(|args: Value, _ctx| async move {
         Ok(json!(args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0)))
     });
-    server.add_tool(json!({ "name": "add" }), add, false).unwrap();
+    server.add_tool(json!({ "name": "add", "execution": { "taskSupport": "optional" } }), add, false).unwrap();
     let count = callback(|args: Value, ctx: Context| async move {
         let n = args["n"].as_u64().unwrap_or(1);
         for i in 1..=n {
@@ -149,9 +149,19 @@ fn a_host_over_the_bridge_speaks_json() {
     assert_eq!(ended.kind, ErrorKind::Timeout);
     let refused = CallOptions::from_json(json!({ "maxTotalTimeoutMs": -1 }), None).unwrap_err();
     assert!(refused.message.contains("maxTotalTimeoutMs"), "{}", refused.message);
-    let task = CallOptions::from_json(json!({ "task": { "ttl": 1000 } }), None).unwrap();
-    let no_task = block_on(host.call_tool("notes.add", json!({}), task)).unwrap_err();
-    assert_eq!(no_task.kind, ErrorKind::InvalidInput);
+
+    // A tool call as a task: created on the server that offers the tool, followed there.
+    let task = || CallOptions::from_json(json!({ "task": { "ttl": 60000 } }), None).unwrap();
+    let created = block_on(host.call_tool("notes.add", json!({ "a": 1, "b": 2 }), task())).unwrap();
+    assert_eq!(created["server"], "notes");
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let result = block_on(host.task_result("notes", &id, CallOptions::new())).unwrap();
+    assert!(result["content"][0]["text"].as_str().unwrap().starts_with('3'), "{result}");
+    assert_eq!(block_on(host.get_task("notes", &id, CallOptions::new())).unwrap()["status"], "completed");
+    let finished = block_on(host.cancel_task("notes", &id, CallOptions::new())).unwrap_err();
+    assert_eq!(finished.kind, ErrorKind::Rpc, "a completed task cannot be cancelled");
+    let read_as_task = block_on(host.get_task("notes", &id, task())).unwrap_err();
+    assert_eq!(read_as_task.kind, ErrorKind::InvalidInput);
 
     // The callbacks are told which server asks.
     let answer = block_on(host.call_tool("notes.ask", json!({}), CallOptions::new())).unwrap();

@@ -243,6 +243,52 @@ public final class MCPHost: Sendable {
             progress: progress)
     }
 
+    /// Calls a tool by its host name as a task on the server that offers it and returns the task
+    /// at once (`{"taskId", "status", …}`) with the `server` that runs it; `ttl` is how long the
+    /// server keeps the task. Follow it with `getTask`, `taskResult` or `cancelTask`.
+    public func callToolAsTask(
+        _ name: String, arguments: JSONValue = [:], ttl: Duration? = nil, timeout: Duration? = nil
+    ) async throws -> JSONValue {
+        let arguments = arguments.jsonText
+        let ttl = ttl.map { JSONValue.int(Int($0.components.seconds) * 1000 + Int($0.components.attoseconds / 1_000_000_000_000_000)) }
+        let options = hostOptions(timeout, nil, task: .object(JSONObject(compacting: ["ttl": ttl])))
+        let created = try await awaitNative { cancel in
+            let options = NativeCallOptions(options: options, progress: nil, cancel: cancel)
+            return try JSONValue(parsing: await native.callTool(name: name, arguments: arguments, options: options))
+        }
+        var task = created["task"]?.objectValue ?? [:]
+        task["server"] = created["server"] ?? .null
+        return .object(task)
+    }
+
+    /// Returns the current state of the task `id` of the server `server` (`tasks/get`).
+    public func getTask(_ id: String, server: String, timeout: Duration? = nil) async throws -> JSONValue {
+        let options = hostOptions(timeout, nil)
+        return try await awaitNative { cancel in
+            let options = NativeCallOptions(options: options, progress: nil, cancel: cancel)
+            return try JSONValue(parsing: await native.getTask(server: server, taskId: id, options: options))
+        }
+    }
+
+    /// Waits until the task `id` of the server `server` ends and returns the tool's result.
+    public func taskResult(_ id: String, server: String, timeout: Duration? = nil) async throws -> CallToolResult {
+        let options = hostOptions(timeout, nil)
+        return CallToolResult(
+            try await awaitNative { cancel in
+                let options = NativeCallOptions(options: options, progress: nil, cancel: cancel)
+                return try JSONValue(parsing: await native.taskResult(server: server, taskId: id, options: options))
+            })
+    }
+
+    /// Cancels the task `id` of the server `server` and returns its final state.
+    public func cancelTask(_ id: String, server: String, timeout: Duration? = nil) async throws -> JSONValue {
+        let options = hostOptions(timeout, nil)
+        return try await awaitNative { cancel in
+            let options = NativeCallOptions(options: options, progress: nil, cancel: cancel)
+            return try JSONValue(parsing: await native.cancelTask(server: server, taskId: id, options: options))
+        }
+    }
+
     /// Reads the resource at `uri` from `server`, or else from the server that lists it or the
     /// one server whose resource template matches it.
     public func readResource(
@@ -331,10 +377,15 @@ private func parsedArray(_ text: String) -> [JSONValue] {
 }
 
 /// The JSON text of a host call's options.
-private func hostOptions(_ timeout: Duration?, _ maxTotalTimeout: Duration?) -> String {
-    func ms(_ d: Duration?) -> JSONValue? {
-        d.map { .double(Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
-    }
-    return JSONValue.object(JSONObject(compacting: ["timeoutMs": ms(timeout), "maxTotalTimeoutMs": ms(maxTotalTimeout)]))
-        .jsonText
+/// A duration in milliseconds, as the bridge's options hold it.
+private func milliseconds(_ d: Duration?) -> JSONValue? {
+    d.map { .double(Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
+}
+
+/// The JSON text of a host call's options; `task` makes a tool call a task.
+private func hostOptions(_ timeout: Duration?, _ maxTotalTimeout: Duration?, task: JSONValue? = nil) -> String {
+    let options = JSONObject(compacting: [
+        "timeoutMs": milliseconds(timeout), "maxTotalTimeoutMs": milliseconds(maxTotalTimeout), "task": task,
+    ])
+    return JSONValue.object(options).jsonText
 }

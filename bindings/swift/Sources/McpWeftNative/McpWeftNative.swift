@@ -2384,6 +2384,12 @@ public protocol NativeHostProtocol: AnyObject, Sendable {
     func callTool(name: String, arguments: String?, options: NativeCallOptions) async throws  -> String
     
     /**
+     * Cancels the task `task_id` of the server `server` and returns the JSON text of its
+     * final state.
+     */
+    func cancelTask(server: String, taskId: String, options: NativeCallOptions) async throws  -> String
+    
+    /**
      * Closes every server; closing again does nothing.
      */
     func close() async 
@@ -2402,6 +2408,11 @@ public protocol NativeHostProtocol: AnyObject, Sendable {
      * Gets a prompt by its host name with the JSON text of its string arguments.
      */
     func getPrompt(name: String, arguments: String?, options: NativeCallOptions) async throws  -> String
+    
+    /**
+     * Returns the JSON text of the state of the task `task_id` of the server `server`.
+     */
+    func getTask(server: String, taskId: String, options: NativeCallOptions) async throws  -> String
     
     /**
      * Tells every ready server that the host's roots changed.
@@ -2442,6 +2453,12 @@ public protocol NativeHostProtocol: AnyObject, Sendable {
      * Returns the JSON text of the state of the server `name`.
      */
     func state(name: String) throws  -> String
+    
+    /**
+     * Returns the JSON text of the tool's result once the task `task_id` of the server
+     * `server` ends.
+     */
+    func taskResult(server: String, taskId: String, options: NativeCallOptions) async throws  -> String
     
     /**
      * Returns the JSON text of the tools of every ready server, under their host names.
@@ -2525,6 +2542,26 @@ open func callTool(name: String, arguments: String?, options: NativeCallOptions)
 }
     
     /**
+     * Cancels the task `task_id` of the server `server` and returns the JSON text of its
+     * final state.
+     */
+open func cancelTask(server: String, taskId: String, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehost_cancel_task(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(server),FfiConverterString.lower(taskId),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
      * Closes every server; closing again does nothing.
      */
 open func close()async   {
@@ -2577,6 +2614,25 @@ open func getPrompt(name: String, arguments: String?, options: NativeCallOptions
             rustFutureFunc: {
                 uniffi_mcpweft_swift_fn_method_nativehost_get_prompt(
                         self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterOptionString.lower(arguments),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Returns the JSON text of the state of the task `task_id` of the server `server`.
+     */
+open func getTask(server: String, taskId: String, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehost_get_task(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(server),FfiConverterString.lower(taskId),FfiConverterTypeNativeCallOptions_lower(options)
                 )
             },
             pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
@@ -2688,6 +2744,26 @@ open func state(name: String)throws  -> String  {
         FfiConverterString.lower(name),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Returns the JSON text of the tool's result once the task `task_id` of the server
+     * `server` ends.
+     */
+open func taskResult(server: String, taskId: String, options: NativeCallOptions)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehost_task_result(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(server),FfiConverterString.lower(taskId),FfiConverterTypeNativeCallOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
 }
     
     /**
@@ -5402,6 +5478,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativehost_call_tool() != 53536) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_cancel_task() != 11789) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativehost_close() != 59774) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -5412,6 +5491,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativehost_get_prompt() != 49705) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_get_task() != 54684) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativehost_notify_roots_changed() != 64253) {
@@ -5436,6 +5518,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativehost_state() != 19567) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_task_result() != 952) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativehost_tools() != 10694) {

@@ -546,6 +546,11 @@ void uniffi_mcpweft_swift_fn_free_nativehost(uint64_t handle, RustCallStatus *_N
 uint64_t uniffi_mcpweft_swift_fn_method_nativehost_call_tool(uint64_t ptr, RustBuffer name, RustBuffer arguments, RustBuffer options
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_CANCEL_TASK
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_CANCEL_TASK
+uint64_t uniffi_mcpweft_swift_fn_method_nativehost_cancel_task(uint64_t ptr, RustBuffer server, RustBuffer task_id, RustBuffer options
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_CLOSE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_CLOSE
 uint64_t uniffi_mcpweft_swift_fn_method_nativehost_close(uint64_t ptr
@@ -564,6 +569,11 @@ uint64_t uniffi_mcpweft_swift_fn_method_nativehost_events(uint64_t ptr, RustCall
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_GET_PROMPT
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_GET_PROMPT
 uint64_t uniffi_mcpweft_swift_fn_method_nativehost_get_prompt(uint64_t ptr, RustBuffer name, RustBuffer arguments, RustBuffer options
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_GET_TASK
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_GET_TASK
+uint64_t uniffi_mcpweft_swift_fn_method_nativehost_get_task(uint64_t ptr, RustBuffer server, RustBuffer task_id, RustBuffer options
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_NOTIFY_ROOTS_CHANGED
@@ -604,6 +614,11 @@ RustBuffer uniffi_mcpweft_swift_fn_method_nativehost_servers(uint64_t ptr, RustC
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_STATE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_STATE
 RustBuffer uniffi_mcpweft_swift_fn_method_nativehost_state(uint64_t ptr, RustBuffer name, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_TASK_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_TASK_RESULT
+uint64_t uniffi_mcpweft_swift_fn_method_nativehost_task_result(uint64_t ptr, RustBuffer server, RustBuffer task_id, RustBuffer options
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_TOOLS
@@ -1499,6 +1514,12 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_call_tool(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_CANCEL_TASK
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_CANCEL_TASK
+uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_cancel_task(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_CLOSE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_CLOSE
 uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_close(void
@@ -1520,6 +1541,12 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_events(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_GET_PROMPT
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_GET_PROMPT
 uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_get_prompt(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_GET_TASK
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_GET_TASK
+uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_get_task(void
     
 );
 #endif
@@ -1568,6 +1595,12 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_servers(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_STATE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_STATE
 uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_state(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_TASK_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_TASK_RESULT
+uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_task_result(void
     
 );
 #endif

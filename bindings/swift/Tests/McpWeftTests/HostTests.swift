@@ -204,4 +204,41 @@ final class HostTests: XCTestCase {
         XCTAssertEqual(sum.structuredContent, ["sum": 2.0])
         await host.close()
     }
+
+    /// A tool called as a task through the host runs on the server that offers it, and the
+    /// host follows and cancels it there.
+    func testAHostRunsToolCallsAsTasksOnTheirServer() async throws {
+        let server = try Server(name: "jobs", version: "1", settings: ["tasks": true])
+        let optional: JSONObject = ["execution": ["taskSupport": "optional"]]
+        try server.addTool("sum", descriptor: optional) { (o: Operands, _: Context) -> JSONValue in
+            try await Task.sleep(for: .milliseconds(50))
+            return "\(o.a + o.b)"
+        }
+        try server.addTool("forever", descriptor: optional) { (_: JSONValue, _: Context) -> JSONValue in
+            try await Task.sleep(for: .seconds(60))
+            return "late"
+        }
+        let http = try await server.serveHTTP(port: 0)
+        let host = try await MCPHost.connect(["jobs": ["type": "http", "url": .string(http.url)]])
+        let task = try await host.callToolAsTask("jobs__sum", arguments: ["a": 2, "b": 3], ttl: .seconds(60))
+        XCTAssertEqual(task["server"], "jobs")
+        let id = try XCTUnwrap(task["taskId"]?.stringValue, "\(task)")
+        let state = try await host.getTask(id, server: "jobs")
+        XCTAssertEqual(state["taskId"]?.stringValue, id)
+        let result = try await host.taskResult(id, server: "jobs", timeout: .seconds(5))
+        XCTAssertEqual(result.text, "5.0")
+
+        let running = try await host.callToolAsTask("jobs__forever")
+        let other = try XCTUnwrap(running["taskId"]?.stringValue)
+        let cancelled = try await host.cancelTask(other, server: "jobs")
+        XCTAssertEqual(cancelled["status"], "cancelled")
+        do {
+            _ = try await host.getTask(id, server: "nobody")
+            XCTFail("a server that is not configured was asked")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.kind, .config)
+        }
+        await host.close()
+        try await http.close()
+    }
 }
