@@ -90,16 +90,19 @@ async fn measure(command: &str, divisor: usize) -> Result<(), mcpweft::Error> {
 
     let rounds = 7 / divisor.min(7) + 2;
     let (mut one, mut ten) = (Vec::new(), Vec::new());
+    let (mut one_cpu, mut ten_cpu) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
-        let started = Instant::now();
+        let (started, cpu) = (Instant::now(), cpu_ms());
         let host = Host::connect(config(command, 1)?).await?;
         one.push(started.elapsed().as_secs_f64() * 1e3);
         host.close().await;
-        let started = Instant::now();
+        one_cpu.extend(cpu.zip(cpu_ms()).map(|(before, after)| after - before));
+        let (started, cpu) = (Instant::now(), cpu_ms());
         let host = Host::connect(config(command, 10)?).await?;
         ten.push(started.elapsed().as_secs_f64() * 1e3);
         let ready = host.servers().into_iter().filter(|(_, state)| *state == ServerState::Ready).count();
         host.close().await;
+        ten_cpu.extend(cpu.zip(cpu_ms()).map(|(before, after)| after - before));
         if ready != 10 {
             return Err(mcpweft::Error::Config(format!("{ready} of the ten echo servers became ready")));
         }
@@ -121,6 +124,31 @@ async fn measure(command: &str, divisor: usize) -> Result<(), mcpweft::Error> {
     );
     print_line("", &["1 server".into(), "slowest 1".into(), "10 servers".into()]);
     print_line("connect (ms)", &[format!("{one:.1}"), format!("{slowest:.1}"), format!("{ten:.1}")]);
+    if !one_cpu.is_empty() {
+        let (one_cpu, ten_cpu) = (median(&mut one_cpu), median(&mut ten_cpu));
+        print_line("CPU, all processes (ms)", &[format!("{one_cpu:.1}"), String::new(), format!("{ten_cpu:.1}")]);
+    }
     println!("{blocks} alternating blocks of {calls} sequential echo calls; connections: medians of {rounds} hosts");
     Ok(())
+}
+
+/// The CPU time this process and its ended children have used so far, in milliseconds
+/// (user and system): what connecting and closing costs in all, whatever the cores.
+#[cfg(target_os = "linux")]
+fn cpu_ms() -> Option<f64> {
+    let used = |who| {
+        // SAFETY: getrusage fills the zeroed struct it is given and reads nothing else.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        (unsafe { libc::getrusage(who, &mut usage) } == 0).then(|| {
+            let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+            ms(usage.ru_utime) + ms(usage.ru_stime)
+        })
+    };
+    Some(used(libc::RUSAGE_SELF)? + used(libc::RUSAGE_CHILDREN)?)
+}
+
+/// CPU times are read on Linux only.
+#[cfg(not(target_os = "linux"))]
+fn cpu_ms() -> Option<f64> {
+    None
 }
