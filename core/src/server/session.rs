@@ -799,7 +799,15 @@ fn call_params(params: Option<Value>) -> Result<CallToolRequestParams, ErrorData
                 }
             }
             "task" => call.task = serde_json::from_value(value).map_err(invalid)?,
-            "_meta" => call.meta = serde_json::from_value(value).map_err(invalid)?,
+            // Moved rather than deserialized: rebuilding the map would allocate and hash each
+            // key once more.
+            "_meta" => {
+                call.meta = match value {
+                    Value::Null => None,
+                    Value::Object(meta) => Some(meta),
+                    _ => return Err(ErrorData::invalid_params("Invalid params: _meta must be an object")),
+                }
+            }
             _ => {}
         }
     }
