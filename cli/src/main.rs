@@ -1,25 +1,41 @@
-//! `mcpweft`, the command line of mcpweft.
+//! `mcpweft`, the command line of mcpweft: lists, calls and reads what any MCP server offers.
 //!
 //! Every command is built on the core's host and client; this crate holds no protocol logic of
 //! its own. Logs go to stderr, filtered by `MCPWEFT_LOG` (warnings and errors by default).
 
+mod args;
+mod commands;
+mod failure;
+mod render;
+mod target;
+
 use std::{io::IsTerminal as _, process::ExitCode};
 
-use clap::Parser;
+use clap::Parser as _;
 use tracing_subscriber::EnvFilter;
 
-/// The `mcpweft` command.
-#[derive(Debug, Parser)]
-#[command(name = "mcpweft", version, about = "The command line of mcpweft.")]
-struct Cli {}
-
 fn main() -> ExitCode {
-    let _cli = Cli::parse();
-    let filter = EnvFilter::try_from_env("MCPWEFT_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let cli = args::Cli::parse();
+    // The host's own warning about a server it cannot reach is left out by default: the
+    // command reports that failure itself, with the server's stderr.
+    let filter = EnvFilter::try_from_env("MCPWEFT_LOG").unwrap_or_else(|_| EnvFilter::new("warn,mcpweft::host=error"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(filter)
         .init();
-    ExitCode::SUCCESS
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("mcpweft: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(commands::run(cli.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            failure.report();
+            failure.exit_code()
+        }
+    }
 }
