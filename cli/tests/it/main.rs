@@ -1,0 +1,4 @@
+//! The command line's tests: the binary run as a process against the core's example servers.
+
+mod commands;
+mod common;
