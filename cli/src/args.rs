@@ -6,7 +6,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
 
 /// What `mcpweft --help` shows after the commands.
 const EXAMPLES: &str = "\
-Every command takes a target: a command after `--` (a stdio server), `--url URL`
+Every command but proxy takes a target: a command after `--` (a stdio server), `--url URL`
 (Streamable HTTP, or the deprecated HTTP+SSE transport) or `--config FILE [--server NAME]` (a
 server of an `mcpServers` file, as Claude Desktop, Cursor and VS Code write it).
 
@@ -15,6 +15,7 @@ Examples:
   mcpweft call add '{\"a\": 2, \"b\": 3}' -- ./calculator_server
   mcpweft inspect --url http://127.0.0.1:8080/mcp --bearer-env API_TOKEN
   mcpweft read calc://constants --config servers.json --server calc
+  mcpweft proxy https://example.com/mcp --header 'X-Team: blue'
 
 Exit codes: 0 success, 1 the call failed or the tool reported an error, 2 usage or
 configuration error, 3 the server could not be started or reached.
@@ -25,7 +26,7 @@ Logs go to stderr; MCPWEFT_LOG sets their filter (such as `debug` or `mcpweft=tr
 #[command(
     name = "mcpweft",
     version,
-    about = "Lists, calls and reads what an MCP server offers.",
+    about = "Lists, calls and reads what an MCP server offers, and proxies stdio to Streamable HTTP.",
     after_help = EXAMPLES,
     propagate_version = true,
     subcommand_required = true,
@@ -106,6 +107,22 @@ pub(crate) enum Command {
         override_usage = "mcpweft inspect [OPTIONS] (--url URL | --config FILE [--server NAME] | -- COMMAND [ARGS]...)"
     )]
     Inspect(ListArgs),
+    /// Serves a remote Streamable HTTP (or HTTP+SSE) server over stdio, for clients that only
+    /// speak stdio.
+    ///
+    /// Every message passes through as it is, in both directions: requests, notifications,
+    /// the server's own requests (sampling, elicitation, roots), progress and cancellation, in
+    /// every protocol revision. A session the server forgot (HTTP 404) is initialized again with
+    /// the client's own initialize request, and the message sent again. stdout carries only the
+    /// protocol; logs go to stderr.
+    #[command(after_help = r#"Examples:
+  mcpweft proxy https://example.com/mcp --bearer-env EXAMPLE_TOKEN
+  mcpweft proxy http://127.0.0.1:8080/mcp --header 'X-Team: blue'
+
+In a client's configuration:
+  { "mcpServers": { "remote": { "command": "mcpweft",
+      "args": ["proxy", "https://example.com/mcp", "--bearer-env", "EXAMPLE_TOKEN"] } } }"#)]
+    Proxy(ProxyArgs),
 }
 
 /// How a result is printed.
@@ -217,4 +234,14 @@ pub(crate) struct TargetArgs {
     /// The server to start, after `--`: a program and its arguments, spoken to over stdio.
     #[arg(last = true, value_name = "COMMAND", help_heading = "Target")]
     pub(crate) command: Vec<String>,
+}
+
+/// The arguments of `proxy`.
+#[derive(Debug, Args)]
+pub(crate) struct ProxyArgs {
+    /// The URL of the remote MCP endpoint.
+    pub(crate) url: String,
+    /// Its headers and token.
+    #[command(flatten)]
+    pub(crate) http: HttpArgs,
 }

@@ -1,4 +1,5 @@
-//! `mcpweft`, the command line of mcpweft: lists, calls and reads what any MCP server offers.
+//! `mcpweft`, the command line of mcpweft: lists, calls and reads what any MCP server offers,
+//! and serves a remote Streamable HTTP server over stdio.
 //!
 //! Every command is built on the core's host and client; this crate holds no protocol logic of
 //! its own. Logs go to stderr, filtered by `MCPWEFT_LOG` (warnings and errors by default).
@@ -6,6 +7,7 @@
 mod args;
 mod commands;
 mod failure;
+mod proxy;
 mod render;
 mod target;
 
@@ -31,7 +33,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(commands::run(cli.command)) {
+    let outcome = runtime.block_on(commands::run(cli.command));
+    // Every command has closed its connections; a read of stdin still blocked on a thread of
+    // its own (a terminal's) must not hold up the exit.
+    runtime.shutdown_background();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             failure.report();
