@@ -1,0 +1,247 @@
+//! The command line's arguments, as clap reads them.
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, Parser, Subcommand};
+
+/// What `mcpweft --help` shows after the commands.
+const EXAMPLES: &str = "\
+Every command but proxy takes a target: a command after `--` (a stdio server), `--url URL`
+(Streamable HTTP, or the deprecated HTTP+SSE transport) or `--config FILE [--server NAME]` (a
+server of an `mcpServers` file, as Claude Desktop, Cursor and VS Code write it).
+
+Examples:
+  mcpweft tools -- npx -y @modelcontextprotocol/server-everything
+  mcpweft call add '{\"a\": 2, \"b\": 3}' -- ./calculator_server
+  mcpweft inspect --url http://127.0.0.1:8080/mcp --bearer-env API_TOKEN
+  mcpweft read calc://constants --config servers.json --server calc
+  mcpweft proxy https://example.com/mcp --header 'X-Team: blue'
+
+Exit codes: 0 success, 1 the call failed or the tool reported an error, 2 usage or
+configuration error, 3 the server could not be started or reached.
+Logs go to stderr; MCPWEFT_LOG sets their filter (such as `debug` or `mcpweft=trace`).";
+
+/// The `mcpweft` command.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcpweft",
+    version,
+    about = "Lists, calls and reads what an MCP server offers, and proxies stdio to Streamable HTTP.",
+    after_help = EXAMPLES,
+    propagate_version = true,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub(crate) struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Lists the tools of a server, one per line with its description.
+    #[command(after_help = "Examples:
+  mcpweft tools -- ./calculator_server
+  mcpweft tools --json --url http://127.0.0.1:8080/mcp")]
+    #[command(
+        override_usage = "mcpweft tools [OPTIONS] (--url URL | --config FILE [--server NAME] | -- COMMAND [ARGS]...)"
+    )]
+    Tools(ListArgs),
+    /// Calls a tool with JSON arguments and prints its result.
+    ///
+    /// Prints the text content of the result and its structured content as indented JSON (text
+    /// that only repeats the structured content is left out); with --json, the exact result.
+    /// A result with isError set exits with code 1.
+    #[command(after_help = r#"Examples:
+  mcpweft call add '{"a": 2, "b": 3}' -- ./calculator_server
+  echo '{"n": 5}' | mcpweft call count - --progress -- ./calculator_server
+  mcpweft call search '{"query": "mcp"}' --json --config servers.json --server search"#)]
+    #[command(
+        override_usage = "mcpweft call [OPTIONS] NAME [JSON] (--url URL | --config FILE [--server NAME] | -- COMMAND [ARGS]...)"
+    )]
+    Call(CallArgs),
+    /// Lists the resources and resource templates of a server.
+    #[command(after_help = "Examples:
+  mcpweft resources -- ./calculator_server
+  mcpweft resources --json --config servers.json --server files")]
+    #[command(
+        override_usage = "mcpweft resources [OPTIONS] (--url URL | --config FILE [--server NAME] | -- COMMAND [ARGS]...)"
+    )]
+    Resources(ListArgs),
+    /// Reads a resource and prints its text contents.
+    ///
+    /// Binary contents are named on stderr; --json prints the exact result, with them.
+    #[command(after_help = "Examples:
+  mcpweft read calc://constants -- ./calculator_server
+  mcpweft read calc://constants/pi --json --url http://127.0.0.1:8080/mcp")]
+    #[command(
+        override_usage = "mcpweft read [OPTIONS] URI (--url URL | --config FILE [--server NAME] | -- COMMAND [ARGS]...)"
+    )]
+    Read(ReadArgs),
+    /// Lists the prompts of a server with their arguments.
+    #[command(after_help = "Examples:
+  mcpweft prompts -- ./calculator_server
+  mcpweft prompts --json --url http://127.0.0.1:8080/mcp")]
+    #[command(
+        override_usage = "mcpweft prompts [OPTIONS] (--url URL | --config FILE [--server NAME] | -- COMMAND [ARGS]...)"
+    )]
+    Prompts(ListArgs),
+    /// Gets a prompt with JSON arguments and prints its messages.
+    #[command(after_help = r#"Examples:
+  mcpweft get explain '{"expression": "2 + 3"}' -- ./calculator_server
+  mcpweft get explain '{"expression": "2 + 3"}' --json --url http://127.0.0.1:8080/mcp"#)]
+    #[command(
+        override_usage = "mcpweft get [OPTIONS] NAME [JSON] (--url URL | --config FILE [--server NAME] | -- COMMAND [ARGS]...)"
+    )]
+    Get(GetArgs),
+    /// Prints everything a server offers.
+    ///
+    /// Its name and version, protocol version, capabilities, instructions, tools (with their
+    /// parameters, `?` after the optional ones), resources, resource templates and prompts.
+    #[command(after_help = "Examples:
+  mcpweft inspect -- ./calculator_server
+  mcpweft inspect --json --config servers.json --server github")]
+    #[command(
+        override_usage = "mcpweft inspect [OPTIONS] (--url URL | --config FILE [--server NAME] | -- COMMAND [ARGS]...)"
+    )]
+    Inspect(ListArgs),
+    /// Serves a remote Streamable HTTP (or HTTP+SSE) server over stdio, for clients that only
+    /// speak stdio.
+    ///
+    /// Every message passes through as it is, in both directions: requests, notifications,
+    /// the server's own requests (sampling, elicitation, roots), progress and cancellation, in
+    /// every protocol revision. A session the server forgot (HTTP 404) is initialized again with
+    /// the client's own initialize request, and the message sent again. stdout carries only the
+    /// protocol; logs go to stderr.
+    #[command(after_help = r#"Examples:
+  mcpweft proxy https://example.com/mcp --bearer-env EXAMPLE_TOKEN
+  mcpweft proxy http://127.0.0.1:8080/mcp --header 'X-Team: blue'
+
+In a client's configuration:
+  { "mcpServers": { "remote": { "command": "mcpweft",
+      "args": ["proxy", "https://example.com/mcp", "--bearer-env", "EXAMPLE_TOKEN"] } } }"#)]
+    Proxy(ProxyArgs),
+}
+
+/// How a result is printed.
+#[derive(Debug, Args)]
+pub(crate) struct OutputArgs {
+    /// Prints the exact JSON result instead of text, for scripts.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// The arguments of the commands that take only a target.
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// How the result is printed.
+    #[command(flatten)]
+    pub(crate) output: OutputArgs,
+    /// The server.
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+}
+
+/// The arguments of `call`.
+#[derive(Debug, Args)]
+pub(crate) struct CallArgs {
+    /// The name of the tool.
+    pub(crate) name: String,
+    /// The arguments: a JSON object, or `-` to read it from stdin. None by default.
+    #[arg(value_name = "JSON")]
+    pub(crate) arguments: Option<String>,
+    /// Shows the call's progress notifications on stderr even when it is not a terminal (on a
+    /// terminal they are always shown).
+    #[arg(long)]
+    pub(crate) progress: bool,
+    /// How the result is printed.
+    #[command(flatten)]
+    pub(crate) output: OutputArgs,
+    /// The server.
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+}
+
+/// The arguments of `read`.
+#[derive(Debug, Args)]
+pub(crate) struct ReadArgs {
+    /// The URI of the resource.
+    pub(crate) uri: String,
+    /// How the result is printed.
+    #[command(flatten)]
+    pub(crate) output: OutputArgs,
+    /// The server.
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+}
+
+/// The arguments of `get`.
+#[derive(Debug, Args)]
+pub(crate) struct GetArgs {
+    /// The name of the prompt.
+    pub(crate) name: String,
+    /// The arguments: a JSON object whose values are strings (numbers and booleans are written
+    /// as text), or `-` to read it from stdin. None by default.
+    #[arg(value_name = "JSON")]
+    pub(crate) arguments: Option<String>,
+    /// How the result is printed.
+    #[command(flatten)]
+    pub(crate) output: OutputArgs,
+    /// The server.
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+}
+
+/// The HTTP side of a connection: headers and a bearer token.
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct HttpArgs {
+    /// Adds a header to every HTTP request, as 'NAME: VALUE' (repeatable). `${VAR}` in the
+    /// value is replaced by the environment variable VAR, as in a configuration file.
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    pub(crate) headers: Vec<String>,
+    /// Sends `Authorization: Bearer <token>` with the token read from the environment variable
+    /// VAR, so that it stays out of the command line.
+    #[arg(long, value_name = "VAR")]
+    pub(crate) bearer_env: Option<String>,
+}
+
+/// Which server a command talks to.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("server_target").required(true).args(["url", "config", "command"])))]
+pub(crate) struct TargetArgs {
+    /// The URL of a Streamable HTTP server (an HTTP+SSE endpoint of protocol 2024-11-05 is
+    /// recognized too).
+    #[arg(long, value_name = "URL", help_heading = "Target")]
+    pub(crate) url: Option<String>,
+    /// The HTTP headers and token of --url.
+    #[command(flatten, next_help_heading = "Target")]
+    pub(crate) http: HttpArgs,
+    /// A configuration file with an `mcpServers` (or `servers`) object.
+    #[arg(long, value_name = "FILE", help_heading = "Target")]
+    pub(crate) config: Option<PathBuf>,
+    /// The server of --config to use; it may be left out when the file has only one.
+    #[arg(long, value_name = "NAME", help_heading = "Target")]
+    pub(crate) server: Option<String>,
+    /// Sets an environment variable of a server started from a command (repeatable).
+    #[arg(long = "env", short = 'e', value_name = "NAME=VALUE", help_heading = "Target")]
+    pub(crate) env: Vec<String>,
+    /// How long a request may wait without an answer or progress, in seconds; by default the
+    /// server's `timeoutMs` in --config, otherwise 60.
+    #[arg(long, value_name = "SECONDS", help_heading = "Target")]
+    pub(crate) timeout: Option<f64>,
+    /// The server to start, after `--`: a program and its arguments, spoken to over stdio.
+    #[arg(last = true, value_name = "COMMAND", help_heading = "Target")]
+    pub(crate) command: Vec<String>,
+}
+
+/// The arguments of `proxy`.
+#[derive(Debug, Args)]
+pub(crate) struct ProxyArgs {
+    /// The URL of the remote MCP endpoint.
+    pub(crate) url: String,
+    /// Its headers and token.
+    #[command(flatten)]
+    pub(crate) http: HttpArgs,
+}

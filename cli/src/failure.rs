@@ -1,0 +1,80 @@
+//! Why a command failed, and the exit code that says it.
+
+use std::process::ExitCode;
+
+/// What kind of failure ended a command; each has its exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The call failed, or the tool reported an error: exit code 1.
+    Failed,
+    /// The command line or the configuration is wrong: exit code 2, as clap's own errors.
+    Usage,
+    /// The server could not be started or reached: exit code 3.
+    Unreachable,
+}
+
+/// A failure to report on stderr before exiting.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    /// What kind of failure it is.
+    pub(crate) kind: Kind,
+    /// What went wrong, in words.
+    pub(crate) message: String,
+    /// The last of what the server wrote to its stderr, when it is known.
+    pub(crate) stderr: Option<String>,
+}
+
+impl Failure {
+    /// A failed call.
+    pub(crate) fn failed(message: impl Into<String>) -> Self {
+        Failure { kind: Kind::Failed, message: message.into(), stderr: None }
+    }
+
+    /// A mistake of the command line or the configuration.
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
+        Failure { kind: Kind::Usage, message: message.into(), stderr: None }
+    }
+
+    /// A server that could not be started or reached, with the end of its stderr.
+    pub(crate) fn unreachable(message: impl Into<String>, stderr: Option<String>) -> Self {
+        Failure { kind: Kind::Unreachable, message: message.into(), stderr }
+    }
+
+    /// A tool result with `isError` set: its message was printed already.
+    pub(crate) fn tool_error() -> Self {
+        Failure { kind: Kind::Failed, message: String::new(), stderr: None }
+    }
+
+    /// The exit code of this failure.
+    pub(crate) fn exit_code(&self) -> ExitCode {
+        match self.kind {
+            Kind::Failed => ExitCode::from(1),
+            Kind::Usage => ExitCode::from(2),
+            Kind::Unreachable => ExitCode::from(3),
+        }
+    }
+
+    /// Writes the failure to stderr.
+    pub(crate) fn report(&self) {
+        if !self.message.is_empty() {
+            eprintln!("mcpweft: {}", self.message);
+        }
+        if let Some(stderr) = self.stderr.as_deref().map(str::trim_end).filter(|s| !s.is_empty()) {
+            eprintln!("the server's stderr ended with:\n{stderr}");
+        }
+    }
+}
+
+impl From<mcpweft::Error> for Failure {
+    /// A configuration mistake is a usage error; a connection that ended keeps the server's
+    /// stderr; anything else is a failed call.
+    fn from(error: mcpweft::Error) -> Self {
+        match error {
+            error @ mcpweft::Error::Config(_) => Failure::usage(error.to_string()),
+            mcpweft::Error::Disconnected(reason) => {
+                Failure { kind: Kind::Failed, message: reason.message.clone(), stderr: reason.stderr.clone() }
+            }
+            other => Failure::failed(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! What the command line's tests share: running the binary within a time limit, and finding
+//! (or building) the core's calculator example.
+
+use std::{
+    path::PathBuf,
+    process::{Output, Stdio},
+    time::Duration,
+};
+
+use tokio::io::AsyncWriteExt as _;
+
+/// The longest a run of the binary may take.
+pub(crate) const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// The binary under test.
+pub(crate) fn mcpweft() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcpweft"))
+}
+
+/// The core's `calculator_server` example, built first when it is missing.
+pub(crate) async fn calculator_server() -> String {
+    static PATH: tokio::sync::OnceCell<PathBuf> = tokio::sync::OnceCell::const_new();
+    PATH.get_or_init(|| async {
+        let name = format!("calculator_server{}", std::env::consts::EXE_SUFFIX);
+        let find = || mcpweft().ancestors().map(|dir| dir.join("examples").join(&name)).find(|p| p.is_file());
+        if let Some(path) = find() {
+            return path;
+        }
+        let build = tokio::process::Command::new(env!("CARGO"))
+            .args(["build", "-q", "-p", "mcpweft", "--example", "calculator_server"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status();
+        let status = tokio::time::timeout(Duration::from_secs(900), build)
+            .await
+            .expect("building the example finishes")
+            .expect("cargo runs");
+        assert!(status.success(), "building the calculator example failed");
+        find().expect("the example exists after building it")
+    })
+    .await
+    .to_string_lossy()
+    .into_owned()
+}
+
+/// What one run of the binary printed, and how it exited.
+pub(crate) struct Run {
+    /// The exit code.
+    pub(crate) code: Option<i32>,
+    /// stdout, as text.
+    pub(crate) stdout: String,
+    /// stderr, as text.
+    pub(crate) stderr: String,
+}
+
+impl Run {
+    /// stdout read as JSON.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+
+    /// Fails unless the run exited with `code`, showing what it printed.
+    pub(crate) fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "exit code of a run that printed\n{}\nand on stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
+/// Runs the binary with `args`, writing `stdin` to it when given, within [`RUN_LIMIT`].
+pub(crate) async fn run(args: &[&str], stdin: Option<&str>) -> Run {
+    let mut command = tokio::process::Command::new(mcpweft());
+    command
+        .args(args)
+        .env_remove("MCPWEFT_LOG")
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().expect("the binary starts");
+    if let Some(text) = stdin {
+        let mut pipe = child.stdin.take().expect("a stdin pipe");
+        pipe.write_all(text.as_bytes()).await.expect("writing stdin");
+    }
+    let output: Output = tokio::time::timeout(RUN_LIMIT, child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("mcpweft {args:?} did not end within {RUN_LIMIT:?}"))
+        .expect("waiting for the binary");
+    Run {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// A file in the temporary directory that is removed when dropped.
+pub(crate) struct TempFile(PathBuf);
+
+impl TempFile {
+    /// Writes `text` to a new file whose name starts with `stem`.
+    pub(crate) fn new(stem: &str, text: &str) -> Self {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static COUNT: AtomicU32 = AtomicU32::new(0);
+        let n = COUNT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("mcpweft-cli-{stem}-{}-{n}.json", std::process::id()));
+        std::fs::write(&path, text).expect("writing a temporary file");
+        TempFile(path)
+    }
+
+    /// The path as text.
+    pub(crate) fn path(&self) -> &str {
+        self.0.to_str().expect("a UTF-8 temporary path")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}

@@ -1,0 +1,5 @@
+//! The command line's tests: the binary run as a process against the core's example servers.
+
+mod commands;
+mod common;
+mod proxy;
