@@ -363,6 +363,13 @@ export declare class Pending {
 }
 
 /**
+ * Runs the `mcpweft` command with `argv` (the program's name first) to its end, blocking the
+ * calling thread, and returns its exit code; the package's `bin/mcpweft.cjs` calls it and
+ * nothing else.
+ */
+export declare function cli(argv: Array<string>): number
+
+/**
  * Returns the JSON-RPC error codes MCP uses, from the bridge's table, as the JSON text of
  * an object from each error class's name to its code.
  */

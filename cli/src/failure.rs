@@ -1,7 +1,5 @@
 //! Why a command failed, and the exit code that says it.
 
-use std::process::ExitCode;
-
 /// What kind of failure ended a command; each has its exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -46,11 +44,11 @@ impl Failure {
     }
 
     /// The exit code of this failure.
-    pub(crate) fn exit_code(&self) -> ExitCode {
+    pub(crate) fn exit_code(&self) -> u8 {
         match self.kind {
-            Kind::Failed => ExitCode::from(1),
-            Kind::Usage => ExitCode::from(2),
-            Kind::Unreachable => ExitCode::from(3),
+            Kind::Failed => 1,
+            Kind::Usage => 2,
+            Kind::Unreachable => 3,
         }
     }
 

@@ -21,7 +21,7 @@ function sources(dir, suffix) {
     .map((name) => `${dir}/${name}`);
 }
 
-test('npm pack makes a main package of JavaScript, types, the loader and the examples only', () => {
+test('npm pack makes a main package of JavaScript, types, the loader, the command and the examples only', () => {
   const args = ['pack', pkg, '--dry-run', '--json', '--loglevel=error'];
   const result = spawnSync('npm', args, { cwd: pkg, encoding: 'utf8', timeout: 60000 });
   assert.equal(result.status, 0, `npm ${args.join(' ')} failed:\n${result.stderr}`);
@@ -35,6 +35,8 @@ test('npm pack makes a main package of JavaScript, types, the loader and the exa
     'scripts/build-from-source.mjs',
     ...entryPoints.map((path) => path.replace(/^\.\//, '')),
     ...sources('lib', '.cjs'),
+    // The `mcpweft` command (package.json `bin`).
+    ...Object.values(manifest.bin),
     // The examples the README names ship with the package.
     ...sources('examples', '.mjs'),
   ]);

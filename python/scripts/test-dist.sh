@@ -9,7 +9,8 @@
 #   - `pip install --no-index --only-binary :all: --find-links target/dist/python mcpweft`
 #     (no index, nothing built), timed;
 #   - `import mcpweft`, timed in fresh processes, from the venv and not the checkout;
-#   - the `mcpweft` console script inspects python/examples/calculator.py;
+#   - the `mcpweft` console script (the native command) lists the tools of
+#     python/examples/calculator.py, which the console script serves (`mcpweft run`);
 #   - release/smoke.py: the official `mcp` client (pinned in python/requirements-dev.txt,
 #     installed from a wheelhouse under .cache/ that this script downloads once) initializes
 #     against python/examples/calculator.py run by the venv's Python, lists the tools, calls one;
@@ -106,10 +107,10 @@ print(round(elapsed * 1000))
         fi
     done
 
-    local inspected
-    inspected="$(run mcpweft inspect "$here/examples/calculator.py")" ||
-        fail "the mcpweft console script could not inspect the calculator example with $1"
-    grep -q '"add"' <<<"$inspected" || fail "mcpweft inspect lists no add tool: $inspected"
+    local listed
+    listed="$(run mcpweft tools -- mcpweft run "$here/examples/calculator.py")" ||
+        fail "the mcpweft console script could not list the calculator example's tools with $1"
+    grep -q '^add ' <<<"$listed" || fail "mcpweft tools lists no add tool: $listed"
 }
 
 # The oldest Python the abi3 wheel supports, when this machine has it: install, import and the

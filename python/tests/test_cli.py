@@ -40,35 +40,36 @@ def mcpweft(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_inspect_lists_what_a_server_file_offers() -> None:
-    done = mcpweft("inspect", CALCULATOR)
-    assert done.returncode == 0, done.stderr
-    listing = json.loads(done.stdout)
-    assert listing["serverInfo"]["name"] == "calculator"
-    tools = {tool["name"]: tool for tool in listing["tools"]}
-    assert {"add", "divide", "count"} <= tools.keys()
-    assert list(tools["add"]["inputSchema"]["properties"]) == ["a", "b"]
-    assert listing["resourceTemplates"] and listing["prompts"]
-
-
-def test_call_reaches_a_file_a_command_and_prints_the_result() -> None:
-    done = mcpweft("call", f"{CALCULATOR}:server", "add", '{"a": 2, "b": 3}')
+def test_the_native_command_lists_and_calls_a_server_file() -> None:
+    served = ["--", sys.executable, "-m", "mcpweft", "run", CALCULATOR]
+    tools = mcpweft("tools", *served)
+    assert tools.returncode == 0, tools.stderr
+    assert [line.split()[0] for line in tools.stdout.splitlines()][:3] == ["add", "divide", "count"]
+    listing = mcpweft("inspect", "--json", *served)
+    assert listing.returncode == 0, listing.stderr
+    assert json.loads(listing.stdout)["serverInfo"]["name"] == "calculator"
+    done = mcpweft("call", "add", '{"a": 2, "b": 3}', "--json", *served)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["structuredContent"] == {"sum": 5}
-    over_stdio = mcpweft("call", f"{sys.executable} {CALCULATOR}", "divide", '{"a": 1, "b": 0}')
-    assert over_stdio.returncode == 1, "an isError result makes the exit status 1"
-    assert json.loads(over_stdio.stdout)["isError"] is True
+    failed = mcpweft("call", "divide", '{"a": 1, "b": 0}', "--json", "--", sys.executable, CALCULATOR)
+    assert failed.returncode == 1, "an isError result makes the exit status 1"
+    assert json.loads(failed.stdout)["isError"] is True
 
 
-def test_bad_input_is_named() -> None:
-    missing = mcpweft("inspect", "no/such/file.py")
+def test_the_native_command_names_bad_input() -> None:
+    version = mcpweft("--version")
+    assert version.returncode == 0 and version.stdout.startswith("mcpweft "), version
+    usage = mcpweft("call")
+    assert usage.returncode == 2 and "Usage" in usage.stderr, usage.stderr
+    arguments = mcpweft("call", "add", "[1, 2]", "--", sys.executable, CALCULATOR)
+    assert arguments.returncode == 2 and "JSON object" in arguments.stderr, arguments.stderr
+    dead = mcpweft("tools", "--", sys.executable, "-c", "import sys; print('no key', file=sys.stderr); sys.exit(4)")
+    assert dead.returncode == 3, dead
+    assert "no key" in dead.stderr and "exited with code 4" in dead.stderr, dead.stderr
+    missing = mcpweft("run", "no/such/file.py")
     assert missing.returncode != 0 and "no such file: no/such/file.py" in missing.stderr
-    wrong = mcpweft("inspect", f"{CALCULATOR}:nothing")
+    wrong = mcpweft("run", f"{CALCULATOR}:nothing")
     assert "has no Server named 'nothing'" in wrong.stderr
-    arguments = mcpweft("call", CALCULATOR, "add", "[1, 2]")
-    assert "must be a JSON object" in arguments.stderr
-    unknown = mcpweft("call", f"{sys.executable} -c pass", "add")
-    assert unknown.returncode != 0
 
 
 def test_load_server_prefers_the_usual_names(tmp_path: Path) -> None:

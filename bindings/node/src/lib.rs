@@ -45,6 +45,14 @@ pub fn error_kinds() -> String {
     mcpweft_bridge::error_kinds().to_string()
 }
 
+/// Runs the `mcpweft` command with `argv` (the program's name first) to its end, blocking the
+/// calling thread, and returns its exit code; the package's `bin/mcpweft.cjs` calls it and
+/// nothing else.
+#[napi(catch_unwind)]
+pub fn cli(argv: Vec<String>) -> u32 {
+    u32::from(mcpweft_cli::run(argv))
+}
+
 /// Returns the version of the native module.
 #[napi(catch_unwind)]
 pub fn version() -> String {

@@ -35,6 +35,13 @@ fn sync_handler_limit() -> usize {
     mcpweft_bridge::blocking_limit()
 }
 
+/// Runs the `mcpweft` command with `argv` (the program's name first) to its end, the
+/// interpreter released meanwhile, and returns its exit code.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(|| mcpweft_cli::run(argv))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     log::install();
@@ -48,6 +55,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add("ERROR_CODES", codes)?;
     m.add("ERROR_KINDS", convert::to_py(m.py(), &mcpweft_bridge::error_kinds())?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(set_sync_handler_limit, m)?)?;
     m.add_function(wrap_pyfunction!(sync_handler_limit, m)?)?;
     m.add_function(wrap_pyfunction!(log::set_log_level, m)?)?;

@@ -116,6 +116,9 @@ test('the npm packages of make dist install offline without Rust and serve the o
   t.diagnostic(`require('mcpweft'): median ${median(requireMs).toFixed(1)} ms of ${requireMs.map((ms) => ms.toFixed(1)).join(', ')}`);
 
   cpSync(join(pkg, 'examples', 'calculator.mjs'), join(project, 'calculator.mjs'));
+  // The package's command, as `npx mcpweft` runs it, lists the example's tools over stdio.
+  const listed = run('npx', ['--offline', 'mcpweft', 'tools', '--', process.execPath, 'calculator.mjs'], { cwd: project });
+  assert.deepEqual(listed.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0]), ['add', 'divide', 'count']);
   const esm = await sdkClient('calculator.mjs', project);
   try {
     assert.equal(esm.getServerVersion()?.name, 'calculator');

@@ -1,27 +1,24 @@
-"""The ``mcpweft`` command (also ``python -m mcpweft``): serve, inspect and call MCP servers.
+"""The ``mcpweft`` command (also ``python -m mcpweft``): serve, list, call and proxy MCP servers.
 
 - ``mcpweft run FILE[:OBJECT]`` serves the ``Server`` defined in a Python file over stdio, or
   over Streamable HTTP with ``--transport http``.
-- ``mcpweft inspect FILE[:OBJECT]`` prints the server's tools, resources, resource templates and
-  prompts, with their schemas, as JSON.
-- ``mcpweft call TARGET TOOL [ARGUMENTS]`` calls one tool and prints its result as JSON. The
-  target is a server file (``FILE[:OBJECT]``), a URL of a Streamable HTTP endpoint, or a command
-  that starts a server over stdio.
+- Every other command is the native ``mcpweft`` command that ships in this package's native
+  module (``tools``, ``call``, ``resources``, ``read``, ``prompts``, ``get``, ``inspect``,
+  ``proxy``; ``mcpweft --help`` lists them). A Python server file is a target like any command:
+  ``mcpweft tools -- mcpweft run server.py``.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib.util
-import json
-import shlex
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
-from .client import Client
 from .server import Server
 
 #: The names a server object is looked for under when ``FILE`` names none, in this order.
@@ -60,89 +57,57 @@ def load_server(spec: str) -> Server:
     raise SystemExit(f"mcpweft: {path} defines several servers ({', '.join(servers)}); name one as FILE:OBJECT")
 
 
-def _client_for(target: str) -> Client:
-    """A client of ``target``: a URL, a server file, or a command line."""
-    if target.startswith(("http://", "https://")):
-        return Client.http(target)
-    head, colon, name = target.rpartition(":")
-    if not colon or not name.isidentifier():
-        head = target
-    if head.endswith(".py") and Path(head).is_file():
-        return Client.memory(load_server(target))
-    command = shlex.split(target)
-    if not command:
-        raise SystemExit("mcpweft: the target is empty")
-    return Client.stdio(command)
-
-
-async def _inspect(server: Server) -> dict[str, Any]:
-    async with Client.memory(server) as client:
-        info = client.server_info
-        capabilities = info.get("capabilities", {})
-        listing: dict[str, Any] = {"serverInfo": info.get("serverInfo"), "capabilities": capabilities}
-        if "tools" in capabilities:
-            listing["tools"] = await client.list_tools()
-        if "resources" in capabilities:
-            listing["resources"] = await client.list_resources()
-            listing["resourceTemplates"] = await client.list_resource_templates()
-        if "prompts" in capabilities:
-            listing["prompts"] = await client.list_prompts()
-        return listing
-
-
-async def _call(target: str, tool: str, arguments: dict[str, Any]) -> Any:
-    async with _client_for(target) as client:
-        return await client.call_tool(tool, arguments)
-
-
-def _arguments(text: Optional[str]) -> dict[str, Any]:
-    if text is None:
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SystemExit(f"mcpweft: the arguments are not JSON: {e}") from None
-    if not isinstance(value, dict):
-        raise SystemExit("mcpweft: the arguments must be a JSON object")
-    return value
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mcpweft", description="Serve, inspect and call MCP servers.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="serve the Server of a Python file")
-    run.add_argument("server", metavar="FILE[:OBJECT]")
-    run.add_argument("--transport", choices=["stdio", "http", "streamable-http"], default="stdio")
-    run.add_argument("--host", default="127.0.0.1")
-    run.add_argument("--port", type=int, default=8000)
-    run.add_argument("--path", default="/mcp", help="the HTTP endpoint's path (default /mcp)")
-    inspect = commands.add_parser("inspect", help="print a server's tools, resources and prompts as JSON")
-    inspect.add_argument("server", metavar="FILE[:OBJECT]")
-    call = commands.add_parser("call", help="call one tool and print its result as JSON")
-    call.add_argument("target", metavar="TARGET", help="FILE[:OBJECT], an http(s) URL, or a command line")
-    call.add_argument("tool")
-    call.add_argument("arguments", nargs="?", metavar="ARGUMENTS", help="the arguments, a JSON object")
+def _run_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mcpweft run", description="Serve the Server of a Python file.")
+    parser.add_argument("server", metavar="FILE[:OBJECT]")
+    parser.add_argument("--transport", choices=["stdio", "http", "streamable-http"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--path", default="/mcp", help="the HTTP endpoint's path (default /mcp)")
     return parser
+
+
+#: Python's levels for the simple values of ``MCPWEFT_LOG``.
+_LEVELS = {"trace": 5, "debug": 10, "info": 20, "warn": 30, "warning": 30, "error": 40, "off": 100}
+
+
+def _native_command(argv: Sequence[str]) -> int:
+    """Runs the native ``mcpweft`` command with ``argv`` and returns its exit code.
+
+    The core's records reach Python's ``logging`` here as in any use of the package: warnings and
+    errors by default, the level ``MCPWEFT_LOG`` names otherwise. The host's own warning about a
+    server it cannot reach stays out, as the command reports that failure itself. Ctrl-C ends
+    the process, as it ends the native command.
+    """
+    import logging
+
+    from . import _logging, _native
+
+    level = _LEVELS.get(os.environ.get("MCPWEFT_LOG", "").strip().lower())
+    if level is not None:
+        logging.getLogger("mcpweft").setLevel(level)
+    else:
+        logging.getLogger("mcpweft.host").setLevel(logging.ERROR)
+    _logging.refresh()
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    sys.stdout.flush()
+    return _native.cli(["mcpweft", *argv])
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the ``mcpweft`` command with ``argv`` (the process's arguments by default)."""
-    args = _parser().parse_args(argv)
-    if args.command == "run":
-        server = load_server(args.server)
-        transport = "http" if args.transport == "streamable-http" else args.transport
-        if transport == "http":
-            server.run("http", host=args.host, port=args.port, path=args.path)
-        else:
-            server.run("stdio")
-        return 0
-    if args.command == "inspect":
-        listing = asyncio.run(_inspect(load_server(args.server)))
-        print(json.dumps(listing, indent=2))
-        return 0
-    result = asyncio.run(_call(args.target, args.tool, _arguments(args.arguments)))
-    print(json.dumps(result, indent=2))
-    return 1 if isinstance(result, dict) and result.get("isError") else 0
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] != "run":
+        return _native_command(argv)
+    args = _run_parser().parse_args(argv[1:])
+    server = load_server(args.server)
+    transport = "http" if args.transport == "streamable-http" else args.transport
+    if transport == "http":
+        server.run("http", host=args.host, port=args.port, path=args.path)
+    else:
+        server.run("stdio")
+    return 0
 
 
 __all__ = ["load_server", "main"]
