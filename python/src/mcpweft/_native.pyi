@@ -21,6 +21,7 @@ __all__ = [
     "Server",
     "Subscription",
     "__version__",
+    "cli",
     "set_json_default",
     "set_log_level",
     "set_sync_handler_limit",
