@@ -181,8 +181,8 @@ conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conf
 
 SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
 
-bench: ## Prints the stdio and HTTP benchmarks: mcpweft beside rmcp, mcpweft-py beside FastMCP, mcpweft-node beside the TypeScript SDK, mcpweft-swift beside mcpweft (release builds).
-	$(CARGO) build --release -p mcpweft-bench
+bench: ## Prints the stdio and HTTP benchmarks: mcpweft beside rmcp, mcpweft-py beside FastMCP, mcpweft-node beside the TypeScript SDK, mcpweft-swift beside mcpweft; then the host and the proxy sections (release builds).
+	$(CARGO) build --release -p mcpweft-bench -p mcpweft-cli
 	bindings/swift/scripts/build.sh --release --product echo-server
 	python="$$(bench/python/setup.sh)" && node="$$(bench/node/setup.sh)" && \
 		$(CARGO_TARGET_DIR)/release/mcpweft-bench --python "$$python" --node "$$node" \

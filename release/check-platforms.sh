@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Checks that the shipped crates (mcpweft, mcpweft-bridge and the Python, Node and Swift
-# bindings, with the Redis feature) compile for Windows x86_64 (MSVC) and macOS (arm64,
-# x86_64), from this Linux machine: `cargo +nightly check -Zbuild-std` with the nightly
+# Checks that the shipped crates (mcpweft, mcpweft-bridge, the command line mcpweft-cli and the
+# Python, Node and Swift bindings, with the Redis feature) compile for Windows x86_64 (MSVC) and
+# macOS (arm64, x86_64), from this Linux machine: `cargo +nightly check -Zbuild-std` with the nightly
 # toolchain's rust-src, and zig (PyPI `ziglang`, from release/tools.sh) as the C compiler of the
 # crates with C code (ring), through release/zig-cc.sh. Nothing is linked: linking needs
 # each platform's own SDK, which the release workflow's native runners have.
@@ -29,7 +29,7 @@ targets=(
     "aarch64-apple-darwin aarch64-macos ar"
     "x86_64-apple-darwin x86_64-macos ar"
 )
-crates=(mcpweft mcpweft-bridge mcpweft-python mcpweft-node mcpweft-swift)
+crates=(mcpweft mcpweft-bridge mcpweft-cli mcpweft-python mcpweft-node mcpweft-swift)
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     echo "check-platforms: SKIPPED: the nightly Rust toolchain is not installed (rustup toolchain install nightly)"

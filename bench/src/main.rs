@@ -13,7 +13,10 @@
 //! The host section (see [`host_bench`]) measures a call through a host beside a direct client
 //! call, and the time a host takes to connect to ten stdio servers.
 //!
-//! Usage: `mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--host-only|--cluster-only] [--cluster] [--python
+//! The proxy section (see [`proxy_bench`]) measures calls through `mcpweft proxy URL` beside a
+//! client that reaches the same HTTP server itself.
+//!
+//! Usage: `mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--host-only|--proxy-only|--cluster-only] [--cluster] [--python
 //! PYTHON] [--node NODE] [--server NAME=COMMAND]... [--http-server
 //! NAME=COMMAND]...`. The rmcp and mcpweft echo servers are looked up next to
 //! the driver's own executable; `--python` (or `MCPWEFT_BENCH_PYTHON`) adds
@@ -26,6 +29,7 @@ mod host_bench;
 mod http;
 mod http_bench;
 mod input_memory;
+mod proxy_bench;
 mod report;
 mod rpc;
 mod servers;
@@ -37,7 +41,7 @@ use rpc::Result;
 use servers::{PORT, Server};
 
 /// The command-line help.
-const USAGE: &str = "usage: mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--host-only|--cluster-only]
+const USAGE: &str = "usage: mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--host-only|--proxy-only|--cluster-only]
                     [--python PYTHON]
                     [--node NODE] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]... [--cluster]
 
@@ -52,6 +56,8 @@ spaces).
                              to requests for input
   --host-only                run only the host section (a call through a host
                              beside a direct call; connecting to ten servers)
+  --proxy-only               run only the proxy section (calls through
+                             mcpweft proxy URL beside a direct HTTP client)
   --cluster-only             run only the cluster section
   --python PYTHON            add the mcpweft-py and fastmcp rows, running
                              bench/python/*_echo.py with the interpreter PYTHON
@@ -77,6 +83,8 @@ struct Options {
     memory: bool,
     /// Whether the host section runs.
     host: bool,
+    /// Whether the proxy section runs.
+    proxy: bool,
     /// The stdio servers to measure.
     servers: Vec<Server>,
     /// The HTTP servers to measure, whose commands contain [`PORT`].
@@ -99,10 +107,10 @@ fn parse_args() -> Result<Options> {
         match arg.as_str() {
             "--quick" => quick = true,
             "--cluster" => cluster = true,
-            "--stdio-only" | "--http-only" | "--memory-only" | "--host-only" | "--cluster-only" => {
+            "--stdio-only" | "--http-only" | "--memory-only" | "--host-only" | "--proxy-only" | "--cluster-only" => {
                 if only.replace(arg.clone()).is_some_and(|previous| previous != arg) {
                     return Err(
-                        "--stdio-only, --http-only, --memory-only, --host-only and --cluster-only exclude each other"
+                        "--stdio-only, --http-only, --memory-only, --host-only, --proxy-only and --cluster-only exclude each other"
                             .into(),
                     );
                 }
@@ -128,6 +136,7 @@ fn parse_args() -> Result<Options> {
     let http = only.is_none() || only.as_deref() == Some("--http-only");
     let memory = only.is_none() || only.as_deref() == Some("--memory-only");
     let host = only.is_none() || only.as_deref() == Some("--host-only");
+    let proxy = only.is_none() || only.as_deref() == Some("--proxy-only");
     let cluster = cluster || only.as_deref() == Some("--cluster-only");
     let exe = std::env::current_exe()?;
     let dir = exe.parent().unwrap_or(Path::new("."));
@@ -145,7 +154,7 @@ fn parse_args() -> Result<Options> {
         http_servers.extend(node.iter().flat_map(|node| servers::node(node, true)));
         http_servers.extend(extra_http);
     }
-    Ok(Options { quick, stdio, http, memory, host, servers, http_servers, cluster })
+    Ok(Options { quick, stdio, http, memory, host, proxy, servers, http_servers, cluster })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -181,8 +190,14 @@ async fn main() -> ExitCode {
         }
         ok &= host_bench::run(dir, options.quick).await;
     }
-    if options.cluster {
+    if options.proxy {
         if options.stdio || options.http || options.memory || options.host {
+            println!();
+        }
+        ok &= proxy_bench::run(dir, options.quick).await;
+    }
+    if options.cluster {
+        if options.stdio || options.http || options.memory || options.host || options.proxy {
             println!();
         }
         ok &= cluster_bench::run(dir, options.quick).await;
