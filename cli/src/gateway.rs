@@ -16,7 +16,7 @@
 //! the gateway cannot tell which of its clients the request is meant for.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     net::{SocketAddr, ToSocketAddrs as _},
     sync::{
         Arc, Mutex, OnceLock, PoisonError,
@@ -273,93 +273,90 @@ struct Gateway {
 
 impl Gateway {
     /// Registers what the host's view offers and the server does not, replaces what changed and
-    /// removes what is gone; each change tells the server's clients that the list changed.
+    /// removes what is gone, in the order of the view; each change tells the server's clients
+    /// that the list changed.
     fn sync(self: &Arc<Self>, server: &Server) {
         let mut mirror = self.mirror.lock().unwrap_or_else(PoisonError::into_inner);
-        let tools: HashMap<_, _> =
-            self.host.tools().into_iter().map(|t| (t.name.clone(), (t.server.clone(), t.namespaced()))).collect();
-        forget_gone(&mut mirror.tools, &tools, |key| server.remove_tool(key));
-        for (name, entry) in tools {
-            if mirror.tools.get(&name) == Some(&entry) {
-                continue;
-            }
-            let handler = Forward { gateway: self.clone(), server: entry.0.clone(), name: name.clone() };
-            match server.replace_tool(entry.1.clone(), handler) {
-                Ok(()) => {
-                    mirror.tools.insert(name, entry);
-                }
-                Err(e) => {
-                    tracing::warn!(server = %entry.0, tool = %name, error = %e, "the gateway cannot offer this tool");
-                    if mirror.tools.remove(&name).is_some() {
-                        server.remove_tool(&name);
-                    }
-                }
-            }
-        }
+        let Mirror { tools, prompts, resources, templates } = &mut *mirror;
+        let wanted = self.host.tools().into_iter().map(|t| (t.name.clone(), t.server.clone(), t.namespaced()));
+        follow_list(
+            tools,
+            wanted.collect(),
+            "tool",
+            |key| server.remove_tool(key),
+            |key, from, tool| server.replace_tool(tool, self.forward(key, from)),
+        );
+        let wanted = self.host.prompts().into_iter().map(|p| (p.name.clone(), p.server.clone(), p.namespaced()));
+        follow_list(
+            prompts,
+            wanted.collect(),
+            "prompt",
+            |key| server.remove_prompt(key),
+            |key, from, prompt| {
+                server.replace_prompt(prompt, self.forward(key, from));
+                Ok(())
+            },
+        );
+        let wanted = self.host.resources().into_iter().map(|r| (r.resource.uri.clone(), r.server, r.resource));
+        follow_list(
+            resources,
+            wanted.collect(),
+            "resource",
+            |key| server.remove_resource(key),
+            |key, from, resource| {
+                server.replace_resource(resource, self.forward(key, from));
+                Ok(())
+            },
+        );
+        let wanted =
+            self.host.resource_templates().into_iter().map(|t| (t.template.uri_template.clone(), t.server, t.template));
+        let remove = |key: &str| server.remove_resource_template(key);
+        follow_list(templates, wanted.collect(), "resource template", remove, |key, from, template| {
+            server.replace_resource_template(template, self.forward(key, from))
+        });
+    }
 
-        let prompts: HashMap<_, _> =
-            self.host.prompts().into_iter().map(|p| (p.name.clone(), (p.server.clone(), p.namespaced()))).collect();
-        forget_gone(&mut mirror.prompts, &prompts, |key| server.remove_prompt(key));
-        for (name, entry) in prompts {
-            if mirror.prompts.get(&name) != Some(&entry) {
-                let handler = Forward { gateway: self.clone(), server: entry.0.clone(), name: name.clone() };
-                server.replace_prompt(entry.1.clone(), handler);
-                mirror.prompts.insert(name, entry);
-            }
-        }
-
-        let resources: HashMap<_, _> = self
-            .host
-            .resources()
-            .into_iter()
-            .map(|r| (r.resource.uri.clone(), (r.server.clone(), r.resource.clone())))
-            .collect();
-        forget_gone(&mut mirror.resources, &resources, |key| server.remove_resource(key));
-        for (uri, entry) in resources {
-            if mirror.resources.get(&uri) != Some(&entry) {
-                let handler = Forward { gateway: self.clone(), server: entry.0.clone(), name: uri.clone() };
-                server.replace_resource(entry.1.clone(), handler);
-                mirror.resources.insert(uri, entry);
-            }
-        }
-
-        let templates: HashMap<_, _> = self
-            .host
-            .resource_templates()
-            .into_iter()
-            .map(|t| (t.template.uri_template.clone(), (t.server.clone(), t.template.clone())))
-            .collect();
-        forget_gone(&mut mirror.templates, &templates, |key| server.remove_resource_template(key));
-        for (uri, entry) in templates {
-            if mirror.templates.get(&uri) == Some(&entry) {
-                continue;
-            }
-            let handler = Forward { gateway: self.clone(), server: entry.0.clone(), name: uri.clone() };
-            match server.replace_resource_template(entry.1.clone(), handler) {
-                Ok(()) => {
-                    mirror.templates.insert(uri, entry);
-                }
-                Err(e) => {
-                    tracing::warn!(server = %entry.0, template = %uri, error = %e, "the gateway cannot offer this template");
-                    if mirror.templates.remove(&uri).is_some() {
-                        server.remove_resource_template(&uri);
-                    }
-                }
-            }
-        }
+    /// The handler of the registration `key` of the server `from`.
+    fn forward(self: &Arc<Self>, key: &str, from: &str) -> Forward {
+        Forward { gateway: self.clone(), server: from.to_owned(), name: key.to_owned() }
     }
 }
 
-/// Removes from `registered`, and from the server through `remove`, what `wanted` no longer
-/// holds.
-fn forget_gone<T, U>(registered: &mut HashMap<String, T>, wanted: &HashMap<String, U>, remove: impl Fn(&str) -> bool) {
+/// Brings one list of registrations in line with `wanted` (key, server, item, in the view's
+/// order): what `registered` holds and `wanted` does not is removed through `remove`, what is
+/// new or changed is registered through `register`; an item the server refuses is logged and
+/// left out.
+fn follow_list<T: Clone + PartialEq>(
+    registered: &mut HashMap<String, (String, T)>,
+    wanted: Vec<(String, String, T)>,
+    what: &str,
+    remove: impl Fn(&str) -> bool,
+    register: impl Fn(&str, &str, T) -> Result<(), Error>,
+) {
+    let keys: HashSet<&str> = wanted.iter().map(|(key, _, _)| key.as_str()).collect();
     registered.retain(|key, _| {
-        let kept = wanted.contains_key(key);
+        let kept = keys.contains(key.as_str());
         if !kept {
             remove(key);
         }
         kept
     });
+    for (key, from, item) in wanted {
+        if registered.get(&key).is_some_and(|(server, known)| *server == from && *known == item) {
+            continue;
+        }
+        match register(&key, &from, item.clone()) {
+            Ok(()) => {
+                registered.insert(key, (from, item));
+            }
+            Err(e) => {
+                tracing::warn!(server = %from, error = %e, "the gateway cannot offer the {what} {key}");
+                if registered.remove(&key).is_some() {
+                    remove(&key);
+                }
+            }
+        }
+    }
 }
 
 /// The handler of one registration: it forwards the request to `server` through the host,
