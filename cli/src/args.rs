@@ -288,4 +288,8 @@ pub(crate) struct GatewayArgs {
     /// anyone who reaches it can use every server behind it.
     #[arg(long)]
     pub(crate) allow_remote_without_auth: bool,
+    /// Accepts any supported `MCP-Protocol-Version` header in a session, not only the version
+    /// the session negotiated, for clients that send a stale one.
+    #[arg(long)]
+    pub(crate) any_protocol_version: bool,
 }

@@ -79,7 +79,9 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
     if !args.allowed_origins.is_empty() {
         options = options.with_allowed_origins(&args.allowed_origins);
     }
-    options = options.with_allow_remote_without_auth(args.allow_remote_without_auth);
+    options = options
+        .with_allow_remote_without_auth(args.allow_remote_without_auth)
+        .with_require_negotiated_version(!args.any_protocol_version);
     let bound = match StreamableHttpServer::bind(server, addr, options).await {
         Ok(bound) => bound,
         Err(e) => {
