@@ -497,7 +497,11 @@ impl Front {
     /// The context of the one request waiting on `server`, or the error to answer `method`
     /// with when there is none or more than one.
     fn only(&self, server: &str, method: &str) -> Result<RequestContext, ErrorData> {
-        let waiting = self.lock();
+        let mut waiting = self.lock();
+        // A request its client cancelled waits no more for anything the server asks.
+        if let Some(list) = waiting.get_mut(server) {
+            list.retain(|(_, ctx)| !ctx.is_cancelled());
+        }
         match waiting.get(server).map(Vec::as_slice).unwrap_or_default() {
             [(_, ctx)] => Ok(ctx.clone()),
             [] => Err(ErrorData::new(

@@ -26,7 +26,7 @@ use mcpweft::{
 use serde_json::{Value, json};
 use tokio::{
     io::{AsyncBufReadExt as _, BufReader},
-    sync::mpsc,
+    sync::{Notify, mpsc},
 };
 
 use crate::common::{TempFile, calculator_server, conformance_server, mcpweft, run};
@@ -46,11 +46,50 @@ fn text(value: &str) -> CallToolResult {
     CallToolResult::text(value)
 }
 
+/// What the server's `wait` tool tells the test: that it started, and that it was cancelled.
+#[derive(Default)]
+struct Waiting {
+    started: Notify,
+    cancelled: Notify,
+}
+
+/// Tells the test that the `wait` tool was cancelled when its handler ends or is dropped,
+/// unless it gave up waiting.
+struct TellCancelled {
+    waiting: Arc<Waiting>,
+    armed: bool,
+}
+
+impl Drop for TellCancelled {
+    fn drop(&mut self) {
+        if self.armed {
+            self.waiting.cancelled.notify_one();
+        }
+    }
+}
+
 /// The Streamable HTTP server of this process behind the gateway: a tool that reports
-/// progress, one that asks the user for a name, a resource and a prompt.
-fn remote() -> Server {
+/// progress, one that asks the user for a name, one that waits until it is cancelled, a
+/// resource and a prompt.
+fn remote(waiting: Arc<Waiting>) -> Server {
     let none = json!({ "type": "object" });
     Server::builder(Implementation::new("remote", "1.0.0"))
+        .tool(
+            Tool::new("wait", "Waits until it is cancelled.", schema(none.clone())),
+            move |_args: JsonObject, ctx: RequestContext| {
+                let waiting = waiting.clone();
+                async move {
+                    // The server drops the handler of a cancelled request: the guard tells it.
+                    let mut told = TellCancelled { waiting: waiting.clone(), armed: true };
+                    waiting.started.notify_one();
+                    tokio::select! {
+                        _ = ctx.cancelled() => {}
+                        _ = tokio::time::sleep(STEP) => told.armed = false,
+                    }
+                    Ok::<_, ErrorData>(text("gave up"))
+                }
+            },
+        )
         .tool(
             Tool::new("steps", "Reports three steps of progress.", schema(none.clone())),
             |_args: JsonObject, ctx: RequestContext| async move {
@@ -88,8 +127,8 @@ fn remote() -> Server {
         .expect("a server")
 }
 
-async fn serve_remote() -> (Server, BoundHttpServer) {
-    let server = remote();
+async fn serve_remote(waiting: Arc<Waiting>) -> (Server, BoundHttpServer) {
+    let server = remote(waiting);
     let addr = SocketAddr::from(([127, 0, 0, 1], 0));
     let bound = StreamableHttpServer::bind(server.clone(), addr, HttpServerOptions::default()).await.expect("bound");
     (server, bound)
@@ -214,7 +253,7 @@ fn config(servers: Value) -> TempFile {
 async fn a_gateway_serves_every_server_under_its_prefix() {
     let calculator = calculator_server().await;
     let conformance = conformance_server().await;
-    let (remote, bound) = serve_remote().await;
+    let (remote, bound) = serve_remote(Arc::default()).await;
     let config = config(json!({
         "calc": { "command": calculator },
         "remote": { "type": "http", "url": bound.url(), "deniedTools": [] },
@@ -309,6 +348,40 @@ async fn a_gateway_serves_every_server_under_its_prefix() {
     }
     assert!(!tool_names(&client).await.contains(&"remote__late".to_owned()));
 
+    within("closing", client.close()).await;
+    within("stopping the remote server", bound.shutdown()).await;
+}
+
+#[tokio::test]
+async fn cancellation_passes_on_and_a_question_with_two_calls_waiting_is_refused() {
+    let waiting = Arc::new(Waiting::default());
+    let (_remote, bound) = serve_remote(waiting.clone()).await;
+    let config = config(json!({ "remote": { "type": "http", "url": bound.url() } }));
+    let gateway = Gateway::start(&config, &[]).await;
+    let (client, _changed) = connect(&gateway).await;
+
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let options = RequestOptions::new().with_cancel(cancel.clone());
+    let waited = {
+        let client = client.clone();
+        let params = json!({ "name": "remote__wait" });
+        tokio::spawn(async move { client.request(methods::TOOLS_CALL, Some(params), options).await })
+    };
+    within("the wait tool starting", waiting.started.notified()).await;
+    // Two calls wait on the server: its question cannot be told apart, so it gets an error.
+    let asked = within("remote__ask", client.call_tool("remote__ask", json!({}))).await;
+    let message = match asked {
+        Err(e) => e.to_string(),
+        Ok(result) => format!("{result:?}"),
+    };
+    assert!(message.contains("cannot tell which of 2 client requests"), "{message}");
+
+    cancel.cancel();
+    within("the cancellation reaching the server", waiting.cancelled.notified()).await;
+    let outcome = within("the cancelled call", waited).await.expect("the call's task");
+    assert!(matches!(outcome, Err(mcpweft::Error::Cancelled)), "{outcome:?}");
+    // With one call waiting, the question reaches the client again.
+    assert_eq!(call(&client, "remote__ask", json!({})).await, "Hello, Ada!");
     within("closing", client.close()).await;
     within("stopping the remote server", bound.shutdown()).await;
 }
