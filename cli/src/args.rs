@@ -138,7 +138,9 @@ In a client's configuration:
     #[command(after_help = r#"Examples:
   mcpweft gateway --config servers.json --listen 127.0.0.1:8080
   mcpweft gateway --config one-server.json --listen 127.0.0.1:9000 --no-prefix --path /
-  mcpweft gateway --config servers.json --listen 0.0.0.0:8080 --allowed-host mcp.example.com --allow-remote-without-auth"#)]
+  mcpweft gateway --config servers.json --listen 0.0.0.0:8443 --allowed-host mcp.example.com \
+    --auth-resource https://mcp.example.com/mcp --auth-issuer https://auth.example.com \
+    --auth-jwks-url https://auth.example.com/.well-known/jwks.json --auth-scope mcp"#)]
     Gateway(GatewayArgs),
 }
 
@@ -292,4 +294,30 @@ pub(crate) struct GatewayArgs {
     /// the session negotiated, for clients that send a stale one.
     #[arg(long)]
     pub(crate) any_protocol_version: bool,
+    /// The OAuth protection of the gateway's endpoint.
+    #[command(flatten, next_help_heading = "Authorization")]
+    pub(crate) auth: GatewayAuthArgs,
+}
+
+/// The OAuth protection of the gateway: every request needs a bearer token (a JWT) that the
+/// authorization server issued for the gateway's URL.
+#[derive(Debug, Args)]
+pub(crate) struct GatewayAuthArgs {
+    /// Protects the gateway: its canonical URL, such as https://mcp.example.com/mcp, which
+    /// tokens must be issued for (their audience) and which its Protected Resource Metadata
+    /// names.
+    #[arg(long, value_name = "URL")]
+    pub(crate) auth_resource: Option<String>,
+    /// The issuer of the authorization server whose tokens the gateway accepts (their `iss`).
+    #[arg(long, value_name = "URL", requires = "auth_resource")]
+    pub(crate) auth_issuer: Option<String>,
+    /// The URL of that server's signing keys (its JWKS), fetched when needed.
+    #[arg(long, value_name = "URL", requires = "auth_resource", conflicts_with = "auth_jwks_file")]
+    pub(crate) auth_jwks_url: Option<String>,
+    /// A file with that server's signing keys (a JWKS document), instead of --auth-jwks-url.
+    #[arg(long, value_name = "FILE", requires = "auth_resource")]
+    pub(crate) auth_jwks_file: Option<PathBuf>,
+    /// A scope every request needs (repeatable); the scopes are published in the metadata.
+    #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth_resource")]
+    pub(crate) auth_scopes: Vec<String>,
 }

@@ -27,6 +27,7 @@ use std::{
 use async_trait::async_trait;
 use mcpweft::{
     Error, ErrorData, RequestContext, RequestOptions, Server,
+    auth::{JwtVerifier, ResourceServerOptions},
     host::{CallOptions, Host, HostConfig, HostEvent, HostHandler, ServerState},
     http::{HttpServerOptions, StreamableHttpServer},
     jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT},
@@ -42,7 +43,10 @@ use mcpweft::{
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
-use crate::{args::GatewayArgs, failure::Failure};
+use crate::{
+    args::{GatewayArgs, GatewayAuthArgs},
+    failure::Failure,
+};
 
 /// How many events already waiting are taken together before the registrations follow the
 /// host's view once for all of them.
@@ -52,6 +56,7 @@ const EVENT_BATCH: usize = 256;
 pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
     let config = host_config(&args)?;
     let addr = listen_address(&args.listen)?;
+    let auth = protection(&args.auth)?;
     if !args.path.starts_with('/') {
         return Err(Failure::usage(format!("--path {:?} must start with '/'", args.path)));
     }
@@ -82,6 +87,9 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
     options = options
         .with_allow_remote_without_auth(args.allow_remote_without_auth)
         .with_require_negotiated_version(!args.any_protocol_version);
+    if let Some(auth) = auth {
+        options = options.with_auth(auth);
+    }
     let bound = match StreamableHttpServer::bind(server, addr, options).await {
         Ok(bound) => bound,
         Err(e) => {
@@ -128,6 +136,33 @@ fn host_config(args: &GatewayArgs) -> Result<HostConfig, Failure> {
         }
     }
     HostConfig::from_value(&root).map_err(|e| Failure::usage(format!("the configuration {shown}: {e}")))
+}
+
+/// The OAuth protection the `--auth-*` options ask for, if any: JWTs of one issuer, checked
+/// against its keys, for the gateway's URL, with the scopes every request needs.
+fn protection(args: &GatewayAuthArgs) -> Result<Option<ResourceServerOptions>, Failure> {
+    let Some(resource) = &args.auth_resource else { return Ok(None) };
+    let Some(issuer) = &args.auth_issuer else {
+        return Err(Failure::usage("--auth-resource needs --auth-issuer, the authorization server's issuer"));
+    };
+    let verifier = match (&args.auth_jwks_url, &args.auth_jwks_file) {
+        (Some(url), None) => JwtVerifier::with_jwks_url(url, issuer, resource),
+        (None, Some(path)) => {
+            let shown = path.display();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::usage(format!("cannot read the JWKS {shown}: {e}")))?;
+            let jwks: Value = serde_json::from_str(&text)
+                .map_err(|e| Failure::usage(format!("the JWKS {shown} is not valid JSON: {e}")))?;
+            JwtVerifier::with_jwks(&jwks, issuer, resource)
+                .map_err(|e| Failure::usage(format!("the JWKS {shown}: {e}")))?
+        }
+        _ => return Err(Failure::usage("--auth-resource needs --auth-jwks-url or --auth-jwks-file")),
+    };
+    let mut auth = ResourceServerOptions::new(resource, Arc::new(verifier)).with_authorization_server(issuer.as_str());
+    if !args.auth_scopes.is_empty() {
+        auth = auth.with_required_scopes(&args.auth_scopes).with_scopes_supported(&args.auth_scopes);
+    }
+    Ok(Some(auth))
 }
 
 /// The address of `--listen`: an IP address and port, or a name this machine resolves.

@@ -21,7 +21,7 @@ use mcpweft::{
     },
     server::ResourceRequest,
     session::IncomingRequest,
-    transport::http::StreamableHttpClientTransport,
+    transport::http::{HttpClientOptions, StreamableHttpClientTransport},
 };
 use serde_json::{Value, json};
 use tokio::{
@@ -146,8 +146,11 @@ impl Gateway {
     /// until it says where it listens.
     async fn start(config: &TempFile, extra: &[&str]) -> Gateway {
         let mut command = tokio::process::Command::new(mcpweft());
+        command.args(["gateway", "--config", config.path()]);
+        if !extra.contains(&"--listen") {
+            command.args(["--listen", "127.0.0.1:0"]);
+        }
         command
-            .args(["gateway", "--config", config.path(), "--listen", "127.0.0.1:0"])
             .args(extra)
             .env("MCPWEFT_LOG", "info")
             .stdin(Stdio::null())
@@ -205,15 +208,23 @@ impl ClientHandler for Front {
 /// Connects the core's client to the gateway over Streamable HTTP; the receiver gets the list
 /// changes the gateway announces.
 async fn connect(gateway: &Gateway) -> (Client, mpsc::UnboundedReceiver<String>) {
-    let transport = StreamableHttpClientTransport::new(&gateway.url).expect("a transport");
+    let (client, changed) = try_connect(gateway, HttpClientOptions::new()).await;
+    let client = client.unwrap_or_else(|e| panic!("connecting to the gateway failed: {e}\n{}", gateway.stderr()));
+    (client, changed)
+}
+
+/// Connects the core's client to the gateway with the HTTP options `http`.
+async fn try_connect(
+    gateway: &Gateway,
+    http: HttpClientOptions,
+) -> (Result<Client, mcpweft::Error>, mpsc::UnboundedReceiver<String>) {
+    let transport = StreamableHttpClientTransport::with_options(&gateway.url, http).expect("a transport");
     let capabilities: ClientCapabilities =
         serde_json::from_value(json!({ "elicitation": { "form": {} } })).expect("capabilities");
     let options = ClientOptions::new("gateway-test", "1.0.0").with_capabilities(capabilities);
     let (changes, changed) = mpsc::unbounded_channel();
     let client =
-        within("connecting to the gateway", Client::connect_with_handler(transport, options, Front { changes }))
-            .await
-            .unwrap_or_else(|e| panic!("connecting to the gateway failed: {e}\n{}", gateway.stderr()));
+        within("connecting to the gateway", Client::connect_with_handler(transport, options, Front { changes })).await;
     (client, changed)
 }
 
@@ -434,6 +445,50 @@ async fn no_prefix_with_one_server_lists_its_own_names() {
     within("closing", client.close()).await;
 }
 
+/// Signs a token of `issuer` for `audience` with `scope`, with the test key `k1` of the core's
+/// authorization tests, and returns it with the JWKS that holds that key.
+fn signed(issuer: &str, audience: &str, scope: &str) -> (String, Value) {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header, jwk::Jwk};
+    mcpweft::install_crypto_provider();
+    let key = EncodingKey::from_ec_pem(include_bytes!("../../../core/tests/data/auth_ec_key.pem")).expect("a key");
+    let mut jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).expect("a public JWK");
+    jwk.common.key_id = Some("k1".to_owned());
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("a clock").as_secs();
+    let claims = json!({ "iss": issuer, "sub": "ada", "aud": audience, "scope": scope, "iat": now, "exp": now + 3600 });
+    let mut header = Header::new(Algorithm::ES256);
+    header.kid = Some("k1".to_owned());
+    let token = jsonwebtoken::encode(&header, &claims, &key).expect("a signed token");
+    (token, json!({ "keys": [jwk] }))
+}
+
+#[tokio::test]
+async fn oauth_protects_the_gateway() {
+    let calculator = calculator_server().await;
+    let port =
+        std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("an address").port();
+    let listen = format!("127.0.0.1:{port}");
+    let resource = format!("http://{listen}/mcp");
+    let issuer = "http://127.0.0.1:1/issuer";
+    let (token, jwks) = signed(issuer, &resource, "mcp:read");
+    let (unscoped, _) = signed(issuer, &resource, "other");
+    let jwks = TempFile::new("gateway-jwks", &jwks.to_string());
+    let config = config(json!({ "calc": { "command": calculator } }));
+    let auth = ["--auth-resource", &resource, "--auth-issuer", issuer, "--auth-jwks-file", jwks.path()];
+    let mut extra = vec!["--listen", listen.as_str(), "--auth-scope", "mcp:read"];
+    extra.extend(auth);
+    let gateway = Gateway::start(&config, &extra).await;
+
+    let (refused, _) = try_connect(&gateway, HttpClientOptions::new()).await;
+    assert!(refused.is_err(), "a client without a token was let in");
+    let (refused, _) =
+        try_connect(&gateway, HttpClientOptions::new().with_bearer_token(&unscoped).expect("a token")).await;
+    assert!(refused.is_err(), "a token without the scope was let in");
+    let (client, _) = try_connect(&gateway, HttpClientOptions::new().with_bearer_token(&token).expect("a token")).await;
+    let client = client.unwrap_or_else(|e| panic!("the token was refused: {e}\n{}", gateway.stderr()));
+    assert_eq!(call(&client, "calc__count", json!({ "n": 1 })).await, "counted to 1");
+    within("closing", client.close()).await;
+}
+
 #[tokio::test]
 async fn a_configuration_error_exits_with_2() {
     let missing = std::env::temp_dir().join("mcpweft-gateway-no-such-config.json");
@@ -448,6 +503,7 @@ async fn a_configuration_error_exits_with_2() {
         (["--config", no_servers.path(), "--listen", "127.0.0.1:0"], "has no mcpServers object"),
         (["--config", wrong_type.path(), "--listen", "127.0.0.1:0"], "calc"),
         (["--config", valid.path(), "--listen", "nowhere"], "--listen"),
+        (["--config", valid.path(), "--auth-resource", "http://127.0.0.1:1/mcp"], "--auth-issuer"),
     ];
     for (args, expected) in cases {
         let mut command = vec!["gateway"];
