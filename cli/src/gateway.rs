@@ -201,12 +201,13 @@ fn front_server(host: &Host) -> Server {
     let mut options = ServerOptions::new()
         .with_capabilities(capabilities)
         .with_on_roots_changed(move |_| roots_host.notify_roots_list_changed());
-    let instructions: Vec<String> = host
-        .servers()
+    let servers = host.servers();
+    let single = servers.len() == 1;
+    let instructions: Vec<String> = servers
         .into_iter()
         .filter_map(|(name, _)| {
             let text = host.client(&name)?.server().instructions.clone()?;
-            Some(if host.servers().len() == 1 { text } else { format!("{name}: {text}") })
+            Some(if single { text } else { format!("{name}: {text}") })
         })
         .collect();
     if !instructions.is_empty() {
