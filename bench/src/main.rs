@@ -41,7 +41,8 @@ use rpc::Result;
 use servers::{PORT, Server};
 
 /// The command-line help.
-const USAGE: &str = "usage: mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--host-only|--proxy-only|--cluster-only]
+const USAGE: &str =
+    "usage: mcpweft-bench [--quick] [--stdio-only|--http-only|--memory-only|--host-only|--proxy-only|--cluster-only]
                     [--python PYTHON]
                     [--node NODE] [--server NAME=COMMAND]... [--http-server NAME=COMMAND]... [--cluster]
 

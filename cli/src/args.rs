@@ -6,7 +6,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
 
 /// What `mcpweft --help` shows after the commands.
 const EXAMPLES: &str = "\
-Every command but proxy takes a target: a command after `--` (a stdio server), `--url URL`
+Every command but proxy and gateway takes a target: a command after `--` (a stdio server), `--url URL`
 (Streamable HTTP, or the deprecated HTTP+SSE transport) or `--config FILE [--server NAME]` (a
 server of an `mcpServers` file, as Claude Desktop, Cursor and VS Code write it).
 
@@ -16,6 +16,7 @@ Examples:
   mcpweft inspect --url http://127.0.0.1:8080/mcp --bearer-env API_TOKEN
   mcpweft read calc://constants --config servers.json --server calc
   mcpweft proxy https://example.com/mcp --header 'X-Team: blue'
+  mcpweft gateway --config servers.json --listen 127.0.0.1:8080
 
 Exit codes: 0 success, 1 the call failed or the tool reported an error, 2 usage or
 configuration error, 3 the server could not be started or reached.
@@ -26,7 +27,7 @@ Logs go to stderr; MCPWEFT_LOG sets their filter (such as `debug` or `mcpweft=tr
 #[command(
     name = "mcpweft",
     version,
-    about = "Lists, calls and reads what an MCP server offers, and proxies stdio to Streamable HTTP.",
+    about = "Lists, calls and reads what an MCP server offers, proxies stdio to Streamable HTTP, and serves many servers at one endpoint.",
     after_help = EXAMPLES,
     propagate_version = true,
     subcommand_required = true,
@@ -123,6 +124,24 @@ In a client's configuration:
   { "mcpServers": { "remote": { "command": "mcpweft",
       "args": ["proxy", "https://example.com/mcp", "--bearer-env", "EXAMPLE_TOKEN"] } } }"#)]
     Proxy(ProxyArgs),
+    /// Serves every server of an `mcpServers` file at one Streamable HTTP endpoint.
+    ///
+    /// Tools and prompts are offered as `server__name` (each server's `prefix`, its name by
+    /// default), resources and templates under their own URIs; the file's allowedTools and
+    /// deniedTools apply, and a name two servers offer is left out. A server that exits is
+    /// started again, and when a server's lists change the gateway's clients are told. Progress
+    /// and cancellation pass through. A server's request for input (sampling, elicitation,
+    /// roots) goes to the client whose request is waiting on that server when there is exactly
+    /// one; otherwise the server gets an error. With --no-prefix every server keeps its own
+    /// names: with one server the gateway is a plain reverse proxy. Prints `listening on URL` on
+    /// stderr once it serves.
+    #[command(after_help = r#"Examples:
+  mcpweft gateway --config servers.json --listen 127.0.0.1:8080
+  mcpweft gateway --config one-server.json --listen 127.0.0.1:9000 --no-prefix --path /
+  mcpweft gateway --config servers.json --listen 0.0.0.0:8443 --allowed-host mcp.example.com \
+    --auth-resource https://mcp.example.com/mcp --auth-issuer https://auth.example.com \
+    --auth-jwks-url https://auth.example.com/.well-known/jwks.json --auth-scope mcp"#)]
+    Gateway(GatewayArgs),
 }
 
 /// How a result is printed.
@@ -244,4 +263,61 @@ pub(crate) struct ProxyArgs {
     /// Its headers and token.
     #[command(flatten)]
     pub(crate) http: HttpArgs,
+}
+
+/// The arguments of `gateway`.
+#[derive(Debug, Args)]
+pub(crate) struct GatewayArgs {
+    /// A configuration file with an `mcpServers` (or `servers`) object.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: PathBuf,
+    /// The address to listen on, as HOST:PORT (port 0 picks a free one).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
+    pub(crate) listen: String,
+    /// The path of the MCP endpoint.
+    #[arg(long, value_name = "PATH", default_value = "/mcp")]
+    pub(crate) path: String,
+    /// Offers every server's tools and prompts under their own names, without the prefix.
+    #[arg(long)]
+    pub(crate) no_prefix: bool,
+    /// Accepts this `Host` header (repeatable); by default only the loopback names.
+    #[arg(long = "allowed-host", value_name = "HOST[:PORT]")]
+    pub(crate) allowed_hosts: Vec<String>,
+    /// Accepts this `Origin` header (repeatable); by default the origins of the allowed hosts.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    pub(crate) allowed_origins: Vec<String>,
+    /// Lets the gateway listen on an address other than loopback without authorization, so that
+    /// anyone who reaches it can use every server behind it.
+    #[arg(long)]
+    pub(crate) allow_remote_without_auth: bool,
+    /// Accepts any supported `MCP-Protocol-Version` header in a session, not only the version
+    /// the session negotiated, for clients that send a stale one.
+    #[arg(long)]
+    pub(crate) any_protocol_version: bool,
+    /// The OAuth protection of the gateway's endpoint.
+    #[command(flatten, next_help_heading = "Authorization")]
+    pub(crate) auth: GatewayAuthArgs,
+}
+
+/// The OAuth protection of the gateway: every request needs a bearer token (a JWT) that the
+/// authorization server issued for the gateway's URL.
+#[derive(Debug, Args)]
+pub(crate) struct GatewayAuthArgs {
+    /// Protects the gateway: its canonical URL, such as https://mcp.example.com/mcp, which
+    /// tokens must be issued for (their audience) and which its Protected Resource Metadata
+    /// names.
+    #[arg(long, value_name = "URL")]
+    pub(crate) auth_resource: Option<String>,
+    /// The issuer of the authorization server whose tokens the gateway accepts (their `iss`).
+    #[arg(long, value_name = "URL", requires = "auth_resource")]
+    pub(crate) auth_issuer: Option<String>,
+    /// The URL of that server's signing keys (its JWKS), fetched when needed.
+    #[arg(long, value_name = "URL", requires = "auth_resource", conflicts_with = "auth_jwks_file")]
+    pub(crate) auth_jwks_url: Option<String>,
+    /// A file with that server's signing keys (a JWKS document), instead of --auth-jwks-url.
+    #[arg(long, value_name = "FILE", requires = "auth_resource")]
+    pub(crate) auth_jwks_file: Option<PathBuf>,
+    /// A scope every request needs (repeatable); the scopes are published in the metadata.
+    #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth_resource")]
+    pub(crate) auth_scopes: Vec<String>,
 }

@@ -24,7 +24,7 @@ use tokio::io::AsyncReadExt as _;
 use crate::{
     args::{CallArgs, Command, GetArgs, ListArgs, ReadArgs},
     failure::Failure,
-    proxy, render,
+    gateway, proxy, render,
     target::Connection,
 };
 
@@ -39,6 +39,7 @@ pub(crate) async fn run(command: Command) -> Result<(), Failure> {
         Command::Get(args) => get(args).await,
         Command::Inspect(args) => inspect(args).await,
         Command::Proxy(args) => proxy::run(args).await,
+        Command::Gateway(args) => gateway::run(args).await,
     }
 }
 

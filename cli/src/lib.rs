@@ -1,5 +1,6 @@
-//! The command line of mcpweft: lists, calls and reads what any MCP server offers, and serves a
-//! remote Streamable HTTP server over stdio.
+//! The command line of mcpweft: lists, calls and reads what any MCP server offers, serves a
+//! remote Streamable HTTP server over stdio, and serves the servers of a configuration at one
+//! Streamable HTTP endpoint.
 //!
 //! Every command is built on the core's host and client; this crate holds no protocol logic of
 //! its own. Logs go to stderr, filtered by `MCPWEFT_LOG` (warnings and errors by default).
@@ -11,6 +12,7 @@
 mod args;
 mod commands;
 mod failure;
+mod gateway;
 mod proxy;
 mod render;
 mod target;
@@ -47,7 +49,13 @@ where
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(filter)
         .try_init();
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    // The gateway serves many clients at once on every core; the other commands make one
+    // connection and need one thread.
+    let mut builder = match cli.command {
+        args::Command::Gateway(_) => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("mcpweft: cannot start the async runtime: {e}");

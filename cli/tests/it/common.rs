@@ -1,8 +1,8 @@
 //! What the command line's tests share: running the binary within a time limit, and finding
-//! (or building) the core's calculator example.
+//! (or building) the core's calculator example and the conformance fixture server.
 
 use std::{
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::{Output, Stdio},
     time::Duration,
 };
@@ -20,26 +20,31 @@ pub(crate) fn mcpweft() -> PathBuf {
 /// The core's `calculator_server` example, built first when it is missing.
 pub(crate) async fn calculator_server() -> String {
     static PATH: tokio::sync::OnceCell<PathBuf> = tokio::sync::OnceCell::const_new();
-    PATH.get_or_init(|| async {
-        let name = format!("calculator_server{}", std::env::consts::EXE_SUFFIX);
-        let find = || mcpweft().ancestors().map(|dir| dir.join("examples").join(&name)).find(|p| p.is_file());
-        if let Some(path) = find() {
-            return path;
-        }
-        let build = tokio::process::Command::new(env!("CARGO"))
-            .args(["build", "-q", "-p", "mcpweft", "--example", "calculator_server"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status();
-        let status = tokio::time::timeout(Duration::from_secs(900), build)
-            .await
-            .expect("building the example finishes")
-            .expect("cargo runs");
-        assert!(status.success(), "building the calculator example failed");
-        find().expect("the example exists after building it")
-    })
-    .await
-    .to_string_lossy()
-    .into_owned()
+    let args = ["build", "-q", "-p", "mcpweft", "--example", "calculator_server"];
+    PATH.get_or_init(|| built(Path::new("examples"), "calculator_server", &args)).await.to_string_lossy().into_owned()
+}
+
+/// The conformance fixture server (`tests/conformance/rust`), built first when it is missing,
+/// with the `redis` feature that the workspace's tests and its harness build it with.
+pub(crate) async fn conformance_server() -> String {
+    static PATH: tokio::sync::OnceCell<PathBuf> = tokio::sync::OnceCell::const_new();
+    let args = ["build", "-q", "-p", "mcpweft-conformance", "--bin", "conformance-server", "--features", "redis"];
+    PATH.get_or_init(|| built(Path::new(""), "conformance-server", &args)).await.to_string_lossy().into_owned()
+}
+
+/// The program `name` in the folder `under` of the binary's target folder (or of one above
+/// it), built with `cargo args` first when it is missing.
+async fn built(under: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let name = format!("{name}{}", std::env::consts::EXE_SUFFIX);
+    let find = || mcpweft().ancestors().map(|dir| dir.join(under).join(&name)).find(|p| p.is_file());
+    if let Some(path) = find() {
+        return path;
+    }
+    let build = tokio::process::Command::new(env!("CARGO")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).status();
+    let status =
+        tokio::time::timeout(Duration::from_secs(900), build).await.expect("building finishes").expect("cargo runs");
+    assert!(status.success(), "building {name} failed");
+    find().unwrap_or_else(|| panic!("{name} exists after building it"))
 }
 
 /// What one run of the binary printed, and how it exited.

@@ -2,4 +2,5 @@
 
 mod commands;
 mod common;
+mod gateway;
 mod proxy;
