@@ -7,6 +7,7 @@
 mod args;
 mod commands;
 mod failure;
+mod listen;
 mod proxy;
 mod render;
 mod target;

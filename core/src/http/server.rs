@@ -131,6 +131,7 @@ struct HttpState {
 
 impl HttpState {
     /// Returns the server of this process, unless the sessions are relayed.
+    #[cfg(feature = "redis")]
     fn server(&self) -> Option<&Server> {
         match &self.backend {
             Backend::Server(server) => Some(server),

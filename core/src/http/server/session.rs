@@ -158,6 +158,7 @@ impl HttpSession {
     }
 
     /// Returns the core session, unless the session is relayed.
+    #[cfg(feature = "redis")]
     pub(super) fn handle(&self) -> Option<&SessionHandle> {
         match &self.core {
             Core::Direct { handle, .. } => Some(handle),
