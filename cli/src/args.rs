@@ -276,6 +276,10 @@ pub(crate) struct ProxyArgs {
     /// Ends a session (and its process) unused for this many seconds (1800 by default).
     #[arg(long, value_name = "SECONDS", requires = "listen", help_heading = "Serving over HTTP")]
     pub(crate) session_idle_timeout: Option<f64>,
+    /// Accepts a request whose `MCP-Protocol-Version` header names any supported version, not
+    /// only the one its session negotiated, for clients that send a stale one.
+    #[arg(long, requires = "listen", help_heading = "Serving over HTTP")]
+    pub(crate) any_version_header: bool,
     /// Lets a non-loopback --listen address serve without authorization, to anyone who
     /// reaches it.
     #[arg(long, requires = "listen", help_heading = "Serving over HTTP")]

@@ -48,7 +48,9 @@ pub(crate) async fn run(args: ProxyArgs) -> Result<(), Failure> {
             .ok_or_else(|| Failure::usage(format!("--session-idle-timeout {seconds} is not a number of seconds")))?;
         options = options.with_session_idle_timeout(timeout);
     }
-    options = options.with_allow_remote_without_auth(args.allow_remote);
+    options = options
+        .with_allow_remote_without_auth(args.allow_remote)
+        .with_require_negotiated_version(!args.any_version_header);
     let bound = StreamableHttpServer::bind_relay(relay, addr, options).await?;
     eprintln!("listening on {}", bound.url());
     stopped().await;
