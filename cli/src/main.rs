@@ -1,5 +1,6 @@
 //! `mcpweft`, the command line of mcpweft: lists, calls and reads what any MCP server offers,
-//! and serves a remote Streamable HTTP server over stdio.
+//! serves a remote Streamable HTTP server over stdio, and serves a stdio server over Streamable
+//! HTTP.
 //!
 //! Every command is built on the core's host and client; this crate holds no protocol logic of
 //! its own. Logs go to stderr, filtered by `MCPWEFT_LOG` (warnings and errors by default).

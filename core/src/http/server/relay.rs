@@ -87,7 +87,7 @@ impl RelaySink {
     /// HTTP session that has ended is dropped.
     pub fn send(&self, message: JsonRpcMessage) {
         if let Some(link) = self.0.upgrade() {
-            link.from_relayed(message);
+            link.route_relayed(message);
         }
     }
 
@@ -169,7 +169,7 @@ impl RelayPart {
                 return;
             }
         };
-        let Some(message) = self.link.to_relayed(&session, message) else { return };
+        let Some(message) = self.link.record_outgoing(&session, message) else { return };
         if let Err(e) = relayed.send(message).await {
             tracing::debug!(target: LOG_TARGET, error = %e, "a message could not be sent to the relayed server");
             self.link.relayed_closed();
@@ -313,7 +313,7 @@ impl Link {
 
     /// Records a message of `session`'s client on its way to the relayed server and returns
     /// it as the server is to see it; `None` when the relay answered it itself.
-    fn to_relayed(&self, session: &Arc<HttpSession>, mut message: JsonRpcMessage) -> Option<JsonRpcMessage> {
+    fn record_outgoing(&self, session: &Arc<HttpSession>, mut message: JsonRpcMessage) -> Option<JsonRpcMessage> {
         let rewrite = self.owner.is_none();
         let mut table = lock(&self.table);
         match &mut message {
@@ -388,7 +388,7 @@ impl Link {
     }
 
     /// Routes one message of the relayed server to the stream it belongs to.
-    fn from_relayed(&self, mut message: JsonRpcMessage) {
+    fn route_relayed(&self, mut message: JsonRpcMessage) {
         let target = {
             let mut table = lock(&self.table);
             self.target_of(&mut table, &mut message)
