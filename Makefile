@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next conformance-gateway conformance-rust conformance-python conformance-node-swift bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
+.PHONY: swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next conformance-gateway conformance-proxy conformance-rust conformance-python conformance-node-swift bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -185,6 +185,11 @@ conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conf
 conformance-gateway: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suites (0.1.16, then 0.2.0-alpha.12) against `mcpweft gateway --no-prefix` in front of the Rust fixture server over stdio.
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server gateway
 	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server gateway
+
+conformance-proxy: tests/conformance/node_modules/.package-lock.json ## Runs both conformance server suites (0.1.16 and 0.2.0-alpha.12) against the Rust fixture spoken to over stdio behind `mcpweft proxy --listen`, one fixture process per HTTP session.
+	status=0; CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server proxy || status=1; \
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server proxy || status=1; \
+	exit $$status
 
 SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
 

@@ -17,6 +17,7 @@ Examples:
   mcpweft read calc://constants --config servers.json --server calc
   mcpweft proxy https://example.com/mcp --header 'X-Team: blue'
   mcpweft gateway --config servers.json --listen 127.0.0.1:8080
+  mcpweft proxy --listen 127.0.0.1:8080 -- ./calculator_server
 
 Exit codes: 0 success, 1 the call failed or the tool reported an error, 2 usage or
 configuration error, 3 the server could not be started or reached.
@@ -109,16 +110,24 @@ pub(crate) enum Command {
     )]
     Inspect(ListArgs),
     /// Serves a remote Streamable HTTP (or HTTP+SSE) server over stdio, for clients that only
-    /// speak stdio.
+    /// speak stdio; with --listen, serves a stdio server over Streamable HTTP.
     ///
     /// Every message passes through as it is, in both directions: requests, notifications,
     /// the server's own requests (sampling, elicitation, roots), progress and cancellation, in
     /// every protocol revision. A session the server forgot (HTTP 404) is initialized again with
     /// the client's own initialize request, and the message sent again. stdout carries only the
     /// protocol; logs go to stderr.
+    ///
+    /// With --listen HOST:PORT -- COMMAND, each HTTP session gets a process of its own, started
+    /// on its initialize and ended with the session (DELETE, or idle for
+    /// --session-idle-timeout); a process that exits ends its session, and the client's next
+    /// request gets 404. Requests of no session (revision 2026-07-28, --stateless) share one
+    /// process, their ids rewritten so that clients cannot collide.
     #[command(after_help = r#"Examples:
   mcpweft proxy https://example.com/mcp --bearer-env EXAMPLE_TOKEN
   mcpweft proxy http://127.0.0.1:8080/mcp --header 'X-Team: blue'
+  mcpweft proxy --listen 127.0.0.1:8080 -- ./calculator_server
+  mcpweft proxy --listen 0.0.0.0:8080 --allowed-host mcp.example.com --allow-remote -- npx -y @modelcontextprotocol/server-everything
 
 In a client's configuration:
   { "mcpServers": { "remote": { "command": "mcpweft",
@@ -255,14 +264,58 @@ pub(crate) struct TargetArgs {
     pub(crate) command: Vec<String>,
 }
 
-/// The arguments of `proxy`.
+/// The arguments of `proxy`: a URL to serve over stdio, or `--listen` and a command to serve
+/// over Streamable HTTP.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("proxy_side").required(true).args(["url", "listen"])))]
 pub(crate) struct ProxyArgs {
-    /// The URL of the remote MCP endpoint.
-    pub(crate) url: String,
+    /// The URL of the remote MCP endpoint, served over stdio.
+    #[arg(conflicts_with_all = ["listen", "command"])]
+    pub(crate) url: Option<String>,
     /// Its headers and token.
     #[command(flatten)]
     pub(crate) http: HttpArgs,
+    /// Serves the command after `--` over Streamable HTTP at this address, as HOST:PORT (or
+    /// PORT alone, on 127.0.0.1; port 0 picks a free one). The URL is printed on stderr.
+    #[arg(long, value_name = "HOST:PORT", requires = "command", help_heading = "Serving over HTTP")]
+    pub(crate) listen: Option<String>,
+    /// The path of the MCP endpoint.
+    #[arg(long, value_name = "PATH", default_value = "/mcp", requires = "listen", help_heading = "Serving over HTTP")]
+    pub(crate) path: String,
+    /// Accepts this `Host` header (`name` or `name:port`, repeatable) instead of the loopback
+    /// names; needed to listen on an address other than loopback.
+    #[arg(long = "allowed-host", value_name = "HOST", requires = "listen", help_heading = "Serving over HTTP")]
+    pub(crate) allowed_hosts: Vec<String>,
+    /// Accepts this `Origin` header (repeatable) instead of the origins of the allowed hosts.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "listen", help_heading = "Serving over HTTP")]
+    pub(crate) allowed_origins: Vec<String>,
+    /// Keeps no sessions: every request is relayed to one process shared by all clients.
+    #[arg(long, requires = "listen", help_heading = "Serving over HTTP")]
+    pub(crate) stateless: bool,
+    /// Ends a session (and its process) unused for this many seconds (1800 by default).
+    #[arg(long, value_name = "SECONDS", requires = "listen", help_heading = "Serving over HTTP")]
+    pub(crate) session_idle_timeout: Option<f64>,
+    /// Accepts a request whose `MCP-Protocol-Version` header names any supported version, not
+    /// only the one its session negotiated, for clients that send a stale one.
+    #[arg(long, requires = "listen", help_heading = "Serving over HTTP")]
+    pub(crate) any_version_header: bool,
+    /// Lets a non-loopback --listen address serve without authorization, to anyone who
+    /// reaches it.
+    #[arg(long, requires = "listen", help_heading = "Serving over HTTP")]
+    pub(crate) allow_remote: bool,
+    /// Sets an environment variable of the command (repeatable).
+    #[arg(
+        long = "env",
+        short = 'e',
+        value_name = "NAME=VALUE",
+        requires = "listen",
+        help_heading = "Serving over HTTP"
+    )]
+    pub(crate) env: Vec<String>,
+    /// The stdio server to start for each HTTP session, after `--`: a program and its
+    /// arguments.
+    #[arg(last = true, value_name = "COMMAND", help_heading = "Serving over HTTP")]
+    pub(crate) command: Vec<String>,
 }
 
 /// The arguments of `gateway`.

@@ -24,7 +24,7 @@ use tokio::io::AsyncReadExt as _;
 use crate::{
     args::{CallArgs, Command, GetArgs, ListArgs, ReadArgs},
     failure::Failure,
-    gateway, proxy, render,
+    gateway, listen, proxy, render,
     target::Connection,
 };
 
@@ -38,6 +38,7 @@ pub(crate) async fn run(command: Command) -> Result<(), Failure> {
         Command::Prompts(args) => prompts(args).await,
         Command::Get(args) => get(args).await,
         Command::Inspect(args) => inspect(args).await,
+        Command::Proxy(args) if args.listen.is_some() => listen::run(args).await,
         Command::Proxy(args) => proxy::run(args).await,
         Command::Gateway(args) => gateway::run(args).await,
     }

@@ -1,6 +1,6 @@
 //! The command line of mcpweft: lists, calls and reads what any MCP server offers, serves a
-//! remote Streamable HTTP server over stdio, and serves the servers of a configuration at one
-//! Streamable HTTP endpoint.
+//! remote Streamable HTTP server over stdio and a stdio server over Streamable HTTP, and serves
+//! the servers of a configuration at one Streamable HTTP endpoint.
 //!
 //! Every command is built on the core's host and client; this crate holds no protocol logic of
 //! its own. Logs go to stderr, filtered by `MCPWEFT_LOG` (warnings and errors by default).
@@ -13,6 +13,7 @@ mod args;
 mod commands;
 mod failure;
 mod gateway;
+mod listen;
 mod proxy;
 mod render;
 mod target;
@@ -49,10 +50,11 @@ where
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(filter)
         .try_init();
-    // The gateway serves many clients at once on every core; the other commands make one
-    // connection and need one thread.
-    let mut builder = match cli.command {
+    // The gateway and the listening proxy serve many clients at once on every core; the other
+    // commands make one connection and need one thread.
+    let mut builder = match &cli.command {
         args::Command::Gateway(_) => tokio::runtime::Builder::new_multi_thread(),
+        args::Command::Proxy(proxy) if proxy.listen.is_some() => tokio::runtime::Builder::new_multi_thread(),
         _ => tokio::runtime::Builder::new_current_thread(),
     };
     let runtime = match builder.enable_all().build() {

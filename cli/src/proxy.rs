@@ -96,7 +96,7 @@ pub(crate) async fn run(args: ProxyArgs) -> Result<(), Failure> {
     let (stdout, stdin) = mcpweft::transport::stdio().split();
     let (to_client, queued) = mpsc::channel(TO_CLIENT_CAPACITY);
     let writer = tokio::spawn(write_to_client(stdout, queued));
-    tracing::debug!(url = %args.url, "relaying stdio to the server");
+    tracing::debug!(url = args.url.as_deref().unwrap_or_default(), "relaying stdio to the server");
     let closing = Arc::new(AtomicBool::new(false));
     let unanswered = Arc::new(Unanswered::default());
     let relay = Relay { to_client, closing: closing.clone(), unanswered };
@@ -122,12 +122,15 @@ pub(crate) async fn run(args: ProxyArgs) -> Result<(), Failure> {
 /// The HTTP transport to `args.url`, with the headers and token read as a configuration's
 /// (`${VAR}` expanded, values kept out of logs).
 fn http_transport(args: &ProxyArgs) -> Result<StreamableHttpClientTransport, Failure> {
-    let entry = target::http_entry(&args.url, &args.http)?;
+    let Some(url) = args.url.as_deref() else {
+        return Err(Failure::usage("proxy needs the URL of a server, or --listen and a command"));
+    };
+    let entry = target::http_entry(url, &args.http)?;
     let mut servers = serde_json::Map::new();
-    servers.insert(args.url.clone(), serde_json::Value::Object(entry));
+    servers.insert(url.to_owned(), serde_json::Value::Object(entry));
     let config = mcpweft::host::HostConfig::from_value(&serde_json::json!({ "mcpServers": servers }))?;
     let Some(ServerTransport::Http { url, headers, .. }) = config.servers.first().map(|s| &s.transport) else {
-        return Err(Failure::usage(format!("{} is not the URL of an HTTP server", args.url)));
+        return Err(Failure::usage(format!("{url} is not the URL of an HTTP server")));
     };
     let mut options = HttpClientOptions::new();
     for (name, value) in headers {

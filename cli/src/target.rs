@@ -88,7 +88,7 @@ pub(crate) fn http_entry(url: &str, http: &HttpArgs) -> Result<Map<String, Value
 }
 
 /// The entry of a server started from `command`, with the environment variables of `--env`.
-fn command_entry(command: &[String], env: &[String]) -> Result<(String, Map<String, Value>), Failure> {
+pub(crate) fn command_entry(command: &[String], env: &[String]) -> Result<(String, Map<String, Value>), Failure> {
     let Some((program, args)) = command.split_first() else {
         return Err(Failure::usage("no server: give a command after `--`, --url or --config"));
     };

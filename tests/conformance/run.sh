@@ -8,7 +8,9 @@
 # runs the suite's server scenarios against http://127.0.0.1:PORT/mcp; `client` runs each
 # client scenario with `client-FIXTURE URL` as the client. Prints one table per fixture and
 # side, then `N passed, M failed` counting scenarios, and exits 1 when any failed (2 on a
-# usage or set-up error).
+# usage or set-up error). The fixture `proxy` is the Rust server spoken to over stdio behind
+# `mcpweft proxy --listen`, and `gateway` the same behind `mcpweft gateway --no-prefix` (server
+# side only: `run.sh server proxy`, `run.sh server gateway`).
 #
 # Environment:
 #   CONFORMANCE_RESULTS           results folder (default: <this folder>/results); each fixture's

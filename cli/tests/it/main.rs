@@ -3,4 +3,5 @@
 mod commands;
 mod common;
 mod gateway;
+mod listen;
 mod proxy;

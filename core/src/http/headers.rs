@@ -8,16 +8,20 @@ use axum::http::HeaderMap;
 use serde_json::Value;
 
 use crate::{
-    Server,
     jsonrpc::{Request, quoted},
     model::{
-        headers::{decode_header_value, header_matches},
+        headers::{HeaderParam, decode_header_value, header_matches},
         methods,
     },
 };
 
 /// Returns why the headers of a 2026-07-28 request do not match its body, if they do not.
-pub(super) fn mismatch(server: &Server, headers: &HeaderMap, request: &Request) -> Option<String> {
+/// `header_params` gives the `x-mcp-header` parameters of a tool by name, when it is known.
+pub(super) fn mismatch(
+    header_params: impl FnOnce(&str) -> Option<Vec<HeaderParam>>,
+    headers: &HeaderMap,
+    request: &Request,
+) -> Option<String> {
     let method = text(headers, "mcp-method").map(|r| r.map(str::trim));
     match method {
         Some(Ok(m)) if m == request.method => {}
@@ -51,9 +55,9 @@ pub(super) fn mismatch(server: &Server, headers: &HeaderMap, request: &Request) 
     }
     if request.method == methods::TOOLS_CALL {
         let name = params.and_then(|p| p.get("name")).and_then(Value::as_str)?;
-        let entry = server.tool_entry(name)?;
+        let header_params = header_params(name)?;
         let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
-        for param in &entry.header_params {
+        for param in &header_params {
             let header_name = param.header_name();
             let body = param.body_value(arguments);
             let header = match text(headers, &header_name) {

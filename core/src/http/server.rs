@@ -3,7 +3,9 @@
 //! [`StreamableHttpServer`] turns a [`Server`] into an axum [`Router`] that can be mounted into
 //! an existing application, or bound to its own listener with [`StreamableHttpServer::bind`].
 //! Each MCP session is one core session whose transport routes outgoing messages to the SSE
-//! stream of the request they belong to, or to the standalone GET stream.
+//! stream of the request they belong to, or to the standalone GET stream. A [`Relay`] serves
+//! another MCP server (such as a child process) the same way, one connection per session
+//! ([`StreamableHttpServer::relay`], [`StreamableHttpServer::bind_relay`]).
 
 use std::{
     net::SocketAddr,
@@ -39,6 +41,7 @@ mod event_store;
 mod host_check;
 mod options;
 mod post;
+mod relay;
 mod request;
 mod session;
 mod sessions;
@@ -47,6 +50,7 @@ mod streams;
 
 pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
 pub use options::{DEFAULT_MAX_QUEUED_EVENTS, DEFAULT_READ_TIMEOUT, HttpServerOptions};
+pub use relay::{Relay, RelaySession, RelaySink};
 
 use connections::{ConnectionLimits, Endpoint, default_max_connections, serve_connections};
 use host_check::HostCheck;
@@ -96,9 +100,17 @@ impl Usage {
     }
 }
 
+/// What serves the sessions of an HTTP server.
+enum Backend {
+    /// A server of this process, a core session for each HTTP session.
+    Server(Server),
+    /// Another MCP server, a connection to it for each HTTP session.
+    Relay(relay::RelayBackend),
+}
+
 /// What every request of a server shares: the core server, the settings, the sessions.
 struct HttpState {
-    server: Server,
+    backend: Backend,
     options: HttpServerOptions,
     /// The accepted `Host` and `Origin` values.
     host_check: HostCheck,
@@ -115,6 +127,26 @@ struct HttpState {
     /// The link to the cluster, made on the first request when the options name one.
     #[cfg(feature = "redis")]
     cluster: tokio::sync::OnceCell<Arc<super::cluster::Cluster>>,
+}
+
+impl HttpState {
+    /// Returns the server of this process, unless the sessions are relayed.
+    #[cfg(feature = "redis")]
+    fn server(&self) -> Option<&Server> {
+        match &self.backend {
+            Backend::Server(server) => Some(server),
+            Backend::Relay(_) => None,
+        }
+    }
+
+    /// Returns the `x-mcp-header` parameters of tool `name`: as registered, or, for a relayed
+    /// server, as the last `tools/list` result that passed through showed them.
+    fn header_params(&self, name: &str) -> Option<Vec<crate::model::headers::HeaderParam>> {
+        match &self.backend {
+            Backend::Server(server) => server.tool_entry(name).map(|entry| entry.header_params.clone()),
+            Backend::Relay(relay) => relay.header_params(name),
+        }
+    }
 }
 
 impl Drop for HttpState {
@@ -141,12 +173,30 @@ impl StreamableHttpServer {
     /// Creates an HTTP front for `server`, checking hosts against `options` (or the loopback
     /// names on any port when no list is given).
     pub fn new(server: Server, options: HttpServerOptions) -> Self {
+        Self::with_backend(Backend::Server(server), options)
+    }
+
+    /// Creates an HTTP front for the server `relay` connects to, one connection per HTTP
+    /// session and one shared by the requests of no session, with everything the front of a
+    /// [`Server`] has (host and origin checks, authorization, sessions bound to their
+    /// identity, idle sessions ended, resumable streams). A cluster
+    /// ([`HttpServerOptions::with_cluster`]) is an [`Error::Config`]: a relayed session lives
+    /// in the one process that holds its connection.
+    pub fn relay(relay: Arc<dyn Relay>, options: HttpServerOptions) -> Result<Self, Error> {
+        #[cfg(feature = "redis")]
+        if options.cluster.is_some() {
+            return Err(Error::Config("a relayed server cannot be shared with a cluster".to_owned()));
+        }
+        Ok(Self::with_backend(Backend::Relay(relay::RelayBackend::new(relay)), options))
+    }
+
+    fn with_backend(backend: Backend, options: HttpServerOptions) -> Self {
         let host_check = HostCheck::new(&options);
         let budget =
             options.max_buffered_body_bytes.max(options.max_body_size).min(tokio::sync::Semaphore::MAX_PERMITS);
         StreamableHttpServer {
             state: Arc::new(HttpState {
-                server,
+                backend,
                 options,
                 body_budget: tokio::sync::Semaphore::new(budget),
                 host_check,
@@ -188,6 +238,22 @@ impl StreamableHttpServer {
     /// logged; it also needs [`HttpServerOptions::with_allowed_hosts`], since the default hosts
     /// are loopback names. An address in use is an [`Error::Io`] that names it.
     pub async fn bind(server: Server, addr: SocketAddr, options: HttpServerOptions) -> Result<BoundHttpServer, Error> {
+        Self::bind_backend(Self::new(server, options), addr).await
+    }
+
+    /// Binds `addr` and serves the server `relay` connects to in the background, as
+    /// [`StreamableHttpServer::bind`] serves a [`Server`] (with the same checks of the
+    /// address) and [`StreamableHttpServer::relay`] describes.
+    pub async fn bind_relay(
+        relay: Arc<dyn Relay>,
+        addr: SocketAddr,
+        options: HttpServerOptions,
+    ) -> Result<BoundHttpServer, Error> {
+        Self::bind_backend(Self::relay(relay, options)?, addr).await
+    }
+
+    async fn bind_backend(http: Self, addr: SocketAddr) -> Result<BoundHttpServer, Error> {
+        let options = &http.state.options;
         if !addr.ip().is_loopback() && !options.has_auth() {
             if !options.allow_remote_without_auth {
                 return Err(Error::Config(format!(
@@ -213,7 +279,6 @@ impl StreamableHttpServer {
             header_read_timeout: options.header_read_timeout,
             max_connections: options.max_connections.unwrap_or_else(default_max_connections),
         };
-        let http = Self::new(server, options);
         let endpoint = Endpoint { state: http.state.clone(), router: http.router() };
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(serve_connections(listener, endpoint, limits, shutdown.clone()));

@@ -56,7 +56,7 @@ pub(super) fn unavailable(error: Unavailable) -> Response {
 
 /// Joins the cluster the options name, once; until that succeeds every request is answered 503.
 pub(super) async fn connect(state: &Arc<HttpState>) -> Result<(), Response> {
-    let Some(options) = &state.options.cluster else { return Ok(()) };
+    let (Some(options), Some(server)) = (&state.options.cluster, state.server()) else { return Ok(()) };
     if state.cluster.initialized() {
         return Ok(());
     }
@@ -71,10 +71,10 @@ pub(super) async fn connect(state: &Arc<HttpState>) -> Result<(), Response> {
         .get_or_try_init(|| async {
             let (cluster, key) =
                 Cluster::connect(options.clone(), state.options.session_idle_timeout, on_event).await?;
-            state.server.share_round_key(key);
-            state.server.share_tasks(Arc::new(ClusterTasks(Arc::downgrade(&cluster))));
+            server.share_round_key(key);
+            server.share_tasks(Arc::new(ClusterTasks(Arc::downgrade(&cluster))));
             let updates = Arc::downgrade(&cluster);
-            state.server.route_resource_updates(Arc::new(move |uri: &str| {
+            server.route_resource_updates(Arc::new(move |uri: &str| {
                 if let Some(cluster) = updates.upgrade() {
                     cluster.resource_updated(uri);
                 }
@@ -103,8 +103,16 @@ fn on_bus_event(state: &Arc<HttpState>, event: BusEvent) {
                 session.end();
             }
         }
-        BusEvent::ResourceUpdated { uri } => state.server.publish_resource_update(&uri),
-        BusEvent::Task { scope, task_id, command } => state.server.apply_task_command(&scope, &task_id, &command),
+        BusEvent::ResourceUpdated { uri } => {
+            if let Some(server) = state.server() {
+                server.publish_resource_update(&uri);
+            }
+        }
+        BusEvent::Task { scope, task_id, command } => {
+            if let Some(server) = state.server() {
+                server.apply_task_command(&scope, &task_id, &command);
+            }
+        }
         BusEvent::Level { session, level } => {
             let Some(session) = lock(&state.sessions).get(&session).cloned() else { return };
             tokio::spawn(async move {
@@ -126,9 +134,9 @@ fn identity(caller: &Caller) -> Value {
 
 /// Records a session that was just initialized in the directory.
 pub(super) async fn register(session: &Arc<HttpSession>) -> Result<(), Response> {
-    let Some(cluster) = &session.cluster else { return Ok(()) };
-    let version = session.handle.protocol_version().unwrap_or_default();
-    let params = session.handle.client_params().map(|p| serde_json::to_value(p).unwrap_or_default());
+    let (Some(cluster), Some(handle)) = (&session.cluster, session.handle()) else { return Ok(()) };
+    let version = handle.protocol_version().unwrap_or_default();
+    let params = handle.client_params().map(|p| serde_json::to_value(p).unwrap_or_default());
     let params = params.unwrap_or_default();
     cluster.create(&session.id, &version, &params, &identity(&session.owner)).await.map_err(unavailable)
 }
@@ -170,7 +178,9 @@ pub(super) async fn find_session(
     params["protocolVersion"] = Value::String(entry.version.clone());
     let init =
         JsonRpcMessage::request(RequestId::String("mcpweft-cluster-rebuild".into()), methods::INITIALIZE, Some(params));
-    if !replay_request(&session, init).await || session.handle.protocol_version().as_deref() != Some(&entry.version) {
+    if !replay_request(&session, init).await
+        || session.handle().and_then(|h| h.protocol_version()).as_deref() != Some(&entry.version)
+    {
         session.end();
         let message = "Internal error: the session could not be restored on this server process";
         return Err(error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, message));
@@ -273,7 +283,7 @@ fn subscription_of(message: &JsonRpcMessage) -> Option<(bool, String)> {
 async fn record_subscription(session: &Arc<HttpSession>, (subscribe, uri): (bool, String)) -> Result<(), Response> {
     let Some(cluster) = &session.cluster else { return Ok(()) };
     // A refused subscription (unknown capability, too many) is not recorded.
-    let subscribed = subscribe && session.handle.is_subscribed(&uri);
+    let subscribed = subscribe && session.handle().is_some_and(|h| h.is_subscribed(&uri));
     if subscribe && !subscribed {
         return Ok(());
     }

@@ -25,6 +25,7 @@ use super::cluster_glue;
 use super::{
     HttpState, LOG_TARGET, SESSION_ID_HEADER,
     caller::Caller,
+    relay::initialize_answer,
     request::{ACCEPTS_JSON, ACCEPTS_SSE, RequestHeaders, read_body},
     session::{Collected, HttpSession},
     sessions::find_session,
@@ -165,11 +166,20 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
     let Some(stream) = session.open_stream(request_id, state.options.json_response) else {
         return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, "Internal error: a new session was busy");
     };
-    let Ok(collected) = session.request(stream, message).await else {
+    let Ok(mut collected) = session.request(stream, message).await else {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     };
-    // Initialization is answered at once, in the delivery above.
-    if session.handle.negotiated_version().is_none() {
+    // A core session answers initialization at once, in the delivery above; a relayed server
+    // answers it later.
+    if session.relay().is_some() {
+        let Some(answer) = initialize_answer(collected, session.max_queued).await else {
+            session.end();
+            let message = "Internal error: the relayed server did not answer initialize";
+            return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, message);
+        };
+        collected = answer;
+    }
+    if session.negotiated_version().is_none() {
         let first = match collected {
             Collected::Answer(frame) => Some(frame),
             Collected::Queue(mut queue) => queue.try_recv().ok(),

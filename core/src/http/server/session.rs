@@ -23,8 +23,9 @@ use crate::{
 };
 
 use super::{
-    EventStore, HttpState, LOG_TARGET, StoredEvent, Usage,
+    Backend, EventStore, HttpState, LOG_TARGET, StoredEvent, Usage,
     caller::{Caller, set_caller},
+    relay::RelayPart,
 };
 
 /// The id of the standalone GET stream in every session.
@@ -101,12 +102,23 @@ pub(super) struct Routes {
     pub(super) backlog: VecDeque<JsonRpcMessage>,
 }
 
+/// What serves a session: a core session of this process's server, or a relayed server.
+pub(super) enum Core {
+    /// A core session in the runtime's direct mode.
+    Direct {
+        /// Where incoming messages go, processed in the task of the HTTP request that carried
+        /// them.
+        input: DirectInput,
+        handle: SessionHandle,
+    },
+    /// A connection to a relayed server.
+    Relay(RelayPart),
+}
+
 /// One MCP session over HTTP.
 pub(super) struct HttpSession {
     pub(super) id: String,
-    /// Where incoming messages go, processed in the task of the HTTP request that carried them.
-    input: DirectInput,
-    pub(super) handle: SessionHandle,
+    core: Core,
     pub(super) routes: Mutex<Routes>,
     next_stream: AtomicU64,
     /// Marked when a request comes or an answer leaves; the sweeper looks at it.
@@ -134,10 +146,57 @@ impl HttpSession {
         if self.closed.is_cancelled() {
             return Err(());
         }
-        if let Some(work) = self.input.deliver(Inbound::Message(message)) {
-            work.await;
+        match &self.core {
+            Core::Direct { input, .. } => {
+                if let Some(work) = input.deliver(Inbound::Message(message)) {
+                    work.await;
+                }
+            }
+            Core::Relay(part) => part.deliver(message).await,
         }
         Ok(())
+    }
+
+    /// Returns the core session, unless the session is relayed.
+    #[cfg(feature = "redis")]
+    pub(super) fn handle(&self) -> Option<&SessionHandle> {
+        match &self.core {
+            Core::Direct { handle, .. } => Some(handle),
+            Core::Relay(_) => None,
+        }
+    }
+
+    /// Returns the relay part of a relayed session.
+    pub(super) fn relay(&self) -> Option<&RelayPart> {
+        match &self.core {
+            Core::Relay(part) => Some(part),
+            Core::Direct { .. } => None,
+        }
+    }
+
+    /// Returns the protocol version `initialize` negotiated, once it did.
+    pub(super) fn negotiated_version(&self) -> Option<&str> {
+        match &self.core {
+            Core::Direct { handle, .. } => handle.negotiated_version(),
+            Core::Relay(part) => part.negotiated_version(),
+        }
+    }
+
+    /// Shows the handlers of a core session who sent the request being delivered; a relayed
+    /// server does not learn it.
+    pub(super) fn set_caller(&self, caller: &Caller) {
+        if let Core::Direct { handle, .. } = &self.core {
+            set_caller(handle, caller);
+        }
+    }
+
+    /// Forgets request `request`, which its client cancelled: its stream ends.
+    pub(super) fn abandon(&self, request: &RequestId) {
+        let mut routes = lock(&self.routes);
+        if let Some(stream) = routes.by_request.remove(request) {
+            // Dropping the queue's sender ends the response once it drained.
+            routes.streams.remove(&stream);
+        }
     }
 
     /// Marks the session as used: a flag the sweeper reads, as reading the clock for each
@@ -220,7 +279,7 @@ impl HttpSession {
     }
 
     /// Routes one outgoing message to the stream it belongs to.
-    fn route(&self, outbound: Outbound) {
+    pub(super) fn route(&self, outbound: Outbound) {
         let Outbound { message, related_request } = outbound;
         let mut routes = lock(&self.routes);
         let stream = related_request.as_ref().and_then(|id| routes.by_request.get(id).copied());
@@ -308,7 +367,10 @@ impl HttpSession {
         routes.by_request.clear();
         drop(routes);
         self.store.remove_session(&self.id);
-        self.handle.close();
+        match &self.core {
+            Core::Direct { handle, .. } => handle.close(),
+            Core::Relay(part) => part.end(),
+        }
     }
 }
 
@@ -325,7 +387,7 @@ impl DirectWriter for SessionWriter {
 
     fn close_request_stream(&self, request: &RequestId) {
         // Clients of earlier revisions cannot resume a stream without a priming event.
-        let resumable = |s: &HttpSession| s.handle.negotiated_version().is_some_and(|v| v >= "2025-11-25");
+        let resumable = |s: &HttpSession| s.negotiated_version().is_some_and(|v| v >= "2025-11-25");
         if let Some(session) = self.0.upgrade().filter(|s| resumable(s)) {
             let mut routes = lock(&session.routes);
             let stream = routes.by_request.get(request).copied();
@@ -342,11 +404,7 @@ impl DirectWriter for SessionWriter {
 
     fn request_abandoned(&self, request: &RequestId) {
         if let Some(session) = self.0.upgrade() {
-            let mut routes = lock(&session.routes);
-            if let Some(stream) = routes.by_request.remove(request) {
-                // Dropping the queue's sender ends the response once it drained.
-                routes.streams.remove(&stream);
-            }
+            session.abandon(request);
         }
     }
 
@@ -372,18 +430,23 @@ impl HttpState {
         #[cfg(not(feature = "redis"))]
         let first_stream = STANDALONE + 1;
         Arc::new_cyclic(|weak: &Weak<HttpSession>| {
-            let (handle, input) = self.server.serve_direct(Arc::new(SessionWriter(weak.clone())));
-            set_caller(&handle, &owner);
-            handle.set_session_id(id.clone());
-            #[cfg(feature = "redis")]
-            if let Some(cluster) = &cluster {
-                // The ids fit in 53 bits, so JavaScript clients read them exactly.
-                handle.set_request_id_base(i64::try_from(cluster.id_base()).unwrap_or(i64::MAX));
-            }
+            let core = match &self.backend {
+                Backend::Server(server) => {
+                    let (handle, input) = server.serve_direct(Arc::new(SessionWriter(weak.clone())));
+                    set_caller(&handle, &owner);
+                    handle.set_session_id(id.clone());
+                    #[cfg(feature = "redis")]
+                    if let Some(cluster) = &cluster {
+                        // The ids fit in 53 bits, so JavaScript clients read them exactly.
+                        handle.set_request_id_base(i64::try_from(cluster.id_base()).unwrap_or(i64::MAX));
+                    }
+                    Core::Direct { input, handle }
+                }
+                Backend::Relay(relay) => Core::Relay(relay.part_for(weak, id.is_empty())),
+            };
             HttpSession {
                 id,
-                input,
-                handle,
+                core,
                 routes: Mutex::default(),
                 next_stream: AtomicU64::new(first_stream),
                 usage: Usage::new(),

@@ -14,7 +14,7 @@ use crate::{http::response::error_response, sync::lock};
 use super::cluster_glue;
 use super::{
     HttpState, LOG_TARGET,
-    caller::{Caller, same_caller, set_caller},
+    caller::{Caller, same_caller},
     method_not_allowed,
     request::RequestHeaders,
     session::HttpSession,
@@ -32,7 +32,7 @@ impl HttpState {
         match session {
             Some(s) if !s.closed.is_cancelled() => {
                 if self.options.require_negotiated_version
-                    && let (Some(version), Some(negotiated)) = (sent.protocol_version, s.handle.negotiated_version())
+                    && let (Some(version), Some(negotiated)) = (sent.protocol_version, s.negotiated_version())
                     && version != negotiated
                 {
                     let message = format!(
@@ -46,7 +46,7 @@ impl HttpState {
                     return Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found"));
                 }
                 s.touch();
-                set_caller(&s.handle, caller);
+                s.set_caller(caller);
                 Ok(s)
             }
             Some(s) => {

@@ -114,7 +114,7 @@ pub(super) async fn stateless_revision(
             ),
         );
     }
-    if let Some(why) = crate::http::headers::mismatch(&state.server, headers, request) {
+    if let Some(why) = crate::http::headers::mismatch(|tool| state.header_params(tool), headers, request) {
         return refuse(HEADER_MISMATCH, why);
     }
     let session = state.new_session(String::new(), caller);

@@ -86,7 +86,7 @@ fn sse_response(
     rx: FrameReceiver,
 ) -> Response {
     let mut head = Vec::new();
-    let priming = session.handle.negotiated_version().is_none_or(|v| v >= "2025-11-25");
+    let priming = session.negotiated_version().is_none_or(|v| v >= "2025-11-25");
     if priming {
         let retry = state.options.sse_retry.as_millis();
         head.push(Bytes::from(format!("id: {}\nretry: {retry}\ndata: \n\n", event_id(stream, 0))));
