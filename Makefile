@@ -160,10 +160,10 @@ test-node-install: build-node ## Packs the checkout's Node main package, install
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
-test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers, client scenarios against the Rust and Python clients.
-	$(MAKE) -j3 --output-sync=target conformance-rust conformance-python conformance-node-swift
+test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers and the Rust one behind `mcpweft proxy --listen`, client scenarios against the Rust and Python clients.
+	$(MAKE) -j4 --output-sync=target conformance-rust conformance-python conformance-node-swift conformance-proxy
 
-# The three parts of test-conformance, run side by side: a run of the suite keeps a CPU half busy
+# The four parts of test-conformance, run side by side: a run of the suite keeps a CPU half busy
 # (its CLI and a fixture take turns, and client scenarios wait on time-outs), and each part names
 # its own fixtures, so none wipes another's results. The second suite runs on the first's builds.
 conformance-rust conformance-python: conformance-%: tests/conformance/node_modules/.package-lock.json
