@@ -162,7 +162,12 @@ function follow(authorizationUrl) {
   });
 }
 
-test('a client logs in through its authorizer and keeps its tokens in its store', async () => {
+/**
+ * A small authorization server, and a protected server on a free port trusting its tokens; the
+ * login options (`authorizer`, `tokenStore`) of a user who agrees at once, recording the URLs
+ * opened in `opened` and the tokens in `stored`.
+ */
+async function userLogin() {
   const issuer = await authorizationServer();
   const port = await freePort();
   const resource = `http://127.0.0.1:${port}/mcp`;
@@ -171,13 +176,19 @@ test('a client logs in through its authorizer and keeps its tokens in its store'
   const http = await protectedServer().serveHttp({ port, auth, verifier: verify });
   const opened = [];
   const stored = new Map();
-  const options = {
+  const login = {
     authorizer: async (url) => {
       opened.push(url);
       return follow(url);
     },
     tokenStore: { load: async (key) => stored.get(key), save: (key, tokens) => void stored.set(key, tokens) },
   };
+  return { issuer, resource, http, opened, stored, login };
+}
+
+test('a client logs in through its authorizer and keeps its tokens in its store', async () => {
+  const { issuer, resource, http, opened, stored, login } = await userLogin();
+  const options = login;
   const transport = { auth: { redirectUri: 'http://127.0.0.1:1/callback', clientName: 'auth-test' } };
   try {
     const client = await Client.connectHttp(http.url, transport, options);
@@ -202,23 +213,9 @@ test('a client logs in through its authorizer and keeps its tokens in its store'
 });
 
 test('a host logs in to its oauth servers through its authorizer and keeps their tokens', async () => {
-  const issuer = await authorizationServer();
-  const port = await freePort();
-  const resource = `http://127.0.0.1:${port}/mcp`;
-  const auth = { resource, authorizationServers: [issuer.state.issuer], requiredScopes: ['mcp:read'], scopesSupported: ['mcp:read'] };
-  const verify = (token) => (issuer.state.tokens.has(token) ? { subject: 'user-1', scopes: ['mcp:read'] } : null);
-  const http = await protectedServer().serveHttp({ port, auth, verifier: verify });
-  const opened = [];
-  const stored = new Map();
+  const { issuer, resource, http, opened, stored, login } = await userLogin();
   const config = { mcpServers: { notes: { type: 'http', url: resource, oauth: { scopes: 'mcp:read' } } } };
-  const options = {
-    authorizer: async (url) => {
-      opened.push(url);
-      return follow(url);
-    },
-    redirectUri: 'http://127.0.0.1:1/callback',
-    tokenStore: { load: async (key) => stored.get(key), save: (key, tokens) => void stored.set(key, tokens) },
-  };
+  const options = { ...login, redirectUri: 'http://127.0.0.1:1/callback' };
   try {
     const host = await Host.connect(config, options);
     assert.deepEqual(host.state('notes'), { state: 'ready' });

@@ -257,26 +257,34 @@ class MemoryStore:
         self.tokens[resource] = tokens
 
 
+class UserLogin:
+    """A protected server's settings on ``port``, trusting ``issuer``'s tokens, and an authorizer
+    whose user agrees at once, recording the authorization URLs it opens."""
+
+    def __init__(self, issuer: type[AuthorizationServer], port: int) -> None:
+        self.issuer = issuer
+        self.resource = f"http://127.0.0.1:{port}/mcp"
+        self.auth = ServerAuth(
+            resource=self.resource,
+            authorization_servers=[issuer.issuer],
+            required_scopes=["mcp:read"],
+            scopes_supported=["mcp:read"],
+        )
+        self.opened: list[str] = []
+
+    def verify(self, token: str) -> Optional[AuthInfo]:
+        return {"subject": "user-1", "scopes": ["mcp:read"]} if token in self.issuer.tokens else None
+
+    async def authorizer(self, url: str) -> str:
+        self.opened.append(url)
+        return follow(url)
+
+
 async def test_a_client_logs_in_through_its_authorizer(
     authorization_server: type[AuthorizationServer], free_port: int
 ) -> None:
-    resource = f"http://127.0.0.1:{free_port}/mcp"
-
-    def verify(token: str) -> Optional[AuthInfo]:
-        return {"subject": "user-1", "scopes": ["mcp:read"]} if token in authorization_server.tokens else None
-
-    auth = ServerAuth(
-        resource=resource,
-        authorization_servers=[authorization_server.issuer],
-        required_scopes=["mcp:read"],
-        scopes_supported=["mcp:read"],
-    )
-    opened: list[str] = []
-
-    async def authorizer(url: str) -> str:
-        opened.append(url)
-        return follow(url)
-
+    user = UserLogin(authorization_server, free_port)
+    resource, auth, verify, opened, authorizer = user.resource, user.auth, user.verify, user.opened, user.authorizer
     store = MemoryStore()
     login = ClientAuth(redirect_uri="http://127.0.0.1:1/callback", client_name="auth-test")
     async with await protected_server().serve_http(port=free_port, auth=auth, verifier=verify) as http:
@@ -300,23 +308,8 @@ async def test_a_client_logs_in_through_its_authorizer(
 async def test_a_host_logs_in_to_its_oauth_servers_through_its_authorizer(
     authorization_server: type[AuthorizationServer], free_port: int
 ) -> None:
-    resource = f"http://127.0.0.1:{free_port}/mcp"
-
-    def verify(token: str) -> Optional[AuthInfo]:
-        return {"subject": "user-1", "scopes": ["mcp:read"]} if token in authorization_server.tokens else None
-
-    auth = ServerAuth(
-        resource=resource,
-        authorization_servers=[authorization_server.issuer],
-        required_scopes=["mcp:read"],
-        scopes_supported=["mcp:read"],
-    )
-    opened: list[str] = []
-
-    async def authorizer(url: str) -> str:
-        opened.append(url)
-        return follow(url)
-
+    user = UserLogin(authorization_server, free_port)
+    resource, auth, verify, opened, authorizer = user.resource, user.auth, user.verify, user.opened, user.authorizer
     store = MemoryStore()
     config = {"mcpServers": {"notes": {"type": "http", "url": resource, "oauth": {"scopes": "mcp:read"}}}}
     login = {"authorizer": authorizer, "token_store": store, "redirect_uri": "http://127.0.0.1:1/callback"}

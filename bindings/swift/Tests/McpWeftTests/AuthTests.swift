@@ -130,6 +130,43 @@ private actor MemoryStore: TokenStore {
     func save(resource: String, tokens: StoredTokens) async throws { self.tokens[resource] = tokens }
 }
 
+/// A small authorization server: metadata, dynamic registration, and a token endpoint that
+/// gives out `token` for any code.
+private func tinyIssuer(token: String) -> TinyHTTPServer {
+    TinyHTTPServer { port, method, path, _ in
+        let base = "http://127.0.0.1:\(port)"
+        switch (method, path) {
+        case ("GET", "/.well-known/oauth-authorization-server"):
+            let metadata: JSONValue = [
+                "issuer": .string(base), "authorization_endpoint": .string("\(base)/authorize"),
+                "token_endpoint": .string("\(base)/token"), "registration_endpoint": .string("\(base)/register"),
+                "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["client_secret_post"],
+            ]
+            return (200, metadata.jsonText, [:])
+        case ("POST", "/register"):
+            return (201, #"{"client_id":"registered","client_secret":"secret"}"#, [:])
+        case ("POST", "/token"):
+            let answer: JSONValue = ["access_token": .string(token), "token_type": "Bearer", "expires_in": 3600]
+            return (200, answer.jsonText, [:])
+        default:
+            return (404, "{}", [:])
+        }
+    }
+}
+
+/// An authorizer whose user agrees at once: it records the authorization URL in `opened` and
+/// returns the redirect with a code and the URL's state.
+private func approving(recordedIn opened: Recorder<String>) -> Authorizer {
+    { url in
+        await opened.add(url)
+        let query = URLComponents(string: url)?.queryItems ?? []
+        let redirect = query.first { $0.name == "redirect_uri" }?.value ?? ""
+        let state = query.first { $0.name == "state" }?.value ?? ""
+        return "\(redirect)?code=the-code&state=\(state)"
+    }
+}
+
 /// Authorization: a server protected by a verifier, the identity in the handler's context, and
 /// a client that logs in through its authorizer against a small authorization server.
 final class AuthTests: XCTestCase {
@@ -281,25 +318,7 @@ final class AuthTests: XCTestCase {
     }
 
     func testAClientLogsInThroughItsAuthorizer() async throws {
-        let issuer = TinyHTTPServer { port, method, path, _ in
-            let base = "http://127.0.0.1:\(port)"
-            switch (method, path) {
-            case ("GET", "/.well-known/oauth-authorization-server"):
-                let metadata: JSONValue = [
-                    "issuer": .string(base), "authorization_endpoint": .string("\(base)/authorize"),
-                    "token_endpoint": .string("\(base)/token"), "registration_endpoint": .string("\(base)/register"),
-                    "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
-                    "token_endpoint_auth_methods_supported": ["client_secret_post"],
-                ]
-                return (200, metadata.jsonText, [:])
-            case ("POST", "/register"):
-                return (201, #"{"client_id":"registered","client_secret":"secret"}"#, [:])
-            case ("POST", "/token"):
-                return (200, #"{"access_token":"swift-token","token_type":"Bearer","expires_in":3600}"#, [:])
-            default:
-                return (404, "{}", [:])
-            }
-        }
+        let issuer = tinyIssuer(token: "swift-token")
         defer { issuer.stop() }
         let base = "http://127.0.0.1:\(issuer.port)"
         let port = freePort()
@@ -311,13 +330,7 @@ final class AuthTests: XCTestCase {
         let opened = Recorder<String>()
         let store = MemoryStore()
         let handlers = ClientHandlers(
-            authorizer: { url in
-                await opened.add(url)
-                let query = URLComponents(string: url)?.queryItems ?? []
-                let redirect = query.first { $0.name == "redirect_uri" }?.value ?? ""
-                let state = query.first { $0.name == "state" }?.value ?? ""
-                return "\(redirect)?code=the-code&state=\(state)"
-            }, tokenStore: store)
+            authorizer: approving(recordedIn: opened), tokenStore: store)
         let login = ClientAuth(redirectUri: "http://127.0.0.1:1/callback", clientName: "swift-test")
         let client = try await Client.http(url: http.url, auth: login, handlers: handlers)
         let answer = try await client.callTool(name: "whoami")
@@ -332,25 +345,7 @@ final class AuthTests: XCTestCase {
     }
 
     func testAHostLogsInToItsOAuthServersThroughItsAuthorizer() async throws {
-        let issuer = TinyHTTPServer { port, method, path, _ in
-            let base = "http://127.0.0.1:\(port)"
-            switch (method, path) {
-            case ("GET", "/.well-known/oauth-authorization-server"):
-                let metadata: JSONValue = [
-                    "issuer": .string(base), "authorization_endpoint": .string("\(base)/authorize"),
-                    "token_endpoint": .string("\(base)/token"), "registration_endpoint": .string("\(base)/register"),
-                    "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
-                    "token_endpoint_auth_methods_supported": ["client_secret_post"],
-                ]
-                return (200, metadata.jsonText, [:])
-            case ("POST", "/register"):
-                return (201, #"{"client_id":"registered","client_secret":"secret"}"#, [:])
-            case ("POST", "/token"):
-                return (200, #"{"access_token":"host-token","token_type":"Bearer","expires_in":3600}"#, [:])
-            default:
-                return (404, "{}", [:])
-            }
-        }
+        let issuer = tinyIssuer(token: "host-token")
         defer { issuer.stop() }
         let port = freePort()
         let resource = "http://127.0.0.1:\(port)/mcp"
@@ -362,13 +357,7 @@ final class AuthTests: XCTestCase {
         let opened = Recorder<String>()
         let store = MemoryStore()
         let handlers = HostHandlers(
-            authorizer: { url in
-                await opened.add(url)
-                let query = URLComponents(string: url)?.queryItems ?? []
-                let redirect = query.first { $0.name == "redirect_uri" }?.value ?? ""
-                let state = query.first { $0.name == "state" }?.value ?? ""
-                return "\(redirect)?code=the-code&state=\(state)"
-            }, tokenStore: store)
+            authorizer: approving(recordedIn: opened), tokenStore: store)
         let config: JSONValue = [
             "mcpServers": ["notes": ["type": "http", "url": .string(resource), "oauth": ["scopes": "mcp:read"]]]
         ]
