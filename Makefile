@@ -39,12 +39,13 @@ conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs t
 
 # The steps of make test, in order; tests/all.sh runs them, with the check of the shipped crates for
 # Windows and macOS and the build of the fuzz targets in the background from the start, then a
-# short fuzzing pass, and prints how long each step took.
-# The Swift root (a Debian root with Swift, made once and cached) is made in the background from
-# the start, while the CPUs compile. The release packages build in the background (+dist) from the end of test-rust until their
-# install tests (=dist, then test-dist-installs): the steps between them mostly wait on servers
-# and interpreters, and leave the CPUs to that build.
-TEST_STEPS = lint-sources lint-workflows +swift-root test-rust +dist lint-bench cluster-suites test-oidc test-python test-node test-node-install =dist test-dist-installs test-interop =swift-root test-swift test-conformance
+# short fuzzing pass, and prints how long each step took and the CPU time it used.
+# Work that no step needs soon runs in the background (+NAME) at the lowest priority from the
+# start, and is waited for (=NAME) where a step needs it: the Swift root (a Debian root with
+# Swift, made once and cached), the release packages (until their install tests) and the
+# benchmark's check (until the end). The steps take the CPUs first; the background work fills
+# the time they spend waiting on servers, clients and interpreters.
+TEST_STEPS = lint-sources lint-workflows +swift-root +dist +lint-bench test-rust cluster-suites test-oidc test-python test-node test-node-install =dist test-dist-installs test-interop =swift-root test-swift test-conformance =lint-bench
 
 test: ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite, a check of the shipped crates for Windows and macOS, a short fuzzing pass.
 	tests/all.sh $(TEST_STEPS)
@@ -70,8 +71,10 @@ lint-sources: ## Checks formatting, and that the core and the bridge depend on n
 	  fi; \
 	done
 
+# In a target folder of its own: make test runs it in the background beside the steps' builds,
+# which would otherwise wait for its lock on target/debug.
 lint-bench: ## Checks the benchmark's targets (make test lints them through clippy-driver); a check, since its features differ from the workspace's and a build would compile the graph once more.
-	$(CARGO) check -p mcpweft-bench --all-targets
+	$(CARGO) check -p mcpweft-bench --all-targets --target-dir $(CARGO_TARGET_DIR)/lint-bench
 
 lint: lint-sources ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) clippy --workspace --all-targets -- -D warnings

@@ -10,6 +10,10 @@
 # CPUs were, so the run shows where its time goes. No step may run longer than
 # MAKE_TEST_STEP_LIMIT seconds (default 1800): a test that hangs fails the run with its output
 # instead of holding it until CI gives up.
+# The background work runs at the lowest priority, so the steps in order take the CPUs first and
+# the background fills the time they spend waiting: a session of its own is an autogroup of its
+# own to Linux's scheduler, which otherwise shares the CPUs equally between the sessions and left
+# the steps a quarter of them. Each step and background job prints the CPU time it used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make="${MAKE:-make}"
@@ -23,8 +27,20 @@ rm -f "$log.rc"
 # build with the nightly toolchain, without the clippy-driver wrapper of make test's own builds
 # (nightly's lints run ahead of stable's).
 nightly=(env -u RUSTC_WORKSPACE_WRAPPER -u RUSTFLAGS)
-setsid "${nightly[@]}" bash -c '{ "$1" --no-print-directory check-platforms && FUZZ_BUILD_ONLY=1 FUZZ_DEV=1 fuzz/run.sh; } >"$2" 2>&1 </dev/null; echo $? >"$2.rc"' \
-    background-builds "$make" "$log" &
+
+# Runs a command (the arguments after the first) and writes the CPU seconds it and the children
+# it waited for used to the file named first. A child's CPU time reaches its parent when the
+# parent waits for it: make, cargo and the test runners wait for theirs.
+with_cpu=(bash -c '"${@:2}"; status=$?; read -r -a stat </proc/$$/stat; echo $(((stat[15] + stat[16]) / $(getconf CLK_TCK))) >"$1"; exit $status' with-cpu)
+
+# Starts a command in the background, in a session of its own at the lowest priority: `nice`, and
+# the session's autogroup where the kernel has them (set from inside the new session).
+background() {
+    setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null; exec nice -n 19 "$@"' background "$@" &
+}
+
+background "${nightly[@]}" "${with_cpu[@]}" "$log.cpu" bash -c '{ "$1" --no-print-directory check-platforms && FUZZ_BUILD_ONLY=1 FUZZ_DEV=1 fuzz/run.sh; } >"$2" 2>&1 </dev/null; echo $? >"$2.rc"' \
+    background-builds "$make" "$log"
 builds=$!
 
 # The CPU time spent so far in clock ticks (the first line of /proc/stat): busy, and in all.
@@ -43,7 +59,7 @@ for step in "$@"; do
     case "$step" in
         +*)
             name="${step#+}"
-            setsid timeout -k 30 "$limit" "$make" --no-print-directory "$name" >"$target_dir/step-$name.log" 2>&1 </dev/null &
+            background "${with_cpu[@]}" "$target_dir/step-$name.cpu" timeout -k 30 "$limit" "$make" --no-print-directory "$name" >"$target_dir/step-$name.log" 2>&1 </dev/null
             jobs[$name]=$!
             began_at[$name]=$SECONDS
             echo "make test: $name started in the background"
@@ -63,14 +79,14 @@ for step in "$@"; do
                 echo "make test: $name failed in the background (exit $status)" >&2
                 exit "$status"
             fi
-            echo "make test: $name took $((SECONDS - began_at[$name])) s in the background, $((SECONDS - waited_from)) s of it waited for"
+            echo "make test: $name took $((SECONDS - began_at[$name])) s in the background, $((SECONDS - waited_from)) s of it waited for, $(cat "$target_dir/step-$name.cpu") s of CPU"
             continue
             ;;
     esac
     began=$SECONDS
     read -r busy0 all0 < <(cpu_ticks)
     status=0
-    timeout -k 30 "$limit" "$make" --no-print-directory "$step" || status=$?
+    "${with_cpu[@]}" "$target_dir/step.cpu" timeout -k 30 "$limit" "$make" --no-print-directory "$step" || status=$?
     if [ "$status" = 124 ]; then
         echo "make test: $step ran longer than $limit s and was stopped" >&2
         exit "$status"
@@ -78,7 +94,7 @@ for step in "$@"; do
         exit "$status"
     fi
     read -r busy1 all1 < <(cpu_ticks)
-    echo "make test: $step took $((SECONDS - began)) s, the CPUs $(((busy1 - busy0) * 100 / (all1 - all0 + 1)))% busy (the background builds included)"
+    echo "make test: $step took $((SECONDS - began)) s and $(cat "$target_dir/step.cpu") s of CPU, the CPUs $(((busy1 - busy0) * 100 / (all1 - all0 + 1)))% busy (the background included)"
 done
 
 # Bounded: the background jobs take a few minutes once the steps are done.
@@ -93,6 +109,7 @@ if [ "$(cat "$log.rc" 2>/dev/null)" != 0 ]; then
     exit 1
 fi
 grep -E '^(check-platforms|fuzz):' "$log"
+echo "make test: the background builds used $(cat "$log.cpu") s of CPU"
 echo "make test: waited $waited s for the background builds"
 
 began=$SECONDS
