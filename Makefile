@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next conformance-gateway conformance-proxy conformance-rust conformance-python conformance-node-swift bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
+.PHONY: public-api swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next conformance-gateway conformance-proxy conformance-rust conformance-python conformance-node-swift bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -42,18 +42,21 @@ conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs t
 # short fuzzing pass, and prints how long each step took and the CPU time it used.
 # Work that no step needs soon runs in the background (+NAME) at the lowest priority from the
 # start, and is waited for (=NAME) where a step needs it: the Swift root (a Debian root with
-# Swift, made once and cached), the release packages (until their install tests) and the
-# benchmark's check (until the end). The steps take the CPUs first; the background work fills
-# the time they spend waiting on servers, clients and interpreters.
-TEST_STEPS = lint-sources lint-workflows +swift-root +dist +lint-bench test-rust cluster-suites test-oidc test-python test-node test-node-install =dist test-dist-installs test-interop =swift-root test-swift test-conformance =lint-bench
+# Swift, made once and cached) and the release packages (until their install tests). The steps
+# take the CPUs first; the background work fills the time they spend waiting on servers,
+# clients and interpreters. On two cores the run is bound by its CPU time, which each step prints.
+# The benchmark is compiled by check-platforms for Windows and macOS (its clippy lints are make
+# lint's): a host check of its own compiled the whole graph again.
+TEST_STEPS = lint-sources lint-workflows +swift-root +dist test-rust cluster-suites test-oidc test-python test-node test-node-install =dist test-dist-installs test-interop =swift-root test-swift test-conformance
 
-test: ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite, a check of the shipped crates for Windows and macOS, a short fuzzing pass.
+test: ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite, a check of the shipped crates and the benchmark for Windows and macOS with the snapshot of the core's public API, a short fuzzing pass.
 	tests/all.sh $(TEST_STEPS)
 
 # In make test, clippy lints the workspace's crates while they are compiled for the tests, the
 # packages and the examples (clippy-driver wraps rustc for the workspace's members, warnings
-# denied), instead of checking every dependency once more for `make lint`: the Swift glue and
-# uniffi-bindgen are linted when test-swift builds them, the benchmark by lint-bench.
+# denied), instead of checking every dependency once more for `make lint`: the Swift glue is
+# linted when test-swift builds it, and uniffi-bindgen when it regenerates the Swift sources. The
+# benchmark's lints are make lint's (and lint-bench's); make test compiles it in check-platforms.
 test: export RUSTC_WORKSPACE_WRAPPER = clippy-driver
 test: export RUSTFLAGS = -D warnings
 
@@ -71,15 +74,13 @@ lint-sources: ## Checks formatting, and that the core and the bridge depend on n
 	  fi; \
 	done
 
-# In a target folder of its own: make test runs it in the background beside the steps' builds,
-# which would otherwise wait for its lock on target/debug.
-lint-bench: ## Checks the benchmark's targets (make test lints them through clippy-driver); a check, since its features differ from the workspace's and a build would compile the graph once more.
-	$(CARGO) check -p mcpweft-bench --all-targets --target-dir $(CARGO_TARGET_DIR)/lint-bench
+lint-bench: ## Runs clippy on the benchmark's targets, warnings denied.
+	$(CARGO) clippy -p mcpweft-bench --all-targets -- -D warnings
 
 lint: lint-sources ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-check-platforms: ## Checks the shipped crates for Windows (x86_64) and macOS (arm64, x86_64) with the nightly toolchain's rust-src and zig as the C compiler, installing both when missing.
+check-platforms: ## Checks the shipped crates and the benchmark for Windows (x86_64) and macOS (arm64, x86_64) with the nightly toolchain, the targets' standard libraries (or rust-src and -Zbuild-std where rustup cannot add them) and zig as the C compiler, installing what is missing; then compares the core's public API with core/public-api.txt.
 	release/check-platforms.sh
 
 lint-workflows: ## Lints the GitHub workflows in .github/workflows with actionlint.
@@ -215,9 +216,12 @@ bench-cluster: ## Prints the cluster benchmark: 64 sessions through haproxy over
 fuzz: ## Runs each fuzz target for FUZZ_SECONDS (default 60); needs the nightly toolchain, installs cargo-fuzz if missing.
 	fuzz/run.sh
 
-fuzz-smoke: ## Runs each fuzz target for a few seconds (FUZZ_SECONDS=5), built without optimizations.
-	FUZZ_SECONDS=5 FUZZ_DEV=1 fuzz/run.sh
+fuzz-smoke: ## Runs each fuzz target for a few seconds (FUZZ_SECONDS=5), built without optimizations and without AddressSanitizer, as make test does.
+	FUZZ_SECONDS=5 FUZZ_DEV=1 FUZZ_SANITIZER=none fuzz/run.sh
 
 soak: ## Drives 64 HTTP sessions and a stdio session for SOAK_SECONDS (default 60); fails on any error or memory growth.
 	$(CARGO) build --release -p mcpweft-bench --bin mcpweft-soak
 	$(CARGO_TARGET_DIR)/release/mcpweft-soak
+
+public-api: ## Rewrites core/public-api.txt, the snapshot of the core's public API that check-platforms (part of make test) compares with; commit it when an API change is meant.
+	PUBLIC_API_UPDATE=1 release/check-platforms.sh

@@ -3,7 +3,7 @@
 //! A session owns one transport. It reads in one task and writes in another, correlates
 //! responses with the requests this side sent, runs the peer's requests concurrently, and
 //! implements the utilities every MCP peer has: time-outs, progress, cancellation and ping.
-//! The server and client modules plug their role in through the crate-private [`Service`]
+//! The server and client modules plug their role in through the crate-private `Service`
 //! trait, which sees each request in arrival order and decides whether to answer at once or
 //! to run a handler concurrently.
 

@@ -129,6 +129,9 @@ if [[ "$("$node" --version 2>/dev/null)" != v22.* ]]; then
 fi
 # The CLI's mock servers must listen on loopback only; quoted for paths with spaces.
 cli_node_options="--require \"$here/loopback.cjs\"${NODE_OPTIONS:+ $NODE_OPTIONS}"
+# The CLI starts once per client scenario, about 150 times in make test: Node 22's compile cache
+# spares each start a fifth of its CPU time.
+export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-$here/node_modules/.cache/node-compile}"
 
 run_cli() {
   NODE_OPTIONS="$cli_node_options" "$node" "$cli" "$@"

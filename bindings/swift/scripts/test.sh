@@ -20,7 +20,8 @@ else
 fi
 
 if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  generated=(bindings/swift/Sources/McpWeftNative/McpWeftNative.swift bindings/swift/Sources/mcpweft_swiftFFI/mcpweft_swiftFFI.h)
+  generated=(bindings/swift/Sources/McpWeftNative/McpWeftNative.swift bindings/swift/Sources/mcpweft_swiftFFI/mcpweft_swiftFFI.h
+    bindings/swift/Sources/McpWeftNative/.generated-from)
   if ! git -C "$repo" ls-files --error-unmatch -- "${generated[@]}" >/dev/null 2>&1 ||
     ! git -C "$repo" diff --exit-code --stat -- "${generated[@]}" >&2; then
     echo "test.sh: the generated Swift sources differ from the committed ones: commit the regenerated files" >&2
