@@ -16,31 +16,30 @@ pub(crate) enum Kind {
 pub(crate) struct Failure {
     /// What kind of failure it is.
     pub(crate) kind: Kind,
-    /// What went wrong, in words.
+    /// What went wrong, in words. A spawned server's stderr is not repeated here: the core
+    /// forwards it to this process's stderr as it comes.
     pub(crate) message: String,
-    /// The last of what the server wrote to its stderr, when it is known.
-    pub(crate) stderr: Option<String>,
 }
 
 impl Failure {
     /// A failed call.
     pub(crate) fn failed(message: impl Into<String>) -> Self {
-        Failure { kind: Kind::Failed, message: message.into(), stderr: None }
+        Failure { kind: Kind::Failed, message: message.into() }
     }
 
     /// A mistake of the command line or the configuration.
     pub(crate) fn usage(message: impl Into<String>) -> Self {
-        Failure { kind: Kind::Usage, message: message.into(), stderr: None }
+        Failure { kind: Kind::Usage, message: message.into() }
     }
 
-    /// A server that could not be started or reached, with the end of its stderr.
-    pub(crate) fn unreachable(message: impl Into<String>, stderr: Option<String>) -> Self {
-        Failure { kind: Kind::Unreachable, message: message.into(), stderr }
+    /// A server that could not be started or reached.
+    pub(crate) fn unreachable(message: impl Into<String>) -> Self {
+        Failure { kind: Kind::Unreachable, message: message.into() }
     }
 
     /// A tool result with `isError` set: its message was printed already.
     pub(crate) fn tool_error() -> Self {
-        Failure { kind: Kind::Failed, message: String::new(), stderr: None }
+        Failure { kind: Kind::Failed, message: String::new() }
     }
 
     /// The exit code of this failure.
@@ -57,21 +56,16 @@ impl Failure {
         if !self.message.is_empty() {
             eprintln!("mcpweft: {}", self.message);
         }
-        if let Some(stderr) = self.stderr.as_deref().map(str::trim_end).filter(|s| !s.is_empty()) {
-            eprintln!("the server's stderr ended with:\n{stderr}");
-        }
     }
 }
 
 impl From<mcpweft::Error> for Failure {
-    /// A configuration mistake is a usage error; a connection that ended keeps the server's
-    /// stderr; anything else is a failed call.
+    /// A configuration mistake is a usage error; a connection that ended is a failed call
+    /// that says why (its exit code or signal), like anything else.
     fn from(error: mcpweft::Error) -> Self {
         match error {
             error @ mcpweft::Error::Config(_) => Failure::usage(error.to_string()),
-            mcpweft::Error::Disconnected(reason) => {
-                Failure { kind: Kind::Failed, message: reason.message.clone(), stderr: reason.stderr.clone() }
-            }
+            mcpweft::Error::Disconnected(reason) => Failure::failed(reason.message.clone()),
             other => Failure::failed(other.to_string()),
         }
     }

@@ -245,10 +245,8 @@ async fn interrupted() {
 /// Logs a server's new state.
 fn report_state(server: &str, state: &ServerState) {
     match state {
-        ServerState::Failed { reason, stderr } => {
-            let stderr = stderr.as_deref().map(str::trim_end).unwrap_or_default();
-            tracing::warn!(server, stderr, "the server failed: {reason}");
-        }
+        // A spawned server's stderr reached ours as it was written: not repeated here.
+        ServerState::Failed { reason, .. } => tracing::warn!(server, "the server failed: {reason}"),
         ServerState::Ready => tracing::info!(server, "the server is ready"),
         other => tracing::info!(server, "the server is {other}"),
     }

@@ -163,19 +163,19 @@ pub(crate) struct Connection {
 
 impl Connection {
     /// Connects to the server of `target`: a server that cannot be started or reached is a
-    /// failure with exit code 3, which says why and ends with the server's stderr.
+    /// failure with exit code 3, which says why (its stderr reached ours as it was written).
     pub(crate) async fn open(target: &TargetArgs) -> Result<Self, Failure> {
         let (config, name) = target.host_config()?;
         let host = Host::builder(config).with_info(client_info()).with_handler(ServerLogs).connect().await?;
         let failure = match host.state(&name) {
             Some(ServerState::Ready) => match host.client(&name) {
                 Some(client) => return Ok(Connection { host, name, client }),
-                None => Failure::unreachable(format!("the server {name} went away at once"), None),
+                None => Failure::unreachable(format!("the server {name} went away at once")),
             },
-            Some(ServerState::Failed { reason, stderr }) => {
-                Failure::unreachable(format!("cannot connect to {name}: {reason}"), stderr)
+            Some(ServerState::Failed { reason, .. }) => {
+                Failure::unreachable(format!("cannot connect to {name}: {reason}"))
             }
-            state => Failure::unreachable(format!("cannot connect to {name}: it is {state:?}"), None),
+            state => Failure::unreachable(format!("cannot connect to {name}: it is {state:?}")),
         };
         host.close().await;
         Err(failure)
