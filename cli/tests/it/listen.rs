@@ -300,3 +300,25 @@ async fn requests_of_no_session_share_one_process() {
     within("closing", first.close()).await;
     within("closing", second.close()).await;
 }
+
+#[tokio::test]
+async fn in_stateless_mode_clients_share_one_initialized_process_that_cannot_ask_them() {
+    let proxy = Listening::start(&["--stateless"], &[&fixture_server().await, "--stdio"]).await;
+    // The shared process is initialized once: the second client's initialize is answered by
+    // the proxy with the first answer.
+    let first = connect(&proxy.url, None).await;
+    let second = connect(&proxy.url, None).await;
+    assert_eq!(first.protocol_version(), second.protocol_version());
+    let (a, b) =
+        tokio::join!(call(&first, "test_simple_text", json!({})), call(&second, "test_simple_text", json!({})));
+    assert_eq!(a, b);
+    // A stateless request cannot be asked anything (its answer would reach nobody): the
+    // process's request for input is refused at once instead of waiting forever.
+    let asked = call(&first, "test_elicitation", json!({ "message": "Who are you?" })).await;
+    assert_eq!(asked["isError"], true, "{asked}");
+    let text = asked["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("elicitation/create cannot reach a client"), "{asked}");
+    assert_eq!(proxy.wait_for_servers(1).await.len(), 1);
+    within("closing", first.close()).await;
+    within("closing", second.close()).await;
+}

@@ -9,8 +9,11 @@
 //! with a subscription id to that `subscriptions/listen` request, `notifications/cancelled` to
 //! where the request it cancels went, and the relayed server's own requests and other
 //! notifications to the one client request in flight when there is exactly one, else to the
-//! session's GET stream. On the shared connection the ids of requests (and their progress
-//! tokens) are rewritten so that two clients' ids cannot collide, and restored on the way back.
+//! session's GET stream. The shared connection initializes the relayed server once (later
+//! clients' `initialize` is answered with its first answer), answers the relayed server's own
+//! requests at once with an error (a request of no session is served on its own, so nobody
+//! could answer), and rewrites the ids of requests (and their progress tokens) so that two
+//! clients' ids cannot collide, restoring them on the way back.
 
 use std::{
     fmt,
@@ -235,6 +238,9 @@ pub(super) struct Link {
     owner: Option<Weak<HttpSession>>,
     next_id: AtomicI64,
     table: Mutex<Table>,
+    /// The shared connection's answer to its first `initialize`: the relayed server is
+    /// initialized once, and later clients get this answer from the relay.
+    initialized: OnceLock<Value>,
     closed: AtomicBool,
     tool_headers: Arc<Mutex<FastMap<String, Vec<HeaderParam>>>>,
 }
@@ -286,6 +292,7 @@ impl Link {
             owner,
             next_id: AtomicI64::new(1),
             table: Mutex::default(),
+            initialized: OnceLock::new(),
             closed: AtomicBool::new(false),
             tool_headers,
         }
@@ -315,6 +322,21 @@ impl Link {
     /// it as the server is to see it; `None` when the relay answered it itself.
     fn record_outgoing(&self, session: &Arc<HttpSession>, mut message: JsonRpcMessage) -> Option<JsonRpcMessage> {
         let rewrite = self.owner.is_none();
+        if rewrite && let Some(result) = self.initialized.get() {
+            match &message {
+                JsonRpcMessage::Request(request) if request.method == methods::INITIALIZE => {
+                    let answer = JsonRpcMessage::response(request.id.clone(), result.clone());
+                    session.route(Outbound { message: answer, related_request: Some(request.id.clone()) });
+                    return None;
+                }
+                JsonRpcMessage::Notification(notification)
+                    if notification.method == methods::NOTIFICATIONS_INITIALIZED =>
+                {
+                    return None;
+                }
+                _ => {}
+            }
+        }
         let mut table = lock(&self.table);
         match &mut message {
             JsonRpcMessage::Request(request) => {
@@ -393,9 +415,26 @@ impl Link {
             let mut table = lock(&self.table);
             self.target_of(&mut table, &mut message)
         };
-        match target {
-            Some((session, related_request)) => session.route(Outbound { message, related_request }),
-            None => {
+        match (target, message) {
+            (Some((session, related_request)), message) => session.route(Outbound { message, related_request }),
+            // A request of the relayed server that no client can be asked (on the shared
+            // connection, or once its session is gone) is answered at once, so that it never waits.
+            (None, JsonRpcMessage::Request(request)) => {
+                let error = ErrorData::internal_error(format!(
+                    "{} cannot reach a client: requests of no session (revision 2026-07-28, stateless mode) cannot be asked anything",
+                    request.method
+                ));
+                if let Some(Ok(relayed)) = self.opened.get() {
+                    let relayed = relayed.clone();
+                    let answer = JsonRpcMessage::error(Some(request.id), error);
+                    tokio::spawn(async move {
+                        if let Err(e) = relayed.send(answer).await {
+                            tracing::debug!(target: LOG_TARGET, error = %e, "an answer could not be sent to the relayed server");
+                        }
+                    });
+                }
+            }
+            (None, _) => {
                 tracing::debug!(target: LOG_TARGET, "a message of the relayed server belongs to no client; dropped")
             }
         }
@@ -433,6 +472,9 @@ impl Link {
                     None => self.fallback(table),
                 }
             }
+            // No client can answer a request of the server on the shared connection: each
+            // request of no session is served on its own, so an answer would reach nobody.
+            JsonRpcMessage::Request(_) if self.owner.is_none() => None,
             JsonRpcMessage::Request(request) => {
                 let target = self.fallback(table);
                 if table.asked.len() < MAX_IN_FLIGHT {
@@ -495,6 +537,9 @@ impl Link {
     fn read_answer(&self, session: &HttpSession, kind: Kind, result: &Value) {
         match kind {
             Kind::Initialize => {
+                if self.owner.is_none() {
+                    let _ = self.initialized.set(result.clone());
+                }
                 if let (Some(version), Some(part)) =
                     (result.get("protocolVersion").and_then(Value::as_str), session.relay())
                 {
