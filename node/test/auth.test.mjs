@@ -146,7 +146,14 @@ async function authorizationServer() {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.issuer = `http://127.0.0.1:${server.address().port}`;
-  return { state, close: () => new Promise((resolve) => server.close(resolve)) };
+  // Closing ends the clients' kept-alive connections too: close() alone waits for a connection
+  // that never sent a request until Node's header time-out, which held one run for minutes.
+  const close = () =>
+    new Promise((resolve) => {
+      server.close(resolve);
+      server.closeAllConnections();
+    });
+  return { state, close };
 }
 
 /** Opens the authorization URL like a browser whose user agrees at once; resolves with the redirect. */
