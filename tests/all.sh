@@ -21,7 +21,7 @@ target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 log="$target_dir/background-builds.log"
 mkdir -p "$target_dir"
 limit="${MAKE_TEST_STEP_LIMIT:-1800}"
-rm -f "$log.rc"
+rm -f "$log.rc" "$log.cpu"
 
 # The background jobs get a session of their own, so that a failing step ends them all. They
 # build with the nightly toolchain, without the clippy-driver wrapper of make test's own builds
@@ -99,7 +99,7 @@ done
 
 # Bounded: the background jobs take a few minutes once the steps are done.
 waited=0
-until [ -f "$log.rc" ] || [ "$waited" -ge 3600 ]; do
+until { [ -f "$log.rc" ] && [ -f "$log.cpu" ]; } || [ "$waited" -ge 3600 ]; do
     sleep 5
     waited=$((waited + 5))
 done
