@@ -855,8 +855,12 @@ async fn supervise(inner: Arc<Inner>, slot: Arc<Slot>) {
                 ServerState::Failed { reason: message, stderr: reason.and_then(|r| r.stderr.clone()) }
             }
             Err(e) => {
-                tracing::warn!(server = %slot.name, error = %e, "connecting to the server failed");
-                failure(&e)
+                let failed = failure(&e);
+                // The reason without a spawned server's stderr, which reached ours as it came.
+                if let ServerState::Failed { reason, .. } = &failed {
+                    tracing::warn!(server = %slot.name, reason = %reason, "connecting to the server failed");
+                }
+                failed
             }
         };
         if first || restarts >= max {
