@@ -33,6 +33,7 @@ pub use listen::{Subscription, SubscriptionFilter};
 use crate::{
     Error,
     jsonrpc::{ErrorData, Notification, Request, RequestId, quoted},
+    middleware::{Middleware, MiddlewareChain, Role},
     model::{
         CallToolRequestParams, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
         CompletionArgument, CompletionContext, CompletionReference, CreateMessageRequestParams, CreateMessageResult,
@@ -129,6 +130,9 @@ pub struct ClientOptions {
     /// Whether to ask a 2026-07-28 server, on connecting, for the list changes it offers (on
     /// a `subscriptions/listen` stream); older servers send them unasked.
     pub list_changed_notifications: bool,
+    /// The middleware around every message of the connection, sent and received; the first
+    /// added is the outermost.
+    pub middleware: MiddlewareChain,
 }
 
 impl ClientOptions {
@@ -140,6 +144,7 @@ impl ClientOptions {
             protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
             request_timeout: rt::DEFAULT_REQUEST_TIMEOUT,
             list_changed_notifications: false,
+            middleware: MiddlewareChain::default(),
         }
     }
 
@@ -172,6 +177,12 @@ impl ClientOptions {
     /// [`ClientHandler::on_list_changed`]).
     pub fn with_list_changed_notifications(mut self, wanted: bool) -> Self {
         self.list_changed_notifications = wanted;
+        self
+    }
+
+    /// Adds a middleware inside those already added.
+    pub fn with_middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(middleware);
         self
     }
 }
@@ -420,7 +431,12 @@ impl Client {
             capabilities: options.capabilities.clone(),
             streams: streams.clone(),
         });
-        let config = SessionConfig { default_timeout: options.request_timeout, ..SessionConfig::default() };
+        let config = SessionConfig {
+            default_timeout: options.request_timeout,
+            middleware: options.middleware.clone(),
+            role: Role::Client,
+            ..SessionConfig::default()
+        };
         let (peer, task) = rt::start(transport, service, config);
         let mut version = options.protocol_version;
         if version == STATELESS_PROTOCOL_VERSION {

@@ -18,6 +18,7 @@ pub mod host;
 pub mod http;
 mod json_write;
 pub mod jsonrpc;
+pub mod middleware;
 pub mod model;
 mod random;
 pub mod server;

@@ -31,6 +31,10 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 use crate::{
     CloseReason, Error,
     jsonrpc::{EncodedResponse, ErrorData, JsonRpcMessage, Notification, Request, RequestId},
+    middleware::{
+        MiddlewareChain, Role,
+        layer::{Described, Layered, Outgoing},
+    },
     model::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken, methods},
     sync::{FastMap, lock},
     transport::{Inbound, Outbound, Transport, TransportReader, TransportWriter},
@@ -392,7 +396,14 @@ struct PeerInner {
     closed_here: AtomicBool,
     default_timeout: Duration,
     drain_timeout: Duration,
+    /// The middleware around what this side sends, when the session has any.
+    outgoing: Option<Outgoing>,
+    /// The session's number, unique in the process.
+    number: u64,
 }
+
+/// The number of the next session the process starts.
+static NEXT_SESSION_NUMBER: AtomicU64 = AtomicU64::new(1);
 
 impl PeerInner {
     /// The error of a request that cannot be answered because the connection ended: with
@@ -505,6 +516,19 @@ impl Peer {
     /// Dropping the returned future before the response arrives cancels the request with
     /// the peer, as a cancellation or a time-out does.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
+        match &self.inner.outgoing {
+            Some(outgoing) => outgoing.request(self, method, params, options).await,
+            None => self.send_request(method, params, options).await,
+        }
+    }
+
+    /// Sends a request past the session's middleware, where its chain ends.
+    pub(crate) async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<Value, Error> {
         let inner = &self.inner;
         if inner.input_ended.is_cancelled() {
             return Err(inner.closed_error());
@@ -589,7 +613,10 @@ impl Peer {
             Value::Object(o) if o.is_empty() => None,
             other => Some(other),
         };
-        self.send(JsonRpcMessage::notification(method, params), related)
+        match &self.inner.outgoing {
+            Some(outgoing) => outgoing.notify(self, method, params, related),
+            None => self.send(JsonRpcMessage::notification(method, params), related),
+        }
     }
 
     /// Sends a ping and waits for the answer.
@@ -610,6 +637,12 @@ impl Peer {
             return Err(self.inner.closed_error());
         }
         self.inner.command(WriterCommand::Send(Outbound { message, related_request: related }), priority)
+    }
+
+    /// Returns the session's number, unique in the process: the key of what is kept per
+    /// session when the transport gives it no id.
+    pub fn session_number(&self) -> u64 {
+        self.inner.number
     }
 
     /// Returns whether the session has ended.
@@ -880,6 +913,12 @@ pub(crate) trait Service: Send + Sync + 'static {
 
     /// Called once when the session ends.
     fn closed(&self) {}
+
+    /// Describes the session a message with `params` belongs to, for middleware.
+    fn describe(&self, params: Option<&Value>) -> Described {
+        let _ = params;
+        Described::default()
+    }
 }
 
 /// Settings of one session.
@@ -895,6 +934,10 @@ pub(crate) struct SessionConfig {
     pub(crate) max_queued: usize,
     /// How many bytes of outgoing messages a byte-stream session queues.
     pub(crate) max_queued_bytes: usize,
+    /// The middleware around every message, received and sent.
+    pub(crate) middleware: MiddlewareChain,
+    /// The role the session plays, as middleware see it.
+    pub(crate) role: Role,
 }
 
 impl Default for SessionConfig {
@@ -905,6 +948,8 @@ impl Default for SessionConfig {
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             max_queued: DEFAULT_MAX_QUEUED_MESSAGES,
             max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
+            middleware: MiddlewareChain::default(),
+            role: Role::Server,
         }
     }
 }
@@ -915,12 +960,13 @@ pub(crate) fn start<S: Service>(
     service: Arc<S>,
     config: SessionConfig,
 ) -> (Peer, JoinHandle<()>) {
+    let (service, outgoing) = layered(service, &config);
     let (writer, reader) = transport.split();
     let (tx, out_rx) = mpsc::unbounded_channel();
     let fill = Arc::new(Fill::new(config.max_queued, config.max_queued_bytes));
     let queue = OutQueue { tx, fill: fill.clone(), room: Arc::default(), coalesced: Arc::default() };
     let taken = Taken { fill, room: queue.room.clone(), coalesced: queue.coalesced.clone() };
-    let peer = Peer::new(Output::Queue(queue), &config);
+    let peer = Peer::new(Output::Queue(queue), &config, outgoing);
     let writer_task = tokio::spawn(run_writer(writer, out_rx, taken, peer.inner.closed.clone()));
     let reader_peer = peer.clone();
     let task = tokio::spawn(async move {
@@ -971,7 +1017,7 @@ impl Peer {
         self.inner.next_id.store(first, Ordering::Relaxed);
     }
 
-    fn new(out: Output, config: &SessionConfig) -> Peer {
+    fn new(out: Output, config: &SessionConfig, outgoing: Option<Outgoing>) -> Peer {
         Peer {
             inner: Arc::new(PeerInner {
                 out,
@@ -987,9 +1033,22 @@ impl Peer {
                 closed_here: AtomicBool::new(false),
                 default_timeout: config.default_timeout,
                 drain_timeout: config.drain_timeout,
+                outgoing,
+                number: NEXT_SESSION_NUMBER.fetch_add(1, Ordering::Relaxed),
             }),
         }
     }
+}
+
+/// The role's service with the session's middleware around it, and the chain around what
+/// the session sends; the service alone when there is no middleware.
+fn layered<S: Service>(service: Arc<S>, config: &SessionConfig) -> (Arc<dyn Service>, Option<Outgoing>) {
+    let service: Arc<dyn Service> = service;
+    if config.middleware.is_empty() {
+        return (service, None);
+    }
+    let outgoing = Outgoing::new(config.middleware.clone(), config.role, Arc::downgrade(&service));
+    (Arc::new(Layered::new(service, config.middleware.clone(), config.role)), Some(outgoing))
 }
 
 /// The receiving side of a session started with [`start_direct`]: the transport hands it each
@@ -1014,7 +1073,8 @@ pub(crate) fn start_direct<S: Service>(
     service: Arc<S>,
     config: SessionConfig,
 ) -> (Peer, DirectInput) {
-    let peer = Peer::new(Output::Direct(writer.clone()), &config);
+    let (service, outgoing) = layered(service, &config);
+    let peer = Peer::new(Output::Direct(writer.clone()), &config, outgoing);
     let watcher = peer.clone();
     let on_close = service.clone();
     tokio::spawn(async move {

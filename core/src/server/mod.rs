@@ -55,6 +55,7 @@ pub use uri_template::UriTemplate;
 use self::{registry::Registry, schema::ToolSchema, session::ServerSession};
 use crate::{
     Error,
+    middleware::{Middleware, MiddlewareChain, Role},
     model::{
         Implementation, JsonObject, ListChangedCapability, LoggingLevel, MAX_TOOL_NAME_LENGTH, Prompt, Resource,
         ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool, is_valid_tool_name, methods,
@@ -108,6 +109,9 @@ pub struct ServerOptions {
     /// beyond it is refused with an invalid-params error. [`DEFAULT_MAX_SUBSCRIPTIONS`] by
     /// default.
     pub max_subscriptions: usize,
+    /// The middleware around every message of every session, received and sent; the first
+    /// added is the outermost.
+    pub middleware: MiddlewareChain,
 }
 
 /// The longest resource URI a server accepts by default: 8 KiB.
@@ -132,6 +136,7 @@ impl Default for ServerOptions {
             max_queued_messages: rt::DEFAULT_MAX_QUEUED_MESSAGES,
             max_queued_bytes: rt::DEFAULT_MAX_QUEUED_BYTES,
             max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
+            middleware: MiddlewareChain::default(),
         }
     }
 }
@@ -220,6 +225,12 @@ impl ServerOptions {
     /// Sets how many resources one session may be subscribed to at once (at least 1).
     pub fn with_max_subscriptions(mut self, subscriptions: usize) -> Self {
         self.max_subscriptions = subscriptions.max(1);
+        self
+    }
+
+    /// Adds a middleware inside those already added.
+    pub fn with_middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(middleware);
         self
     }
 }
@@ -381,6 +392,8 @@ impl ServerInner {
             max_in_flight: self.options.max_in_flight_requests,
             max_queued: self.options.max_queued_messages,
             max_queued_bytes: self.options.max_queued_bytes,
+            middleware: self.options.middleware.clone(),
+            role: Role::Server,
             ..SessionConfig::default()
         }
     }
@@ -904,6 +917,12 @@ impl ServerBuilder {
     /// Turns on task support (experimental) with these settings.
     pub fn tasks(mut self, options: TaskOptions) -> Self {
         self.options().tasks = Some(options);
+        self
+    }
+
+    /// Adds a middleware around every message of every session, inside those already added.
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.options().middleware.push(middleware);
         self
     }
 

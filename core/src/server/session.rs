@@ -1011,6 +1011,18 @@ impl Service for Arc<ServerSession> {
         None
     }
 
+    fn describe(&self, params: Option<&Value>) -> crate::middleware::layer::Described {
+        crate::middleware::layer::Described {
+            session_id: self.transport_id.get().cloned(),
+            protocol_version: self.protocol_version().or_else(|| {
+                let meta = params?.get("_meta")?;
+                Some(meta.get(meta_keys::PROTOCOL_VERSION)?.as_str()?.to_owned())
+            }),
+            identity: self.principal(),
+            session_number: 0,
+        }
+    }
+
     fn closed(&self) {
         *lock(&self.phase) = Phase::Closed;
         if let Some(tasks) = &self.tasks {

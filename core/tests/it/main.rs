@@ -21,6 +21,7 @@ mod http_common;
 mod http_hardening;
 mod http_server;
 mod lifecycle;
+mod middleware;
 mod resources_prompts;
 mod revision_2026;
 mod robustness;
