@@ -38,6 +38,7 @@ pub struct ClientCallbacks {
     pub(crate) authorizer: Option<Arc<dyn Callback>>,
     pub(crate) token_store: Option<Arc<dyn Callback>>,
     pub(crate) close: Option<Arc<dyn Callback>>,
+    pub(crate) middleware: mcpweft::middleware::MiddlewareChain,
 }
 
 impl std::fmt::Debug for ClientCallbacks {
@@ -50,6 +51,7 @@ impl std::fmt::Debug for ClientCallbacks {
             .field("authorizer", &self.authorizer.is_some())
             .field("token_store", &self.token_store.is_some())
             .field("close", &self.close.is_some())
+            .field("middleware", &self.middleware.len())
             .finish()
     }
 }
@@ -112,6 +114,20 @@ impl ClientCallbacks {
     pub fn with_close(mut self, callback: Arc<dyn Callback>) -> Self {
         self.close = Some(callback);
         self
+    }
+
+    /// Adds a middleware written in the binding's language around every message of the
+    /// connection, inside those already added.
+    pub fn with_middleware(mut self, callback: Arc<dyn crate::MiddlewareCallback>) -> Self {
+        self.middleware.push_arc(crate::middleware::foreign(callback));
+        self
+    }
+
+    /// Adds one of the core's built-in middleware from its JSON, as
+    /// [`Server::add_builtin_middleware`](crate::Server::add_builtin_middleware) reads it.
+    pub fn with_builtin_middleware(mut self, spec: Value) -> Result<Self, Error> {
+        self.middleware.push_arc(crate::middleware::builtin(spec)?);
+        Ok(self)
     }
 
     /// The capabilities the callbacks imply.
@@ -257,6 +273,7 @@ impl ClientSpec {
         options.capabilities = caps;
         // A 2026-07-28 server sends list changes only on a stream asked for them.
         options.list_changed_notifications = callbacks.notification.is_some();
+        options.middleware = callbacks.middleware.clone();
         options
     }
 }

@@ -466,6 +466,20 @@ impl Server {
         Ok(())
     }
 
+    /// Adds a middleware written in the binding's language around every message of the
+    /// sessions started from now on, inside those already added.
+    pub fn add_middleware(&self, callback: Arc<dyn crate::MiddlewareCallback>) {
+        self.inner.add_middleware_arc(crate::middleware::foreign(callback));
+    }
+
+    /// Adds one of the core's built-in middleware from its JSON (`{"timing": {}}`,
+    /// `{"rateLimit": {"perSecond", "burst", "per"}}`, `{"cache": {"defaultTtlMs", "maxTtlMs",
+    /// "maxEntries", "methods"}}`), inside those already added.
+    pub fn add_builtin_middleware(&self, spec: Value) -> Result<(), Error> {
+        self.inner.add_middleware_arc(crate::middleware::builtin(spec)?);
+        Ok(())
+    }
+
     /// Returns the capabilities the server declares now.
     pub fn capabilities(&self) -> Value {
         serde_json::to_value(self.inner.capabilities()).unwrap_or(Value::Null)

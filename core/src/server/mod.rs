@@ -298,6 +298,9 @@ pub(crate) struct ServerInner {
     /// The skills served (the skills extension), keyed by the URI of their `SKILL.md`.
     pub(crate) skills: Mutex<Registry<crate::model::skills::SkillEntry>>,
     pub(crate) completion: Mutex<Option<Arc<dyn CompletionHandler>>>,
+    /// The middleware of the sessions started from now on: the options' chain and those added
+    /// since.
+    middleware: Mutex<MiddlewareChain>,
     sessions: Mutex<Vec<Weak<ServerSession>>>,
     /// The key and bookkeeping of revision 2026-07-28's requests for input across rounds.
     pub(crate) rounds: rounds::Rounds,
@@ -392,7 +395,7 @@ impl ServerInner {
             max_in_flight: self.options.max_in_flight_requests,
             max_queued: self.options.max_queued_messages,
             max_queued_bytes: self.options.max_queued_bytes,
-            middleware: self.options.middleware.clone(),
+            middleware: lock(&self.middleware).clone(),
             role: Role::Server,
             ..SessionConfig::default()
         }
@@ -550,10 +553,12 @@ impl Server {
 
     /// Creates a server with no registrations.
     pub fn new(info: Implementation, options: ServerOptions) -> Server {
+        let middleware = Mutex::new(options.middleware.clone());
         Server {
             inner: Arc::new(ServerInner {
                 info,
                 options,
+                middleware,
                 tools: Mutex::default(),
                 resources: Mutex::default(),
                 templates: Mutex::default(),
@@ -816,6 +821,18 @@ impl Server {
         }
     }
 
+    /// Adds a middleware inside those already added; it applies to the sessions started from
+    /// now on.
+    pub fn add_middleware(&self, middleware: impl Middleware) {
+        lock(&self.inner.middleware).push(middleware);
+    }
+
+    /// Adds a middleware that is already shared; it applies to the sessions started from now
+    /// on.
+    pub fn add_middleware_arc(&self, middleware: Arc<dyn Middleware>) {
+        lock(&self.inner.middleware).push_arc(middleware);
+    }
+
     /// Serves one session over `transport`, returning at once with a handle to it.
     pub fn serve(&self, transport: impl Transport) -> SessionHandle {
         self.serve_with_task(transport).0
@@ -864,8 +881,9 @@ impl ServerBuilder {
         &mut Arc::get_mut(&mut self.server.inner).expect("the builder owns its server").options
     }
 
-    /// Replaces all options.
+    /// Replaces all options, the middleware added so far included.
     pub fn options_from(mut self, options: ServerOptions) -> Self {
+        *lock(&self.server.inner.middleware) = options.middleware.clone();
         *self.options() = options;
         self
     }
@@ -921,8 +939,8 @@ impl ServerBuilder {
     }
 
     /// Adds a middleware around every message of every session, inside those already added.
-    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
-        self.options().middleware.push(middleware);
+    pub fn middleware(self, middleware: impl Middleware) -> Self {
+        self.server.add_middleware(middleware);
         self
     }
 

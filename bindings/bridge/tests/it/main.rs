@@ -7,5 +7,6 @@ mod client_calls;
 #[path = "../common/mod.rs"]
 mod common;
 mod host;
+mod middleware;
 mod parity;
 mod revision_2026;

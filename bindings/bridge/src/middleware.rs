@@ -1,0 +1,187 @@
+//! Middleware written in another language, and the core's built-in middleware from JSON.
+//!
+//! A foreign middleware receives each message as JSON and a [`Next`] to pass it on; what it
+//! returns is the outcome, and the error it raises fails the message with its JSON-RPC code.
+//! The semantics (order, direction, what may be changed) are the core's, so every language
+//! behaves the same.
+
+use std::{sync::Arc, time::Duration};
+
+use async_trait::async_trait;
+use mcpweft::middleware::{self as core, Cache, CacheOptions, Message, RateLimit, RateLimitKey, Timing};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{Error, Task, server::parse};
+
+/// A middleware written in another language: the message as JSON and the rest of the chain
+/// in, the outcome (a request's result; anything for a notification) or an error out.
+///
+/// The message is `{"method", "params", "isRequest", "id", "direction": "received" | "sent",
+/// "role": "server" | "client", "sessionId", "protocolVersion", "identity", "target"}`, where
+/// `target` is the tool, prompt, resource URI or task the message is about.
+#[async_trait]
+pub trait MiddlewareCallback: Send + Sync + 'static {
+    /// Handles one message.
+    async fn handle(&self, message: Value, next: Next) -> Result<Value, Error>;
+}
+
+#[async_trait]
+impl<F, Fut> MiddlewareCallback for F
+where
+    F: Fn(Value, Next) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, Error>> + Send + 'static,
+{
+    async fn handle(&self, message: Value, next: Next) -> Result<Value, Error> {
+        self(message, next).await
+    }
+}
+
+/// The rest of the chain, handed to a foreign middleware with each message.
+#[derive(Clone, Debug)]
+pub struct Next {
+    inner: core::Next,
+    message: Arc<Message>,
+}
+
+impl Next {
+    /// Passes the message on and yields the outcome: `message` is the JSON the middleware
+    /// received, changed or not. Its `method` and `params` are taken (`params` absent or
+    /// `null`: none); the other fields describe the message and are not read. It may be called
+    /// more than once, to retry.
+    pub fn run(&self, message: Value) -> Task<Value> {
+        let passed = changed(&self.message, message);
+        let inner = self.inner.clone();
+        Task::new(async move { Ok(inner.run(passed?).await?) })
+    }
+}
+
+/// The message `json` says, over the `original` it was made from.
+fn changed(original: &Message, json: Value) -> Result<Message, Error> {
+    let Value::Object(mut json) = json else {
+        return Err(Error::invalid_input("a middleware passes on the message object it received"));
+    };
+    let mut message = original.clone();
+    match json.remove("method") {
+        Some(Value::String(method)) => message.method = method,
+        None => {}
+        Some(_) => return Err(Error::invalid_input("a message's method is a string")),
+    }
+    match json.remove("params") {
+        None | Some(Value::Null) => message.params = None,
+        Some(params @ Value::Object(_)) => message.params = Some(params),
+        Some(_) => return Err(Error::invalid_input("a message's params are an object or null")),
+    }
+    Ok(message)
+}
+
+/// The JSON a foreign middleware receives for `message`.
+fn message_json(message: &Message) -> Value {
+    json!({
+        "method": message.method,
+        "params": message.params,
+        "isRequest": message.is_request,
+        "id": message.id,
+        "direction": message.direction.as_str(),
+        "role": message.role.as_str(),
+        "sessionId": message.session_id,
+        "protocolVersion": message.protocol_version,
+        "identity": message.identity,
+        "target": message.target(),
+    })
+}
+
+/// A foreign middleware as the core's chain runs it.
+struct Foreign(Arc<dyn MiddlewareCallback>);
+
+#[async_trait]
+impl core::Middleware for Foreign {
+    async fn handle(&self, message: Message, next: core::Next) -> Result<Value, mcpweft::Error> {
+        let json = message_json(&message);
+        let next = Next { inner: next, message: Arc::new(message) };
+        self.0.handle(json, next).await.map_err(|e| mcpweft::Error::Rpc(e.to_error_data()))
+    }
+}
+
+/// The core middleware that runs `callback`.
+pub(crate) fn foreign(callback: Arc<dyn MiddlewareCallback>) -> Arc<dyn core::Middleware> {
+    Arc::new(Foreign(callback))
+}
+
+/// The settings of the built-in rate limit, as JSON.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RateLimitSpec {
+    per_second: f64,
+    burst: Option<u32>,
+    per: Option<String>,
+}
+
+/// The settings of the built-in cache, as JSON.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct CacheSpec {
+    default_ttl_ms: Option<u64>,
+    max_ttl_ms: Option<u64>,
+    max_entries: Option<usize>,
+    methods: Option<Vec<String>>,
+}
+
+/// One of the core's built-in middleware from its JSON: `{"timing": {}}`, `{"rateLimit":
+/// {"perSecond", "burst", "per": "caller" | "session" | "global"}}` (burst defaults to one
+/// second's worth, at least 1) or `{"cache": {"defaultTtlMs", "maxTtlMs", "maxEntries",
+/// "methods"}}`.
+pub(crate) fn builtin(spec: Value) -> Result<Arc<dyn core::Middleware>, Error> {
+    let Value::Object(spec) = spec else {
+        return Err(Error::invalid_input(
+            "a built-in middleware is an object with one key: timing, rateLimit or cache",
+        ));
+    };
+    let mut entries = spec.into_iter();
+    let (Some((name, settings)), None) = (entries.next(), entries.next()) else {
+        return Err(Error::invalid_input(
+            "a built-in middleware is an object with one key: timing, rateLimit or cache",
+        ));
+    };
+    match name.as_str() {
+        "timing" => Ok(Arc::new(Timing)),
+        "rateLimit" => {
+            let spec: RateLimitSpec = parse(settings, "rateLimit middleware")?;
+            if !(spec.per_second.is_finite() && spec.per_second > 0.0) {
+                return Err(Error::invalid_input("rateLimit.perSecond is a positive number"));
+            }
+            let key = match spec.per.as_deref() {
+                None | Some("caller") => RateLimitKey::Caller,
+                Some("session") => RateLimitKey::Session,
+                Some("global") => RateLimitKey::Global,
+                Some(other) => {
+                    return Err(Error::invalid_input(format!(
+                        "rateLimit.per is caller, session or global, not {other:?}"
+                    )));
+                }
+            };
+            let burst = spec.burst.unwrap_or_else(|| spec.per_second.ceil().min(f64::from(u32::MAX)) as u32);
+            Ok(Arc::new(RateLimit::new(spec.per_second, burst.max(1)).per(key)))
+        }
+        "cache" => {
+            let spec: CacheSpec = parse(settings, "cache middleware")?;
+            let mut options = CacheOptions::new();
+            if let Some(ms) = spec.default_ttl_ms {
+                options = options.with_default_ttl(Duration::from_millis(ms));
+            }
+            if let Some(ms) = spec.max_ttl_ms {
+                options = options.with_max_ttl(Duration::from_millis(ms));
+            }
+            if let Some(entries) = spec.max_entries {
+                options = options.with_max_entries(entries);
+            }
+            if let Some(methods) = spec.methods {
+                options = options.with_methods(methods);
+            }
+            Ok(Arc::new(Cache::new(options)))
+        }
+        other => {
+            Err(Error::invalid_input(format!("unknown built-in middleware {other:?}: timing, rateLimit or cache")))
+        }
+    }
+}
