@@ -32,10 +32,14 @@ pub(crate) struct Handlers {
     authorizer: Handler,
     token_store: Handler,
     close: Handler,
+    /// The middleware, outermost first: `(True, spec)` for a built-in one, `(False, coroutine
+    /// function)` for one written in Python.
+    #[pyo3(default)]
+    middleware: Vec<(bool, Py<PyAny>)>,
 }
 
 impl Handlers {
-    pub(crate) fn callbacks(self, event_loop: &LoopSlot) -> ClientCallbacks {
+    pub(crate) fn callbacks(self, py: Python<'_>, event_loop: &LoopSlot) -> PyResult<ClientCallbacks> {
         let wrap = |handler: Handler| handler.map(|(func, is_async)| event_loop.callback(func, is_async));
         let mut callbacks = ClientCallbacks::new();
         if let Some(callback) = wrap(self.sampling) {
@@ -59,7 +63,14 @@ impl Handlers {
         if let Some(callback) = wrap(self.close) {
             callbacks = callbacks.with_close(callback);
         }
-        callbacks
+        for (builtin, middleware) in self.middleware {
+            callbacks = if builtin {
+                callbacks.with_builtin_middleware(convert::from_py(middleware.bind(py))?).or_raise(py)?
+            } else {
+                callbacks.with_middleware(event_loop.middleware(middleware))
+            };
+        }
+        Ok(callbacks)
     }
 }
 
@@ -78,7 +89,7 @@ fn connect<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let event_loop = LoopSlot::default();
     event_loop.capture(py)?;
-    let task = connect(handlers.callbacks(&event_loop));
+    let task = connect(handlers.callbacks(py, &event_loop)?);
     runtime::await_task(py, task, move |py, inner| Ok(Bound::new(py, PyClient { inner, event_loop })?.into_any()))
 }
 

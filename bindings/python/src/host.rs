@@ -32,7 +32,7 @@ impl PyHost {
         let event_loop = LoopSlot::default();
         event_loop.capture(py)?;
         let (config, options) = (convert::from_py(config)?, convert::from_py(options)?);
-        let task = Host::connect(config, options, handlers.callbacks(&event_loop));
+        let task = Host::connect(config, options, handlers.callbacks(py, &event_loop)?);
         runtime::await_task(py, task, move |py, inner| Ok(Bound::new(py, PyHost { inner, event_loop })?.into_any()))
     }
 

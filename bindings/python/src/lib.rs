@@ -17,6 +17,7 @@ mod error;
 mod host;
 mod http;
 mod log;
+mod middleware;
 mod runtime;
 mod server;
 
@@ -69,5 +70,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<host::PyHost>()?;
     m.add_class::<host::PyHostEvents>()?;
     m.add_class::<context::PyContext>()?;
+    m.add_class::<middleware::PyNext>()?;
     Ok(())
 }

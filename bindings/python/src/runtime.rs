@@ -23,12 +23,12 @@ use std::{
 };
 
 use async_trait::async_trait;
-use mcpweft_bridge::{BlockingScope, Callback, Context, Error, Task, TaskHandle};
+use mcpweft_bridge::{BlockingScope, Callback, Context, Error, MiddlewareCallback, Next, Task, TaskHandle};
 use pyo3::{exceptions::PyRuntimeError, ffi, prelude::*, types::PyTuple};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::{context::PyContext, convert, error};
+use crate::{context::PyContext, convert, error, middleware::PyNext};
 
 /// How many Rust threads are inside [`attach`] right now.
 static ATTACHED: AtomicUsize = AtomicUsize::new(0);
@@ -241,6 +241,12 @@ impl LoopSlot {
     pub(crate) fn callback(&self, func: Py<PyAny>, is_async: bool) -> Arc<dyn Callback> {
         Arc::new(PyCallback { func: Arc::new(func), is_async, event_loop: self.clone() })
     }
+
+    /// Wraps the coroutine function `func(message, next)` as a middleware that runs on this
+    /// loop.
+    pub(crate) fn middleware(&self, func: Py<PyAny>) -> Arc<dyn MiddlewareCallback> {
+        Arc::new(PyCallback { func: Arc::new(func), is_async: true, event_loop: self.clone() })
+    }
 }
 
 /// Receives the outcome of a `concurrent.futures.Future` from its done callback, as JSON.
@@ -283,8 +289,8 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// A Python callable the bridge calls as `func(payload, context)`: a handler, or a client
-/// callback.
+/// A Python callable the bridge calls as `func(payload, context)` (a handler, or a client
+/// callback) or `func(message, next)` (a middleware).
 struct PyCallback {
     /// The callable, shared so that a sync call can take it to the blocking pool without
     /// attaching to the interpreter to clone it.
@@ -293,23 +299,40 @@ struct PyCallback {
     event_loop: LoopSlot,
 }
 
-/// Builds the arguments `(payload, context)` of a call.
-fn arguments<'py>(py: Python<'py>, payload: &Value, context: Context) -> PyResult<Bound<'py, PyTuple>> {
-    let context = Bound::new(py, PyContext::new(context))?.into_any();
-    PyTuple::new(py, [convert::to_py(py, payload)?, context])
+/// What a call passes after its payload: a handler's context, or a middleware's next step.
+enum Second {
+    Context(Context),
+    Next(Next),
+}
+
+/// Builds the arguments `(payload, context)` or `(message, next)` of a call.
+fn arguments<'py>(py: Python<'py>, payload: &Value, second: Second) -> PyResult<Bound<'py, PyTuple>> {
+    let second = match second {
+        Second::Context(context) => Bound::new(py, PyContext::new(context))?.into_any(),
+        Second::Next(next) => Bound::new(py, PyNext::new(next))?.into_any(),
+    };
+    PyTuple::new(py, [convert::to_py(py, payload)?, second])
 }
 
 #[async_trait]
 impl Callback for PyCallback {
     async fn call(&self, payload: Value, context: Context) -> Result<Value, Error> {
+        let context = Second::Context(context);
         if self.is_async { self.call_async(payload, context).await } else { self.call_sync(payload, context).await }
+    }
+}
+
+#[async_trait]
+impl MiddlewareCallback for PyCallback {
+    async fn handle(&self, message: Value, next: Next) -> Result<Value, Error> {
+        self.call_async(message, Second::Next(next)).await
     }
 }
 
 impl PyCallback {
     /// Runs the call on the bounded blocking pool, attached once for the arguments, the call
     /// and the conversion of its result.
-    async fn call_sync(&self, payload: Value, context: Context) -> Result<Value, Error> {
+    async fn call_sync(&self, payload: Value, context: Second) -> Result<Value, Error> {
         let func = Arc::clone(&self.func);
         mcpweft_bridge::run_blocking(move || {
             attach(|py| to_json(py, arguments(py, &payload, context).and_then(|args| func.bind(py).call1(args))))
@@ -320,7 +343,7 @@ impl PyCallback {
 
     /// Schedules the coroutine on the asyncio loop and waits for the JSON result its done
     /// callback sends.
-    async fn call_async(&self, payload: Value, context: Context) -> Result<Value, Error> {
+    async fn call_async(&self, payload: Value, context: Second) -> Result<Value, Error> {
         let scheduled = attach(|py| self.schedule(py, &payload, context).map_err(|e| error::from_py(py, &e)));
         let (rx, mut guard) = scheduled.unwrap_or_else(|| Err(exiting_error()))?;
         let outcome = rx.await;
@@ -335,7 +358,7 @@ impl PyCallback {
         &self,
         py: Python<'_>,
         payload: &Value,
-        context: Context,
+        context: Second,
     ) -> PyResult<(oneshot::Receiver<Result<Value, Error>>, CancelOnDrop)> {
         let event_loop = self.event_loop.get(py)?;
         let coroutine = self.func.bind(py).call1(arguments(py, payload, context)?)?;

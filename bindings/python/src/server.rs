@@ -59,6 +59,18 @@ impl PyServer {
         .or_raise(py)
     }
 
+    /// Adds the coroutine function `middleware(message, next)` around every message of the
+    /// sessions started from now on, inside those already added.
+    fn add_middleware(&self, middleware: Py<PyAny>) {
+        self.inner.add_middleware(self.event_loop.middleware(middleware));
+    }
+
+    /// Adds one of the core's built-in middleware from its dict (`{"timing": {}}`,
+    /// `{"rateLimit": {...}}` or `{"cache": {...}}`), inside those already added.
+    fn add_builtin_middleware(&self, py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.add_builtin_middleware(convert::from_py(spec)?).or_raise(py)
+    }
+
     /// Sets `handler(params, context)` as the answer to `completion/complete`.
     fn set_completion(&self, handler: Py<PyAny>, is_async: bool) {
         self.inner.set_completion(self.event_loop.callback(handler, is_async));

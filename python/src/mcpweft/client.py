@@ -10,8 +10,10 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable, Optional, Union, cast
 
 from . import _logging, _native
+from . import middleware as _middleware
 from .auth import Authorizer, ClientAuth, TokenStore, _authorizer, _token_store
 from .errors import ConfigError, TransportClosed
+from .middleware import Middleware, _Builtin
 from .types import (
     CallToolResult,
     CompleteResult,
@@ -307,6 +309,10 @@ class Client:
     "disconnected", "message", "exitCode", "signal", "stderr"}`` when the server ended it, where
     ``message`` is that of the ``TransportClosed`` every call raises from then on (a spawned
     server's exit code or signal and the end of its stderr).
+
+    ``middleware`` wraps every message the client sends and receives, outermost first: each
+    an ``async def middleware(message, call_next)`` or a built-in one of ``mcpweft.middleware``
+    (a ``Cache`` keeps list results while they are fresh).
     """
 
     def __init__(
@@ -333,6 +339,7 @@ class Client:
         extensions: Optional[Mapping[str, JsonObject]] = None,
         timeout: Optional[float] = None,
         on_close: Optional[Callable[[JsonObject], Any]] = None,
+        middleware: Sequence[Union[Middleware, _Builtin]] = (),
     ) -> None:
         self._connect = connect
         listeners = _Listeners(
@@ -347,6 +354,7 @@ class Client:
             sampling_handler, sampling_tools, elicitation_handler, elicitation_modes, roots, listeners
         )
         self._handlers["close"] = None if on_close is None else _map(on_close, lambda _result: None)
+        self._handlers["middleware"] = [_middleware._native(m) for m in middleware]
         self._options = optional(
             name=name or "mcpweft-python",
             version=version,

@@ -17,6 +17,8 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar, Union, overload
 
 from . import _convert, _logging, _native
+from . import middleware as _middleware
+from .middleware import Middleware, _Builtin
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -29,6 +31,7 @@ from .errors import ConfigError
 from .types import Icon, JsonObject, LoggingLevel, TaskSupport, optional
 
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=Middleware)
 
 _TEMPLATE = re.compile(r"{[^{}]+}")
 
@@ -587,6 +590,23 @@ class Server:
             return fn
 
         return register
+
+    def add_middleware(self, middleware: Union[Middleware, _Builtin]) -> None:
+        """Adds ``middleware`` around every message of the sessions started from now on, inside
+        those already added: an ``async def middleware(message, call_next)`` or a built-in one
+        (``Timing()``, ``RateLimit(...)``, ``Cache(...)`` of ``mcpweft.middleware``)."""
+        builtin, native = _middleware._native(middleware)
+        if builtin:
+            self._native.add_builtin_middleware(native)
+        else:
+            self._any_async = True
+            self._native.add_middleware(native)
+
+    def middleware(self, fn: M) -> M:
+        """Registers the decorated ``async def middleware(message, call_next)`` with
+        ``add_middleware``."""
+        self.add_middleware(fn)
+        return fn
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; connected clients are told the list changed."""
