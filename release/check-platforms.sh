@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks that the shipped crates (mcpweft, mcpweft-bridge, the command line mcpweft-cli and the
+# Checks that the shipped crates (mcpweft, mcpweft-otel, mcpweft-bridge, the command line mcpweft-cli and the
 # Python, Node and Swift bindings, with the Redis feature) and the benchmark compile for Windows
 # x86_64 (MSVC) and macOS (arm64, x86_64), from this Linux machine: `cargo +nightly check` against the three
 # targets' prebuilt standard libraries (`rustup target add`), and where rustup cannot add them,
@@ -36,7 +36,7 @@ targets=(
     "aarch64-apple-darwin aarch64-macos ar"
     "x86_64-apple-darwin x86_64-macos ar"
 )
-crates=(mcpweft mcpweft-bridge mcpweft-cli mcpweft-python mcpweft-node mcpweft-swift mcpweft-bench)
+crates=(mcpweft mcpweft-otel mcpweft-bridge mcpweft-cli mcpweft-python mcpweft-node mcpweft-swift mcpweft-bench)
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     echo "check-platforms: SKIPPED: the nightly Rust toolchain is not installed (rustup toolchain install nightly)"

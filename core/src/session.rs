@@ -128,6 +128,9 @@ pub struct RequestOptions {
     /// Learns the request's id just before it is sent (a `subscriptions/listen` stream is
     /// known by it).
     pub(crate) on_id: Option<IdCallback>,
+    /// The id to send the request with, drawn beforehand (middleware see it); the next of the
+    /// session's ids when `None`.
+    pub(crate) id: Option<RequestId>,
 }
 
 impl RequestOptions {
@@ -533,7 +536,7 @@ impl Peer {
         if inner.input_ended.is_cancelled() {
             return Err(inner.closed_error());
         }
-        let id = RequestId::Number(inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = options.id.clone().unwrap_or_else(|| self.next_request_id());
         let mut params = params;
         let activity = options.reset_timeout_on_progress.then(|| Arc::new(Notify::new()));
         let token = match &options.on_progress {
@@ -637,6 +640,11 @@ impl Peer {
             return Err(self.inner.closed_error());
         }
         self.inner.command(WriterCommand::Send(Outbound { message, related_request: related }), priority)
+    }
+
+    /// Draws the id of the next request this side sends.
+    pub(crate) fn next_request_id(&self) -> RequestId {
+        RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
     /// Returns the session's number, unique in the process: the key of what is kept per

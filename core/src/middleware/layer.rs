@@ -4,7 +4,7 @@
 use std::{
     panic::AssertUnwindSafe,
     pin::Pin,
-    sync::{Arc, Weak},
+    sync::{Arc, Mutex, Weak},
     task::{Context, Poll, Waker},
 };
 
@@ -185,7 +185,9 @@ impl Outgoing {
         Message::of(method.to_owned(), params, None, is_request, Direction::Sent, self.role, described)
     }
 
-    /// Sends a request through the chain; its end is the peer's own request.
+    /// Sends a request through the chain; its end is the peer's own request. Its id is drawn
+    /// first, so that the chain sees it; a middleware that passes it on again (a retry) sends
+    /// it with a new id.
     pub(crate) fn request(
         &self,
         peer: &Peer,
@@ -193,11 +195,14 @@ impl Outgoing {
         params: Option<Value>,
         options: RequestOptions,
     ) -> BoxFuture<'static, Result<Value, Error>> {
-        let message = self.message(peer, method, params, true);
+        let mut message = self.message(peer, method, params, true);
+        let id = peer.next_request_id();
+        message.id = Some(id.clone());
+        let first = Mutex::new(Some(id));
         let peer = peer.clone();
         let end: Arc<Endpoint> = Arc::new(move |message: Message| {
             let peer = peer.clone();
-            let options = options.clone();
+            let options = RequestOptions { id: crate::sync::lock(&first).take(), ..options.clone() };
             async move { peer.send_request(&message.method, message.params, options).await }.boxed()
         });
         self.chain.start(end).run(message)

@@ -34,6 +34,7 @@ pub use builtin::{Cache, CacheOptions, RateLimit, RateLimitKey, Timing};
 use crate::{Error, jsonrpc::RequestId};
 
 pub(crate) mod layer;
+pub mod telemetry;
 
 /// Whether a message arrived from the peer or is on its way to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,8 +88,7 @@ pub struct Message {
     pub params: Option<Value>,
     /// Whether it is a request (with an answer to come) rather than a notification.
     pub is_request: bool,
-    /// The request's id on the wire, for a received request; `None` for a notification and for
-    /// a request this side sends, whose id is given as it is written.
+    /// The request's id on the wire; `None` for a notification.
     pub id: Option<RequestId>,
     /// Whether the peer sent it or this side sends it.
     pub direction: Direction,

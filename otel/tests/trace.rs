@@ -1,0 +1,95 @@
+//! A traced client calls a traced server: the server's span has the client's as its parent,
+//! across the trace context in `_meta`, and both carry the official SDK's names and attributes.
+
+use std::{
+    future::Future,
+    sync::{Arc, Mutex},
+};
+
+use mcpweft::{
+    Client, ClientOptions, Server,
+    model::{CallToolResult, Implementation, JsonObject, Tool},
+    transport::memory_pair,
+};
+use mcpweft_otel::OpenTelemetry;
+use opentelemetry::{
+    KeyValue,
+    trace::{SpanKind, Status},
+};
+use opentelemetry_sdk::{
+    error::OTelSdkResult,
+    trace::{SdkTracerProvider, SpanData, SpanExporter},
+};
+use serde_json::json;
+
+/// Keeps every exported span.
+#[derive(Clone, Debug, Default)]
+struct Collect(Arc<Mutex<Vec<SpanData>>>);
+
+impl SpanExporter for Collect {
+    fn export(&self, batch: Vec<SpanData>) -> impl Future<Output = OTelSdkResult> + Send {
+        self.0.lock().unwrap().extend(batch);
+        std::future::ready(Ok(()))
+    }
+}
+
+impl Collect {
+    /// The span named `name`.
+    fn span(&self, name: &str) -> SpanData {
+        let spans = self.0.lock().unwrap();
+        let names: Vec<_> = spans.iter().map(|s| s.name.to_string()).collect();
+        spans.iter().find(|s| s.name == name).cloned().unwrap_or_else(|| panic!("no span {name} in {names:?}"))
+    }
+}
+
+/// The value of the attribute `key` of `span`, as a string.
+fn attribute(span: &SpanData, key: &str) -> Option<String> {
+    span.attributes.iter().find(|kv: &&KeyValue| kv.key.as_str() == key).map(|kv| kv.value.to_string())
+}
+
+#[tokio::test]
+async fn a_server_span_is_the_child_of_the_client_span_that_sent_its_request() {
+    let spans = Collect::default();
+    let provider = SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build();
+    opentelemetry::global::set_tracer_provider(provider.clone());
+
+    let tool = Tool::without_arguments("hello", "Says hello.");
+    let server = Server::builder(Implementation::new("traced", "1"))
+        .tool(tool, |_args: JsonObject, _ctx| async { Ok(CallToolResult::text("hello")) })
+        .middleware(OpenTelemetry::new())
+        .build()
+        .unwrap();
+    let (client_side, server_side) = memory_pair();
+    server.serve(server_side);
+    let options = ClientOptions::new("traced-client", "1").with_middleware(OpenTelemetry::new());
+    let client = Client::connect(client_side, options).await.unwrap();
+    client.call_tool("hello", json!({})).await.unwrap();
+    let missing = client.call_tool("missing", json!({})).await.unwrap_err();
+    let code = missing.rpc().expect("a JSON-RPC error").code;
+    provider.force_flush().unwrap();
+
+    let sent = spans.span("MCP send tools/call hello");
+    let received = spans.span("tools/call hello");
+    assert_eq!((sent.span_kind.clone(), received.span_kind.clone()), (SpanKind::Client, SpanKind::Server));
+    assert_eq!(received.span_context.trace_id(), sent.span_context.trace_id());
+    assert_eq!(received.parent_span_id, sent.span_context.span_id());
+    assert!(received.parent_span_is_remote, "the parent came through _meta");
+    assert_eq!(attribute(&received, "mcp.method.name").as_deref(), Some("tools/call"));
+    assert_eq!(attribute(&received, "mcp.protocol.version").as_deref(), Some("2025-11-25"));
+    assert_eq!(attribute(&received, "gen_ai.operation.name").as_deref(), Some("execute_tool"));
+    assert_eq!(attribute(&received, "gen_ai.tool.name").as_deref(), Some("hello"));
+    assert_eq!(attribute(&received, "jsonrpc.request.id"), attribute(&sent, "jsonrpc.request.id"));
+    assert_eq!(received.status, Status::Unset);
+
+    let failed = spans.span("tools/call missing");
+    assert_eq!(attribute(&failed, "error.type"), Some(code.to_string()));
+    assert_eq!(attribute(&failed, "rpc.response.status_code"), Some(code.to_string()));
+    assert!(matches!(failed.status, Status::Error { .. }), "{:?}", failed.status);
+    assert_eq!(spans.span("MCP send tools/call missing").parent_span_id, opentelemetry::trace::SpanId::INVALID);
+
+    // The handshake is traced too, and a notification this side sends is not.
+    spans.span("MCP send initialize");
+    spans.span("initialize");
+    spans.span("notifications/initialized");
+    assert!(!spans.0.lock().unwrap().iter().any(|s| s.name == "MCP send notifications/initialized"));
+}
