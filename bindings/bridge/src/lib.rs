@@ -38,7 +38,7 @@ pub use error::{ERROR_CODES, Error, ErrorKind, error_kinds, parse_json};
 pub use host::{Host, HostEvents};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
 pub use log::init_logging;
-pub use middleware::{MiddlewareCallback, Next};
+pub use middleware::{MiddlewareCallback, Next, telemetry_outcome, telemetry_span};
 pub use pool::{
     BlockingScope, DEFAULT_BLOCKING_LIMIT, blocking_limit, run_blocking, set_blocking_limit, set_blocking_scope,
 };

@@ -8,7 +8,9 @@
 use std::{sync::Arc, time::Duration};
 
 use async_trait::async_trait;
-use mcpweft::middleware::{self as core, Cache, CacheOptions, Message, RateLimit, RateLimitKey, Timing};
+use mcpweft::middleware::{
+    self as core, Cache, CacheOptions, Direction, Message, RateLimit, RateLimitKey, Role, Timing, telemetry,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -183,5 +185,68 @@ pub(crate) fn builtin(spec: Value) -> Result<Arc<dyn core::Middleware>, Error> {
         other => {
             Err(Error::invalid_input(format!("unknown built-in middleware {other:?}: timing, rateLimit or cache")))
         }
+    }
+}
+
+/// The message a foreign middleware describes in `json` (the shape it receives).
+fn message_from_json(json: &Value) -> Result<Message, Error> {
+    let text = |key: &str| json.get(key).and_then(Value::as_str).map(str::to_owned);
+    let method = text("method").ok_or_else(|| Error::invalid_input("a message has a method"))?;
+    let params = json.get("params").filter(|p| p.is_object()).cloned();
+    let is_request = json.get("isRequest").and_then(Value::as_bool).unwrap_or(true);
+    let mut message = Message::new(method, params, is_request);
+    message.id = json.get("id").and_then(|id| serde_json::from_value(id.clone()).ok());
+    message.direction =
+        if text("direction").as_deref() == Some("sent") { Direction::Sent } else { Direction::Received };
+    message.role = if text("role").as_deref() == Some("client") { Role::Client } else { Role::Server };
+    message.session_id = text("sessionId");
+    message.protocol_version = text("protocolVersion");
+    message.identity = text("identity");
+    Ok(message)
+}
+
+/// The span a language's OpenTelemetry middleware records around `message` (the JSON a
+/// middleware receives): `{"name", "kind": "server" | "client", "attributes": {...}}` with the
+/// official SDK's names, or `null` for a message that gets none (a notification this side
+/// sends). A server span's parent is the trace context in the message's `_meta`; a client
+/// span's context goes into it.
+pub fn telemetry_span(message: &Value) -> Result<Value, Error> {
+    let Some(plan) = telemetry::plan(&message_from_json(message)?) else { return Ok(Value::Null) };
+    let attributes: serde_json::Map<String, Value> =
+        plan.attributes.into_iter().map(|(key, value)| (key.to_owned(), Value::String(value))).collect();
+    Ok(json!({ "name": plan.name, "kind": plan.kind.as_str(), "attributes": attributes }))
+}
+
+/// What the span of a message of `method` records of its outcome: `outcome` is `{"result"}` or
+/// `{"error"}` (the error's JSON, as every binding receives it: `kind`, `code`, `message`).
+/// Returns `{"attributes": {...}, "error": null | description}`; a non-null `error` makes the
+/// span's status an error.
+pub fn telemetry_outcome(method: &str, outcome: &Value) -> Value {
+    let error = outcome.get("error");
+    let plan = match error {
+        Some(error) => telemetry::outcome(method, &Err(local_or_rpc(error))),
+        None => telemetry::outcome(method, &Ok(outcome.get("result").cloned().unwrap_or(Value::Null))),
+    };
+    let attributes: serde_json::Map<String, Value> =
+        plan.attributes.into_iter().map(|(key, value)| (key.to_owned(), Value::String(value))).collect();
+    // A failure is described by its own message, as the binding's error carries it.
+    let description = match error {
+        Some(error) => Some(error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned()),
+        None => plan.error,
+    };
+    json!({ "attributes": attributes, "error": description })
+}
+
+/// The core error an error's JSON stands for, as far as a span tells them apart.
+fn local_or_rpc(error: &Value) -> mcpweft::Error {
+    let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+    if let Some(code) = error.get("code").and_then(Value::as_i64) {
+        return mcpweft::Error::Rpc(mcpweft::ErrorData::new(code, message));
+    }
+    match error.get("kind").and_then(Value::as_str) {
+        Some("timeout") => mcpweft::Error::Timeout(Duration::ZERO),
+        Some("cancelled") => mcpweft::Error::Cancelled,
+        Some("transport_closed") => mcpweft::Error::TransportClosed,
+        _ => mcpweft::Error::Protocol(message),
     }
 }

@@ -61,6 +61,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sync_handler_limit, m)?)?;
     m.add_function(wrap_pyfunction!(log::set_log_level, m)?)?;
     m.add_function(wrap_pyfunction!(convert::set_json_default, m)?)?;
+    m.add_function(wrap_pyfunction!(middleware::telemetry_span, m)?)?;
+    m.add_function(wrap_pyfunction!(middleware::telemetry_outcome, m)?)?;
     m.add_class::<server::PyServer>()?;
     m.add_class::<server::PyHttpServer>()?;
     m.add_class::<http::PyHttpEndpoint>()?;

@@ -253,3 +253,25 @@ async fn the_cache_keeps_private_results_per_session() {
     assert_eq!(text(within(second.read_resource("mem://private")).await.unwrap()), "read 1", "not shared with another");
     assert_eq!(reads.load(Ordering::SeqCst), 2);
 }
+
+#[tokio::test]
+async fn over_http_a_middleware_may_wait_before_it_passes_initialize_on() {
+    use mcpweft::{
+        Client, ClientOptions,
+        http::{HttpServerOptions, StreamableHttpServer},
+        transport::http::StreamableHttpClientTransport,
+    };
+    let server = adder(Arc::default())
+        .middleware(|message: Message, next: Next| async move {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            next.run(message).await
+        })
+        .build()
+        .unwrap();
+    let bound =
+        StreamableHttpServer::bind(server, "127.0.0.1:0".parse().unwrap(), HttpServerOptions::default()).await.unwrap();
+    let transport = StreamableHttpClientTransport::new(bound.url()).unwrap();
+    let client = within(Client::connect(transport, ClientOptions::new("t", "1"))).await.unwrap();
+    let sum = within(client.call_tool("add", json!({"a": 2, "b": 3}))).await.unwrap();
+    assert_eq!(first_text(&sum), "5");
+}

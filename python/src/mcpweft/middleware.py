@@ -38,7 +38,7 @@ class Message:
     params: Optional[JsonObject] = None
     #: Whether it is a request (with an answer to come) rather than a notification.
     is_request: bool = True
-    #: A received request's id; ``None`` for a notification and for a request this side sends.
+    #: The request's id on the wire; ``None`` for a notification.
     id: Union[str, int, None] = None
     #: ``"received"`` from the peer, or ``"sent"`` by this side.
     direction: Literal["received", "sent"] = "received"
@@ -73,6 +73,20 @@ class Message:
 
     def _to_json(self) -> JsonObject:
         return {"method": self.method, "params": self.params}
+
+    def _describe(self) -> JsonObject:
+        """Every field, as the native layer names them."""
+        return {
+            "method": self.method,
+            "params": self.params,
+            "isRequest": self.is_request,
+            "id": self.id,
+            "direction": self.direction,
+            "role": self.role,
+            "sessionId": self.session_id,
+            "protocolVersion": self.protocol_version,
+            "identity": self.identity,
+        }
 
 
 #: Passes a message on to the rest of the chain and returns its outcome.

@@ -113,3 +113,36 @@ fn the_built_in_middleware_come_from_json() {
         assert!(error.message.contains(says), "{says}: {error:?}");
     }
 }
+
+#[test]
+fn the_span_of_a_message_is_named_once_for_every_language() {
+    let received = json!({
+        "method": "tools/call", "params": {"name": "add"}, "isRequest": true, "id": "a-1",
+        "direction": "received", "role": "server", "protocolVersion": "2025-11-25",
+    });
+    let span = mcpweft_bridge::telemetry_span(&received).unwrap();
+    assert_eq!(span["name"], "tools/call add");
+    assert_eq!(span["kind"], "server");
+    assert_eq!(span["attributes"]["jsonrpc.request.id"], "a-1");
+    assert_eq!(span["attributes"]["gen_ai.tool.name"], "add");
+    let sent = json!({ "method": "notifications/progress", "isRequest": false, "direction": "sent", "role": "server" });
+    assert_eq!(mcpweft_bridge::telemetry_span(&sent).unwrap(), Value::Null);
+
+    let failed = mcpweft_bridge::telemetry_outcome(
+        "tools/call",
+        &json!({"error": {"kind": "rpc", "code": -32602, "message": "bad"}}),
+    );
+    assert_eq!(
+        failed,
+        json!({"attributes": {"error.type": "-32602", "rpc.response.status_code": "-32602"}, "error": "bad"})
+    );
+    let timed_out =
+        mcpweft_bridge::telemetry_outcome("ping", &json!({"error": {"kind": "timeout", "message": "too slow"}}));
+    assert_eq!(timed_out, json!({"attributes": {"error.type": "timeout"}, "error": "too slow"}));
+    let tool_error = mcpweft_bridge::telemetry_outcome("tools/call", &json!({"result": {"isError": true}}));
+    assert_eq!(tool_error, json!({"attributes": {"error.type": "tool_error"}, "error": ""}));
+    assert_eq!(
+        mcpweft_bridge::telemetry_outcome("tools/list", &json!({"result": {}})),
+        json!({"attributes": {}, "error": null})
+    );
+}

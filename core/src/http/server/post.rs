@@ -169,12 +169,15 @@ async fn initialize(state: &Arc<HttpState>, message: JsonRpcMessage, caller: Cal
     let Ok(mut collected) = session.request(stream, message).await else {
         return error_response(StatusCode::NOT_FOUND, -32001, "Session not found");
     };
-    // A core session answers initialization at once, in the delivery above; a relayed server
-    // answers it later.
-    if session.relay().is_some() {
+    // A core session answers initialization at once, in the delivery above, unless a middleware
+    // waits before passing it on; a relayed server answers it later.
+    if session.relay().is_some() || session.negotiated_version().is_none() {
         let Some(answer) = initialize_answer(collected, session.max_queued).await else {
             session.end();
-            let message = "Internal error: the relayed server did not answer initialize";
+            let message = match session.relay() {
+                Some(_) => "Internal error: the relayed server did not answer initialize",
+                None => "Internal error: initialize was not answered",
+            };
             return error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, message);
         };
         collected = answer;
