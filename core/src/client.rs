@@ -185,6 +185,14 @@ impl ClientOptions {
         self.middleware.push(middleware);
         self
     }
+
+    /// Declares MCP Apps (`io.modelcontextprotocol/ui`): the client renders HTML views, so a
+    /// server lists its views and the tools only a view may call.
+    pub fn with_apps(mut self) -> Self {
+        self.capabilities =
+            self.capabilities.with_extension(crate::model::apps::APPS_EXTENSION, crate::model::apps::client_settings());
+        self
+    }
 }
 
 struct ClientService {
@@ -785,6 +793,13 @@ impl Client {
             Ok((page.resource_templates, page.next_cursor))
         })
         .await
+    }
+
+    /// Reads the HTML view of an app (MCP Apps) at `uri`, checking its MIME type; fails with
+    /// [`Error::Protocol`] when the resource is not an app view.
+    pub async fn read_app_view(&self, uri: &str) -> Result<crate::model::apps::AppView, Error> {
+        let result = self.read_resource(uri).await?;
+        crate::model::apps::AppView::from_read(uri, &result).map_err(Error::Protocol)
     }
 
     /// Reads a resource.

@@ -296,6 +296,14 @@ impl HostBuilder {
         self
     }
 
+    /// Declares MCP Apps (`io.modelcontextprotocol/ui`) to every server: the host renders app
+    /// views, so servers list their views and the tools only a view may call.
+    pub fn with_apps(mut self) -> Self {
+        self.capabilities =
+            self.capabilities.with_extension(crate::model::apps::APPS_EXTENSION, crate::model::apps::client_settings());
+        self
+    }
+
     /// Sets the protocol version to ask every server for (the latest by default; with
     /// `2026-07-28` a server that does not offer it is spoken to in the latest older one).
     pub fn with_protocol_version(mut self, version: impl Into<String>) -> Self {
@@ -1065,6 +1073,19 @@ impl Host {
     /// resource template matches it.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
         self.read_resource_with(uri, None, CallOptions::default()).await
+    }
+
+    /// Reads the app view (MCP Apps) of the tool with host name `tool`, from the server that
+    /// offers it; [`Error::Config`] for a tool without a view, [`Error::Protocol`] for a resource
+    /// that is not one.
+    pub async fn read_app_view(&self, tool: &str) -> Result<crate::model::apps::AppView, Error> {
+        let found = self.tools().into_iter().find(|t| t.name == tool);
+        let Some(found) = found else { return Err(Error::Config(format!("no tool is named {tool:?}"))) };
+        let Some(uri) = found.app().and_then(|ui| ui.resource_uri) else {
+            return Err(Error::Config(format!("tool {tool:?} has no app view")));
+        };
+        let result = self.read_resource_from(&found.server, &uri).await?;
+        crate::model::apps::AppView::from_read(&uri, &result).map_err(Error::Protocol)
     }
 
     /// Reads a resource from the server `server`, whether or not it lists it.

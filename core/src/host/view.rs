@@ -27,6 +27,17 @@ impl HostTool {
         tool.name.clone_from(&self.name);
         tool
     }
+
+    /// Returns the tool's binding to an app view (MCP Apps), if it has one.
+    pub fn app(&self) -> Option<crate::model::apps::AppToolMeta> {
+        crate::model::apps::AppToolMeta::of(&self.tool)
+    }
+
+    /// Returns whether the host may list the tool to its model: a tool only a view may call is
+    /// not.
+    pub fn visible_to_model(&self) -> bool {
+        crate::model::apps::visible_to_model(&self.tool)
+    }
 }
 
 /// A prompt of one server, as the host offers it.

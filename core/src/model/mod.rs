@@ -6,6 +6,7 @@
 //! free-form JSON (schemas, structured content, `_meta`, …) is kept raw so that
 //! unknown keys round-trip.
 
+pub mod apps;
 pub mod capabilities;
 pub mod common;
 pub mod completion;

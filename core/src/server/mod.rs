@@ -24,6 +24,7 @@
 //! # Ok(()) }
 //! ```
 
+mod apps;
 mod context;
 mod handler;
 mod listen;
@@ -301,6 +302,9 @@ pub(crate) struct ServerInner {
     /// The middleware of the sessions started from now on: the options' chain and those added
     /// since.
     middleware: Mutex<MiddlewareChain>,
+    /// Whether an app view (MCP Apps) is served: the extension is declared, and clients without
+    /// Apps are spared what only a view uses.
+    pub(crate) apps: std::sync::atomic::AtomicBool,
     sessions: Mutex<Vec<Weak<ServerSession>>>,
     /// The key and bookkeeping of revision 2026-07-28's requests for input across rounds.
     pub(crate) rounds: rounds::Rounds,
@@ -345,6 +349,12 @@ impl ServerInner {
         }
         if caps.logging.is_none() {
             caps.logging = Some(JsonObject::new());
+        }
+        if self.apps.load(std::sync::atomic::Ordering::Relaxed) {
+            caps.extensions
+                .get_or_insert_with(JsonObject::new)
+                .entry(crate::model::apps::APPS_EXTENSION)
+                .or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
         }
         caps
     }
@@ -559,6 +569,7 @@ impl Server {
                 info,
                 options,
                 middleware,
+                apps: std::sync::atomic::AtomicBool::new(false),
                 tools: Mutex::default(),
                 resources: Mutex::default(),
                 templates: Mutex::default(),
@@ -614,8 +625,12 @@ impl Server {
         self.register_tool(tool, Arc::new(handler), Duplicate::Replace)
     }
 
-    fn register_tool(&self, tool: Tool, handler: Arc<dyn ToolHandler>, duplicate: Duplicate) -> Result<(), Error> {
+    fn register_tool(&self, mut tool: Tool, handler: Arc<dyn ToolHandler>, duplicate: Duplicate) -> Result<(), Error> {
         check_tool(&tool)?;
+        // A tool bound to an app view also carries the flat key older hosts read.
+        if let Some(ui) = crate::model::apps::AppToolMeta::of(&tool) {
+            ui.apply(&mut tool);
+        }
         let input = Some(ToolSchema::new(&tool.name, "inputSchema", &tool.input_schema)?);
         let output = tool.output_schema.as_ref().map(|s| ToolSchema::new(&tool.name, "outputSchema", s)).transpose()?;
         let header_params = crate::model::headers::header_params(&tool.input_schema)

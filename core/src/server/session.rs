@@ -184,11 +184,13 @@ impl ServerSession {
         RequestContext { incoming, session: self.clone(), meta, round }
     }
 
-    fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorData> {
+    fn list_tools(self: &Arc<Self>, params: Option<Value>) -> Result<Value, ErrorData> {
+        let apps = self.renders_apps(params.as_ref());
         let params: PaginatedRequestParams = request_params(params)?;
         let (page, next_cursor) =
             lock(&self.server.tools).page(params.cursor.as_deref(), self.server.options.page_size)?;
-        to_result(&ListToolsResult { tools: page.iter().map(|e| e.tool.clone()).collect(), next_cursor, meta: None })
+        let tools = page.iter().filter(|e| apps || super::apps::listed_without_apps(&e.tool)).map(|e| e.tool.clone());
+        to_result(&ListToolsResult { tools: tools.collect(), next_cursor, meta: None })
     }
 
     fn call_tool(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
@@ -392,6 +394,7 @@ impl ServerSession {
     /// Lists a page of the fixed resources; the last page also has those that templates with
     /// a lister list, asked for in the request's own task.
     fn list_resources(self: &Arc<Self>, params: Option<Value>, incoming: IncomingRequest) -> Reply {
+        let apps = self.renders_apps(params.as_ref());
         let page = request_params::<PaginatedRequestParams>(params).and_then(|params| {
             let (page, next_cursor) =
                 lock(&self.server.resources).page(params.cursor.as_deref(), self.server.options.page_size)?;
@@ -401,7 +404,11 @@ impl ServerSession {
             Ok(page) => page,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let mut resources: Vec<_> = page.iter().map(|e| e.resource.clone()).collect();
+        let mut resources: Vec<_> = page
+            .iter()
+            .filter(|e| apps || super::apps::resource_listed_without_apps(&e.resource))
+            .map(|e| e.resource.clone())
+            .collect();
         let listers: Vec<_> = match next_cursor {
             Some(_) => Vec::new(),
             None => lock(&self.server.templates).iter().filter_map(|t| t.lister.clone()).collect(),

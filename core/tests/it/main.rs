@@ -3,6 +3,7 @@
 //! `http_common` and `auth_common`. Run one subject with `cargo test -p mcpweft --test it
 //! SUBJECT::`.
 
+mod apps;
 mod auth_client;
 mod auth_common;
 mod auth_oidc;
