@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use mcpweft_bridge::{CallOptions, Client, ClientCallbacks};
+use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Subscription};
 use serde_json::Value;
 
 use crate::{
@@ -252,6 +252,20 @@ impl NativeClient {
         Ok(cancellable(self.inner.read_skill_file(entry, uri), cancel).await?)
     }
 
+    /// Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications the
+    /// JSON text `filter` names (`toolsListChanged`, `promptsListChanged`,
+    /// `resourcesListChanged`, `resourceSubscriptions`), once the server acknowledged it; an
+    /// older server fails it with kind `capabilityMissing`.
+    pub async fn listen(
+        &self,
+        filter: String,
+        cancel: Option<Arc<NativeCancelHandle>>,
+    ) -> Result<Arc<NativeSubscription>> {
+        let filter = parse(&filter, "the subscription filter")?;
+        let inner = cancellable(self.inner.listen(filter), cancel).await?;
+        Ok(Arc::new(NativeSubscription { inner }))
+    }
+
     /// Sends a notification to the server.
     pub fn notify(&self, method: String, params: Option<String>) -> Result<()> {
         Ok(self.inner.notify(&method, parse_optional(params, "the notification params")?)?)
@@ -279,6 +293,36 @@ impl NativeClient {
     }
 
     /// Closes the connection; closing again does nothing.
+    pub async fn close(&self) {
+        let _ = self.inner.close().await;
+    }
+}
+
+/// An open `subscriptions/listen` stream, from [`NativeClient::listen`]; dropping it ends the
+/// stream.
+#[derive(uniffi::Object)]
+pub struct NativeSubscription {
+    inner: Subscription,
+}
+
+#[uniffi::export]
+impl NativeSubscription {
+    /// Returns the JSON text of what the server agreed to send: the filter's notifications it
+    /// supports.
+    pub fn acknowledged(&self) -> String {
+        self.inner.acknowledged().to_string()
+    }
+
+    /// Waits for the stream's next notification and returns its JSON text (`{"method",
+    /// "params"}`), or `None` once the stream ended (closed, ended by the server, or dropped
+    /// with the connection).
+    pub async fn next_notification(&self, cancel: Option<Arc<NativeCancelHandle>>) -> Result<Option<String>> {
+        let notification = cancellable(self.inner.next_notification(), cancel).await?;
+        Ok((!notification.is_null()).then(|| notification.to_string()))
+    }
+
+    /// Ends the stream and returns once its request is over: a waiting and every later
+    /// `next_notification` returns `None`. Closing again does nothing.
     pub async fn close(&self) {
         let _ = self.inner.close().await;
     }

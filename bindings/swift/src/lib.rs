@@ -1,10 +1,10 @@
 //! The Swift bindings of mcpweft: uniffi exports over the bridge crate, `mcpweft-bridge`.
 //!
-//! Every protocol payload crosses as a JSON string; only handles (server, client, context, HTTP
-//! server and endpoint, response body) cross as objects, HTTP bodies and skill files as bytes,
-//! and Swift code implements [`NativeHandler`] for its closures. The hand-written Swift layer in
-//! `Sources/McpWeft` turns the strings into `Codable` values and the flat [`NativeError`] into a
-//! Swift error. All protocol logic stays in the bridge and the core.
+//! Every protocol payload crosses as a JSON string; only handles (server, client, listen stream,
+//! context, HTTP server and endpoint, response body) cross as objects, HTTP bodies and skill
+//! files as bytes, and Swift code implements [`NativeHandler`] for its closures. The
+//! hand-written Swift layer in `Sources/McpWeft` turns the strings into `Codable` values and the
+//! flat [`NativeError`] into a Swift error. All protocol logic stays in the bridge and the core.
 //!
 //! Architecture Invariant: this crate holds glue only (conversion and forwarding); anything a
 //! binding needs that is not a conversion goes into the bridge, for every language.
@@ -17,7 +17,9 @@ mod http;
 mod runtime;
 mod server;
 
-pub use client::{NativeCallOptions, NativeClient, NativeClientHandlers, native_connect, native_connect_memory};
+pub use client::{
+    NativeCallOptions, NativeClient, NativeClientHandlers, NativeSubscription, native_connect, native_connect_memory,
+};
 pub use context::NativeContext;
 pub use error::{NativeError, native_error_codes, native_error_kinds};
 pub use host::{NativeHost, NativeHostEvents, native_host_connect};

@@ -61,9 +61,6 @@ const EXEMPT_FOR: &[(&str, &str, &str)] = &[
         "Server::add_listed_resource_template",
         "the TypeScript SDK's ResourceTemplate list callback; FastMCP has none",
     ),
-    ("swift", "Client::listen", "not yet: Swift's client subscribes through Client::subscribe"),
-    ("swift", "Subscription::acknowledged", "not yet: Swift's client subscribes through Client::subscribe"),
-    ("swift", "Subscription::next_notification", "not yet: Swift's client subscribes through Client::subscribe"),
 ];
 
 fn manifest_dir() -> PathBuf {

@@ -426,6 +426,26 @@ public final class Client: Sendable {
         return try await awaitNative { cancel in try await native.readSkillFile(entry: text, uri: uri, cancel: cancel) }
     }
 
+    /// Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications
+    /// `filter` asks for and returns it once the server acknowledged it (within the client's
+    /// request time-out).
+    ///
+    /// The subscription is an `AsyncSequence` of the stream's notifications (which the
+    /// `handlers` hear as well) that ends when the stream ends, and a `for try await` loop
+    /// closes the stream when it is left; `acknowledged` tells what the server agreed to send.
+    /// An older server sends its notifications unasked and has no such streams: this throws an
+    /// `MCPError` of kind `.capabilityMissing`.
+    ///
+    /// ```swift
+    /// for try await n in try await client.listen(SubscriptionFilter(toolsListChanged: true)) {
+    ///     print(n.method)  // "notifications/tools/list_changed"
+    /// }
+    /// ```
+    public func listen(_ filter: SubscriptionFilter) async throws -> MCPSubscription {
+        let text = filter.json.jsonText
+        return MCPSubscription(try await awaitNative { cancel in try await native.listen(filter: text, cancel: cancel) })
+    }
+
     /// Sends a notification to the server.
     public func notify(_ method: String, params: JSONValue = [:]) throws {
         let text = params.jsonText

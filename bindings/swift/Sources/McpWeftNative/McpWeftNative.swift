@@ -1025,6 +1025,14 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
     func listSkills(cancel: NativeCancelHandle?) async throws  -> String
     
     /**
+     * Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications the
+     * JSON text `filter` names (`toolsListChanged`, `promptsListChanged`,
+     * `resourcesListChanged`, `resourceSubscriptions`), once the server acknowledged it; an
+     * older server fails it with kind `capabilityMissing`.
+     */
+    func listen(filter: String, cancel: NativeCancelHandle?) async throws  -> NativeSubscription
+    
+    /**
      * Loads the skill of `entry` (the JSON text of one entry of `list_skills`), verified by the
      * core against the entry, and returns the JSON text of `{"entry", "frontmatter", "body"}`.
      */
@@ -1319,6 +1327,28 @@ open func listSkills(cancel: NativeCancelHandle?)async throws  -> String  {
             completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
             freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
             liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
+     * Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications the
+     * JSON text `filter` names (`toolsListChanged`, `promptsListChanged`,
+     * `resourcesListChanged`, `resourceSubscriptions`), once the server acknowledged it; an
+     * older server fails it with kind `capabilityMissing`.
+     */
+open func listen(filter: String, cancel: NativeCancelHandle?)async throws  -> NativeSubscription  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_listen(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(filter),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_u64,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_u64,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_u64,
+            liftFunc: FfiConverterTypeNativeSubscription_lift,
             errorHandler: FfiConverterTypeNativeError_lift
         )
 }
@@ -4338,6 +4368,194 @@ public func FfiConverterTypeNativeServer_lower(_ value: NativeServer) -> UInt64 
 
 
 
+
+
+/**
+ * An open `subscriptions/listen` stream, from [`NativeClient::listen`]; dropping it ends the
+ * stream.
+ */
+public protocol NativeSubscriptionProtocol: AnyObject, Sendable {
+    
+    /**
+     * Returns the JSON text of what the server agreed to send: the filter's notifications it
+     * supports.
+     */
+    func acknowledged()  -> String
+    
+    /**
+     * Ends the stream and returns once its request is over: a waiting and every later
+     * `next_notification` returns `None`. Closing again does nothing.
+     */
+    func close() async 
+    
+    /**
+     * Waits for the stream's next notification and returns its JSON text (`{"method",
+     * "params"}`), or `None` once the stream ended (closed, ended by the server, or dropped
+     * with the connection).
+     */
+    func nextNotification(cancel: NativeCancelHandle?) async throws  -> String?
+    
+}
+/**
+ * An open `subscriptions/listen` stream, from [`NativeClient::listen`]; dropping it ends the
+ * stream.
+ */
+open class NativeSubscription: NativeSubscriptionProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpweft_swift_fn_clone_nativesubscription(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpweft_swift_fn_free_nativesubscription(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Returns the JSON text of what the server agreed to send: the filter's notifications it
+     * supports.
+     */
+open func acknowledged() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativesubscription_acknowledged(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Ends the stream and returns once its request is over: a waiting and every later
+     * `next_notification` returns `None`. Closing again does nothing.
+     */
+open func close()async   {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativesubscription_close(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_void,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_void,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * Waits for the stream's next notification and returns its JSON text (`{"method",
+     * "params"}`), or `None` once the stream ended (closed, ended by the server, or dropped
+     * with the connection).
+     */
+open func nextNotification(cancel: NativeCancelHandle?)async throws  -> String?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativesubscription_next_notification(
+                        self.uniffiCloneHandle(),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeSubscription: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = NativeSubscription
+
+    public static func lift(_ handle: UInt64) throws -> NativeSubscription {
+        return NativeSubscription(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: NativeSubscription) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeSubscription {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: NativeSubscription, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeSubscription_lift(_ handle: UInt64) throws -> NativeSubscription {
+    return try FfiConverterTypeNativeSubscription.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeSubscription_lower(_ value: NativeSubscription) -> UInt64 {
+    return FfiConverterTypeNativeSubscription.lower(value)
+}
+
+
+
+
 /**
  * The options of one request.
  */
@@ -5370,6 +5588,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_list_skills() != 28358) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_listen() != 41559) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_load_skill() != 35209) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -5407,6 +5628,15 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_unsubscribe() != 30021) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativesubscription_acknowledged() != 59787) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativesubscription_close() != 39953) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativesubscription_next_notification() != 14397) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativecontext_ask() != 38104) {
