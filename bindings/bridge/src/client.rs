@@ -247,6 +247,7 @@ pub(crate) struct ClientSpec {
     protocol_version: Option<String>,
     request_timeout_ms: Option<u64>,
     capabilities: Option<ClientCapabilities>,
+    apps: Option<bool>,
 }
 
 impl ClientSpec {
@@ -274,6 +275,9 @@ impl ClientSpec {
         // A 2026-07-28 server sends list changes only on a stream asked for them.
         options.list_changed_notifications = callbacks.notification.is_some();
         options.middleware = callbacks.middleware.clone();
+        if self.apps == Some(true) {
+            options = options.with_apps();
+        }
         options
     }
 }
@@ -720,6 +724,14 @@ impl Client {
         self.request(methods::RESOURCES_READ, json!({ "uri": uri }), options)
     }
 
+    /// Reads the HTML view of an app (MCP Apps) at `uri`: `{"uri", "html", "meta"}`, where
+    /// `meta` is the view's `_meta.ui` (CSP, permissions, domain, prefersBorder). A resource
+    /// that is not an app view fails with a protocol error.
+    pub fn read_app_view(&self, uri: &str) -> Task<Value> {
+        let (client, uri) = (self.inner.clone(), uri.to_owned());
+        Task::new(async move { Ok(app_view_json(&client.read_app_view(&uri).await?)) })
+    }
+
     /// Gets the prompt `name` with `arguments`, an object of strings or `null`
     /// (`prompts/get`).
     pub fn get_prompt(&self, name: &str, arguments: Value, options: CallOptions) -> Task<Value> {
@@ -869,4 +881,9 @@ fn close_payload(peer: &mcpweft::Peer) -> Value {
     payload["reason"] = json!("disconnected");
     payload["message"] = json!(mcpweft::Error::Disconnected(reason).to_string());
     payload
+}
+
+/// An app view as every binding receives it.
+pub(crate) fn app_view_json(view: &mcpweft::model::apps::AppView) -> Value {
+    json!({ "uri": view.uri, "html": view.html, "meta": view.meta })
 }

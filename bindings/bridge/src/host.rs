@@ -44,7 +44,8 @@ fn host_builder(config: HostConfig, options: Value, callbacks: ClientCallbacks) 
         .with_info(client.info)
         .with_capabilities(client.capabilities)
         .with_protocol_version(client.protocol_version)
-        .with_request_timeout(client.request_timeout);
+        .with_request_timeout(client.request_timeout)
+        .with_middleware_chain(client.middleware);
     if let Some(separator) = separator {
         builder = builder.with_separator(separator);
     }
@@ -316,7 +317,19 @@ impl Host {
     /// name (`calc__add`) and with the `server` that offers it; names that several servers
     /// offer are left out ([`Host::collisions`]).
     pub fn tools(&self) -> Value {
-        self.inner.tools().iter().map(|t| with_server(&t.namespaced(), &t.server)).collect()
+        let tool = |t: &host::HostTool| {
+            let mut value = with_server(&t.namespaced(), &t.server);
+            value["visibleToModel"] = Value::Bool(t.visible_to_model());
+            value
+        };
+        self.inner.tools().iter().map(tool).collect()
+    }
+
+    /// Reads the app view (MCP Apps) of the tool with host name `tool` from its server:
+    /// `{"uri", "html", "meta"}` as [`crate::Client::read_app_view`] gives it.
+    pub fn read_app_view(&self, tool: &str) -> Task<Value> {
+        let (host, tool) = (self.inner.clone(), tool.to_owned());
+        Task::new(async move { Ok(crate::client::app_view_json(&host.read_app_view(&tool).await?)) })
     }
 
     /// Returns the prompts of every ready server, each under its host name and with its

@@ -466,6 +466,31 @@ impl Server {
         Ok(())
     }
 
+    /// Serves the HTML view of an app (MCP Apps) from its descriptor `{"uri", "name", "html",
+    /// "csp", "permissions", "domain", "prefersBorder"}` (`uri` a `ui://` URI; the last four as the
+    /// extension's `_meta.ui` names them); bind tools to it with `_meta.ui.resourceUri` in their
+    /// descriptors. A URI of another scheme, or one already served, is a configuration error.
+    pub fn add_app_view(&self, descriptor: Value) -> Result<(), Error> {
+        let mut descriptor = match descriptor {
+            Value::Object(map) => map,
+            other => return Err(Error::invalid_input(format!("an app view is an object, not {other}"))),
+        };
+        let mut text = |key: &str| match descriptor.remove(key) {
+            Some(Value::String(text)) => Ok(text),
+            _ => Err(Error::invalid_input(format!("an app view's {key} is a string"))),
+        };
+        let (uri, name, html) = (text("uri")?, text("name")?, text("html")?);
+        if let Some(unknown) =
+            descriptor.keys().find(|k| !["csp", "permissions", "domain", "prefersBorder"].contains(&k.as_str()))
+        {
+            return Err(Error::invalid_input(format!(
+                "an app view has no setting {unknown:?}: csp, permissions, domain or prefersBorder"
+            )));
+        }
+        let meta: mcpweft::model::apps::AppViewMeta = parse(Value::Object(descriptor), "an app view's settings")?;
+        Ok(self.inner.add_app_view(uri, name, html, meta)?)
+    }
+
     /// Adds a middleware written in the binding's language around every message of the
     /// sessions started from now on, inside those already added.
     pub fn add_middleware(&self, callback: Arc<dyn crate::MiddlewareCallback>) {

@@ -254,6 +254,7 @@ pub struct HostBuilder {
     capabilities: ClientCapabilities,
     protocol_version: Option<String>,
     request_timeout: Option<Duration>,
+    middleware: crate::middleware::MiddlewareChain,
     separator: String,
     handler: Arc<dyn HostHandler>,
     #[cfg(feature = "auth")]
@@ -293,6 +294,25 @@ impl HostBuilder {
     /// (`roots`, `sampling`, `elicitation`).
     pub fn with_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = capabilities;
+        self
+    }
+
+    /// Adds a middleware around every message of every server's connection, inside those
+    /// already added.
+    pub fn with_middleware(mut self, middleware: impl crate::middleware::Middleware) -> Self {
+        self.middleware.push(middleware);
+        self
+    }
+
+    /// Replaces the middleware around every server's connection with `chain`.
+    pub fn with_middleware_chain(mut self, chain: crate::middleware::MiddlewareChain) -> Self {
+        self.middleware = chain;
+        self
+    }
+
+    /// Adds a middleware that is already shared around every server's connection.
+    pub fn with_middleware_arc(mut self, middleware: Arc<dyn crate::middleware::Middleware>) -> Self {
+        self.middleware.push_arc(middleware);
         self
     }
 
@@ -403,6 +423,7 @@ impl HostBuilder {
             capabilities: self.capabilities,
             protocol_version: self.protocol_version,
             request_timeout: self.request_timeout,
+            middleware: self.middleware,
             separator: self.separator,
             handler: self.handler,
             #[cfg(feature = "auth")]
@@ -467,6 +488,7 @@ struct Inner {
     capabilities: ClientCapabilities,
     protocol_version: Option<String>,
     request_timeout: Option<Duration>,
+    middleware: crate::middleware::MiddlewareChain,
     separator: String,
     handler: Arc<dyn HostHandler>,
     #[cfg(feature = "auth")]
@@ -631,6 +653,7 @@ impl Inner {
             .with_info(self.info.clone())
             .with_capabilities(self.capabilities.clone())
             .with_list_changed_notifications(true);
+        options.middleware = self.middleware.clone();
         if let Some(version) = &self.protocol_version {
             options = options.with_protocol_version(version.clone());
         }
@@ -900,6 +923,7 @@ impl Host {
             capabilities: ClientCapabilities::default(),
             protocol_version: None,
             request_timeout: None,
+            middleware: crate::middleware::MiddlewareChain::default(),
             separator: DEFAULT_SEPARATOR.to_owned(),
             handler: Arc::new(NoHostHandler),
             #[cfg(feature = "auth")]

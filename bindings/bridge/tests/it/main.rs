@@ -2,6 +2,7 @@
 //! `server_client` (which fixes the blocking pool's limit), `blocking_pool` and `log_forwarding`
 //! (which set up process-wide state once) stay binaries of their own.
 
+mod apps;
 mod auth;
 mod client_calls;
 #[path = "../common/mod.rs"]
