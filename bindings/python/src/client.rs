@@ -250,6 +250,11 @@ impl PyClient {
         runtime::await_json(py, self.inner.read_resource(uri, self.options(py, options, None)?))
     }
 
+    /// Reads the app view (MCP Apps) at `uri`: a dict of `uri`, `html` and `meta`.
+    fn read_app_view<'py>(&self, py: Python<'py>, uri: &str) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.read_app_view(uri))
+    }
+
     /// Gets the prompt `name` with string `arguments`.
     #[pyo3(signature = (name, arguments=None, options=None))]
     fn get_prompt<'py>(

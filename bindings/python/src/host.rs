@@ -88,6 +88,12 @@ impl PyHost {
     }
 
     /// Reads the resource at `uri`, from `server` when given.
+    /// Reads the app view (MCP Apps) of the tool with host name `tool`: a dict of `uri`, `html`
+    /// and `meta`.
+    fn read_app_view<'py>(&self, py: Python<'py>, tool: &str) -> PyResult<Bound<'py, PyAny>> {
+        runtime::await_json(py, self.inner.read_app_view(tool))
+    }
+
     #[pyo3(signature = (uri, server=None, options=None, progress=None))]
     fn read_resource<'py>(
         &self,

@@ -59,6 +59,12 @@ impl PyServer {
         .or_raise(py)
     }
 
+    /// Serves an app view (MCP Apps) from its descriptor (`uri`, `name`, `html`, `csp`,
+    /// `permissions`, `domain`, `prefersBorder`).
+    fn add_app_view(&self, py: Python<'_>, descriptor: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.add_app_view(convert::from_py(descriptor)?).or_raise(py)
+    }
+
     /// Adds the coroutine function `middleware(message, next)` around every message of the
     /// sessions started from now on, inside those already added.
     fn add_middleware(&self, middleware: Py<PyAny>) {

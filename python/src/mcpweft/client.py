@@ -15,6 +15,7 @@ from .auth import Authorizer, ClientAuth, TokenStore, _authorizer, _token_store
 from .errors import ConfigError, TransportClosed
 from .middleware import Middleware, _Builtin
 from .types import (
+    AppView,
     CallToolResult,
     CompleteResult,
     CreateMessageResult,
@@ -313,6 +314,9 @@ class Client:
     ``middleware`` wraps every message the client sends and receives, outermost first: each
     an ``async def middleware(message, call_next)`` or a built-in one of ``mcpweft.middleware``
     (a ``Cache`` keeps list results while they are fresh).
+
+    ``apps=True`` declares MCP Apps: the client renders app views (``read_app_view``), so
+    servers list their views and the tools only a view may call.
     """
 
     def __init__(
@@ -340,6 +344,7 @@ class Client:
         timeout: Optional[float] = None,
         on_close: Optional[Callable[[JsonObject], Any]] = None,
         middleware: Sequence[Union[Middleware, _Builtin]] = (),
+        apps: bool = False,
     ) -> None:
         self._connect = connect
         listeners = _Listeners(
@@ -364,6 +369,7 @@ class Client:
             protocolVersion=protocol_version,
             capabilities=None if extensions is None else {"extensions": dict(extensions)},
             requestTimeoutMs=None if timeout is None else round(timeout * 1000),
+            apps=apps or None,
         )
         self._native: Optional[_native.Client] = None
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -602,6 +608,13 @@ class Client:
     async def read_resource(self, uri: str, *, timeout: Optional[float] = None) -> ReadResourceResult:
         """Reads a resource."""
         return cast(ReadResourceResult, await self._session.read_resource(uri, _options(timeout)))
+
+    async def read_app_view(self, uri: str) -> AppView:
+        """Reads the HTML view of an app (MCP Apps) at ``uri``, the ``_meta.ui.resourceUri`` of the
+        tools bound to it: its ``html`` and its ``meta`` (``csp``, ``permissions``, ``domain``,
+        ``prefersBorder``). A resource that is not an app view raises ``ProtocolError``; connect
+        with ``apps=True`` so that the server lists its views and app-only tools."""
+        return cast(AppView, await self._session.read_app_view(uri))
 
     async def subscribe(self, uri: str, *, timeout: Optional[float] = None) -> None:
         """Subscribes to updates of a resource; they go to ``on_resource_updated``. With a

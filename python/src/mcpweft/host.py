@@ -9,10 +9,13 @@ from collections.abc import AsyncIterator, Awaitable, Generator, Mapping, Sequen
 from typing import Any, Callable, Literal, Optional, TypedDict, Union, cast
 
 from . import _logging, _native
+from . import middleware as _middleware
 from .auth import Authorizer, TokenStore, _authorizer, _token_store
 from .client import ProgressCallback, _elicitation_result, _options, _progress_listener, _sampling_result, _settle
 from .errors import ConfigError, TransportClosed
+from .middleware import Middleware, _Builtin
 from .types import (
+    AppView,
     CallToolResult,
     CreateMessageResult,
     ElicitResult,
@@ -238,6 +241,8 @@ class Host:
         authorizer: Optional[Authorizer] = None,
         token_store: Optional[TokenStore] = None,
         redirect_uri: Optional[str] = None,
+        middleware: Sequence[Union[Middleware, _Builtin]] = (),
+        apps: bool = False,
     ) -> None:
         unknown = set(elicitation_modes) - {"form", "url"}
         if unknown:
@@ -254,6 +259,7 @@ class Host:
             "authorizer": None if authorizer is None else _authorizer(authorizer),
             "token_store": None if token_store is None else _token_store(token_store),
             "close": None,
+            "middleware": [_middleware._native(m) for m in middleware],
         }
         if roots is not None:
             provider = roots if callable(roots) else (lambda _server, fixed=list(roots): fixed)
@@ -270,6 +276,7 @@ class Host:
             requestTimeoutMs=None if timeout is None else round(timeout * 1000),
             separator=separator,
             redirectUri=redirect_uri,
+            apps=apps or None,
         )
         self._native: Optional[_native.Host] = None
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -382,6 +389,12 @@ class Host:
     async def cancel_task(self, server: str, task_id: str, *, timeout: Optional[float] = None) -> Task:
         """Cancels the task ``task_id`` of the server ``server`` and returns its final state."""
         return cast(Task, await self._host.cancel_task(server, task_id, _options(timeout)))
+
+    async def read_app_view(self, tool: str) -> AppView:
+        """Reads the app view (MCP Apps) of the tool with host name ``tool`` from its server: its
+        ``html`` and ``meta``. A tool without a view raises ``ConfigError``. Tools whose
+        ``visibleToModel`` is false are for the view only: leave them out of the model's list."""
+        return cast(AppView, await self._host.read_app_view(tool))
 
     async def read_resource(
         self,

@@ -12,7 +12,7 @@ import inspect
 import re
 import sys
 import typing
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar, Union, overload
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 from ._schema import Signature
 from .context import Context
 from .errors import ConfigError
-from .types import Icon, JsonObject, LoggingLevel, TaskSupport, optional
+from .types import AppCsp, Icon, JsonObject, LoggingLevel, TaskSupport, Visibility, optional
 
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound=Middleware)
@@ -343,6 +343,8 @@ class Server:
         icons: Optional[list[Icon]] = None,
         task_support: Optional[TaskSupport] = None,
         meta: Optional[JsonObject] = None,
+        app: Optional[str] = None,
+        visibility: Optional[Sequence[Visibility]] = None,
         replace: bool = False,
     ) -> Callable[[F], F]: ...
 
@@ -357,6 +359,8 @@ class Server:
         icons: Optional[list[Icon]] = None,
         task_support: Optional[TaskSupport] = None,
         meta: Optional[JsonObject] = None,
+        app: Optional[str] = None,
+        visibility: Optional[Sequence[Visibility]] = None,
         replace: bool = False,
     ) -> Any:
         """Registers a function as a tool, used as ``@server.tool`` or ``@server.tool(...)``; its
@@ -364,8 +368,10 @@ class Server:
         still passed to the parameters of the same names).
 
         ``task_support`` (``"optional"`` or ``"required"``) lets clients call the tool as a task,
-        on a server made with ``tasks``. A second tool of the same name raises, unless
-        ``replace=True``.
+        on a server made with ``tasks``. ``app`` binds the tool to an app view served with
+        ``app_view`` (MCP Apps): hosts that render apps show its results there; ``visibility``
+        (``["model", "app"]`` by default) says who may call it, ``["app"]`` hiding it from the
+        model. A second tool of the same name raises, unless ``replace=True``.
         """
         if callable(name):
             self.add_tool(name, replace=replace)
@@ -383,6 +389,8 @@ class Server:
                 icons=icons,
                 task_support=task_support,
                 meta=meta,
+                app=app,
+                visibility=visibility,
                 replace=replace,
             )
             return fn
@@ -401,6 +409,8 @@ class Server:
         icons: Optional[list[Icon]] = None,
         task_support: Optional[TaskSupport] = None,
         meta: Optional[JsonObject] = None,
+        app: Optional[str] = None,
+        visibility: Optional[Sequence[Visibility]] = None,
         replace: bool = False,
     ) -> None:
         """Registers a tool without the decorator syntax.
@@ -413,6 +423,9 @@ class Server:
         sig = Signature(fn, Context)
         self._any_async |= sig.is_async
         tool_name = name or fn.__name__
+        if app is not None or visibility is not None:
+            ui = optional(resourceUri=app, visibility=None if visibility is None else list(visibility))
+            meta = {**(meta or {}), "ui": ui}
         tool = {
             "name": tool_name,
             "inputSchema": sig.input_schema() if input_schema is None else input_schema,
@@ -590,6 +603,32 @@ class Server:
             return fn
 
         return register
+
+    def app_view(
+        self,
+        uri: str,
+        html: str,
+        *,
+        name: Optional[str] = None,
+        csp: Optional[AppCsp] = None,
+        permissions: Optional[JsonObject] = None,
+        domain: Optional[str] = None,
+        prefers_border: Optional[bool] = None,
+    ) -> None:
+        """Serves the HTML view of an app (MCP Apps) at ``uri``, a ``ui://`` URI, which hosts that
+        render apps show in a sandboxed frame; bind tools to it with ``@server.tool(app=uri)``.
+
+        ``csp`` lists the origins the view may reach (``connectDomains``, ``resourceDomains``,
+        ``frameDomains``, ``baseUriDomains``), ``permissions`` the browser features it asks for
+        (``camera``, ``microphone``, ``geolocation``, ``clipboardWrite``, each ``{}``), ``domain`` a
+        dedicated origin in the host's format and ``prefers_border`` whether the host draws a
+        border. The server then declares the Apps extension; clients without it see neither the
+        view nor the tools only a view may call.
+        """
+        self._native.add_app_view(
+            {"uri": uri, "name": name or uri, "html": html}
+            | optional(csp=csp, permissions=permissions, domain=domain, prefersBorder=prefers_border)
+        )
 
     def add_middleware(self, middleware: Union[Middleware, _Builtin]) -> None:
         """Adds ``middleware`` around every message of the sessions started from now on, inside

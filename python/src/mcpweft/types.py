@@ -13,6 +13,28 @@ JsonObject = dict[str, Any]
 ContentBlock = dict[str, Any]
 LoggingLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 TaskSupport = Literal["forbidden", "optional", "required"]
+#: Who may call a tool bound to an app view (MCP Apps): the model, the view, or both.
+Visibility = Literal["model", "app"]
+
+
+class AppCsp(TypedDict, total=False):
+    """The origins an app view may reach, from which the host builds its Content Security Policy."""
+
+    connectDomains: list[str]
+    resourceDomains: list[str]
+    frameDomains: list[str]
+    baseUriDomains: list[str]
+
+
+class AppView(TypedDict):
+    """An app view as a client or host reads it: its ``ui://`` URI, its HTML, and its
+    ``_meta.ui`` (``csp``, ``permissions``, ``domain``, ``prefersBorder``)."""
+
+    uri: str
+    html: str
+    meta: JsonObject
+
+
 ListKind = Literal["tools", "resources", "resourceTemplates", "prompts", "tasks"]
 
 
