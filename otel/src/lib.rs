@@ -10,7 +10,8 @@
 //! The names and attributes come from [`mcpweft::middleware::telemetry`], which the Python and
 //! Node packages use with their own OpenTelemetry SDKs. Spans go to the tracer provider the
 //! application installs (`opentelemetry::global::set_tracer_provider`, with the exporter it
-//! chooses: OTLP, stdout, in-memory); this crate links nothing when it is not used.
+//! chooses), or to an OTLP/HTTP collector through [`export_otlp`]; this crate links nothing when
+//! it is not used.
 //!
 //! ```no_run
 //! use mcpweft::{Server, model::Implementation};
@@ -18,6 +19,12 @@
 //!
 //! let server = Server::builder(Implementation::new("traced", "1.0.0")).middleware(OpenTelemetry::new()).build();
 //! ```
+
+#[cfg(feature = "otlp")]
+mod otlp;
+
+#[cfg(feature = "otlp")]
+pub use otlp::{ExportError, export_otlp, flush};
 
 use async_trait::async_trait;
 use mcpweft::{

@@ -39,6 +39,8 @@ pub use host::{Host, HostEvents};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
 pub use log::init_logging;
 pub use middleware::{MiddlewareCallback, Next, telemetry_outcome, telemetry_span};
+#[cfg(feature = "otel")]
+pub use middleware::{export_otlp, flush_telemetry};
 pub use pool::{
     BlockingScope, DEFAULT_BLOCKING_LIMIT, blocking_limit, run_blocking, set_blocking_limit, set_blocking_scope,
 };

@@ -131,8 +131,9 @@ struct CacheSpec {
 
 /// One of the core's built-in middleware from its JSON: `{"timing": {}}`, `{"rateLimit":
 /// {"perSecond", "burst", "per": "caller" | "session" | "global"}}` (burst defaults to one
-/// second's worth, at least 1) or `{"cache": {"defaultTtlMs", "maxTtlMs", "maxEntries",
-/// "methods"}}`.
+/// second's worth, at least 1), `{"cache": {"defaultTtlMs", "maxTtlMs", "maxEntries",
+/// "methods"}}`, or, with the feature `otel`, `{"openTelemetry": {}}` (spans through the Rust
+/// OpenTelemetry crates, exported by `export_otlp`).
 pub(crate) fn builtin(spec: Value) -> Result<Arc<dyn core::Middleware>, Error> {
     let Value::Object(spec) = spec else {
         return Err(Error::invalid_input(
@@ -182,9 +183,15 @@ pub(crate) fn builtin(spec: Value) -> Result<Arc<dyn core::Middleware>, Error> {
             }
             Ok(Arc::new(Cache::new(options)))
         }
-        other => {
-            Err(Error::invalid_input(format!("unknown built-in middleware {other:?}: timing, rateLimit or cache")))
+        #[cfg(feature = "otel")]
+        "openTelemetry" => {
+            let _: serde_json::Map<String, Value> = parse(settings, "openTelemetry middleware")?;
+            Ok(Arc::new(mcpweft_otel::OpenTelemetry::new()))
         }
+        other => Err(Error::invalid_input(format!(
+            "unknown built-in middleware {other:?}: timing, rateLimit, cache{}",
+            if cfg!(feature = "otel") { " or openTelemetry" } else { "" }
+        ))),
     }
 }
 
@@ -249,4 +256,17 @@ fn local_or_rpc(error: &Value) -> mcpweft::Error {
         Some("transport_closed") => mcpweft::Error::TransportClosed,
         _ => mcpweft::Error::Protocol(message),
     }
+}
+
+/// Sends the spans of the `openTelemetry` middleware to the OTLP/HTTP collector at `endpoint`
+/// (its traces URL), naming the process `service_name` (feature `otel`).
+#[cfg(feature = "otel")]
+pub fn export_otlp(endpoint: &str, service_name: &str) -> Result<(), Error> {
+    mcpweft_otel::export_otlp(endpoint, service_name).map_err(|e| Error::invalid_input(e.0))
+}
+
+/// Exports the spans recorded so far and waits until the collector took them (feature `otel`).
+#[cfg(feature = "otel")]
+pub fn flush_telemetry() -> Result<(), Error> {
+    mcpweft_otel::flush().map_err(|e| Error::internal(e.0))
 }

@@ -61,6 +61,12 @@ const EXEMPT_FOR: &[(&str, &str, &str)] = &[
         "Server::add_listed_resource_template",
         "the TypeScript SDK's ResourceTemplate list callback; FastMCP has none",
     ),
+    ("python", "export_otlp", "Python exports spans through its own OpenTelemetry SDK"),
+    ("python", "flush_telemetry", "Python exports spans through its own OpenTelemetry SDK"),
+    ("node", "export_otlp", "Node exports spans through its own OpenTelemetry SDK"),
+    ("node", "flush_telemetry", "Node exports spans through its own OpenTelemetry SDK"),
+    ("swift", "telemetry_span", "Swift records spans through the Rust crates (the openTelemetry built-in)"),
+    ("swift", "telemetry_outcome", "Swift records spans through the Rust crates (the openTelemetry built-in)"),
 ];
 
 fn manifest_dir() -> PathBuf {
