@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 
-.PHONY: public-api swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-swift test-oidc conformance-next conformance-gateway conformance-proxy conformance-rust conformance-python conformance-node-swift bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
+.PHONY: public-api swift-root lint-sources lint-bench demo demo-cluster test-cluster cluster-suites conformance-cluster bench-cluster bench-instructions test lint test-rust test-interop test-conformance test-python test-node build-node test-node-install test-apps test-swift test-oidc conformance-next conformance-gateway conformance-proxy conformance-rust conformance-python conformance-node-swift bench build-examples fuzz fuzz-smoke soak help dist dist-python dist-node test-dist test-dist-installs check-platforms lint-workflows
 
 help: ## Lists the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -47,9 +47,9 @@ conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs t
 # clients and interpreters. On two cores the run is bound by its CPU time, which each step prints.
 # The benchmark is compiled by check-platforms for Windows and macOS (its clippy lints are make
 # lint's): a host check of its own compiled the whole graph again.
-TEST_STEPS = lint-sources lint-workflows +swift-root +dist test-rust cluster-suites test-oidc test-python test-node test-node-install =dist test-dist-installs test-interop =swift-root test-swift test-conformance
+TEST_STEPS = lint-sources lint-workflows +swift-root +dist test-rust cluster-suites test-oidc test-python test-node test-apps test-node-install =dist test-dist-installs test-interop =swift-root test-swift test-conformance
 
-test: ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, TypeScript SDK interop, the official conformance suite, a check of the shipped crates and the benchmark for Windows and macOS with the snapshot of the core's public API, a short fuzzing pass.
+test: ## Runs every test: lints (the release workflows too), Rust, Python, Node and Swift tests, the Redis cluster, authorization against a real OAuth server, the release packages installed without Rust, an MCP App rendered in headless Chromium, TypeScript SDK interop, the official conformance suite, a check of the shipped crates and the benchmark for Windows and macOS with the snapshot of the core's public API, a short fuzzing pass.
 	tests/all.sh $(TEST_STEPS)
 
 # In make test, clippy lints the workspace's crates while they are compiled for the tests, the
@@ -160,6 +160,15 @@ test-node: build-node build-examples tests/host/node_modules/.package-lock.json 
 
 test-node-install: build-node ## Packs the checkout's Node main package, installs it into a fresh project (nothing compiles), builds its addon with the opt-in build-from-source script and runs it from ESM and CommonJS.
 	cd node && node --test --test-force-exit --test-reporter=spec test/install/*.test.mjs
+
+# The official Apps SDK, the TypeScript SDK, esbuild and puppeteer-core, from the lockfile.
+tests/apps/node_modules/.package-lock.json: tests/apps/package.json tests/apps/package-lock.json
+	cd tests/apps && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+test-apps: build-examples tests/apps/node_modules/.package-lock.json ## Renders the calculator MCP App of core/examples/apps_server.rs in headless Chromium (Debian's, installed when missing): its view, on the official Apps SDK, calls the server's tool through a host page's AppBridge and the official TypeScript SDK's client.
+	tests/install-packages.sh chromium
+	cd tests/apps && node --test --test-reporter=spec
 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
