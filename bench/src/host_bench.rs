@@ -68,12 +68,9 @@ async fn measure(command: &str, divisor: usize) -> Result<(), mcpweft::Error> {
         direct.push(started.elapsed().as_secs_f64() * 1e6 / calls as f64);
         let started = Instant::now();
         for _ in 0..calls {
-            let params = CallToolRequestParams {
-                name: "echo".into(),
-                arguments: arguments.as_object().cloned(),
-                task: None,
-                meta: None,
-            };
+            let mut params = CallToolRequestParams::default();
+            params.name = "echo".into();
+            params.arguments = arguments.as_object().cloned();
             let options = RequestOptions::new().with_progress(|_| {}).with_reset_timeout_on_progress(true);
             client.call_tool_with(params, options).await?;
         }

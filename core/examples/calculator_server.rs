@@ -73,7 +73,7 @@ async fn main() -> Result<(), mcpweft::Error> {
                     CONSTANTS.iter().map(|(k, v)| ((*k).to_owned(), (*v).into())).collect();
                 let text = serde_json::Value::Object(map).to_string();
                 let contents = vec![ResourceContents::text(req.uri, text).with_mime_type("application/json")];
-                Ok(ReadResourceResult { contents, meta: None })
+                Ok(ReadResourceResult::new(contents))
             },
         )
         .resource_template(
@@ -81,10 +81,7 @@ async fn main() -> Result<(), mcpweft::Error> {
             |req: ResourceRequest, _ctx| async move {
                 let name = req.variables.get("name").map(String::as_str).unwrap_or_default();
                 match CONSTANTS.iter().find(|(k, _)| *k == name) {
-                    Some((_, v)) => Ok(ReadResourceResult {
-                        contents: vec![ResourceContents::text(req.uri, v.to_string())],
-                        meta: None,
-                    }),
+                    Some((_, v)) => Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, v.to_string())])),
                     None => Err(ErrorData::resource_not_found(&req.uri)),
                 }
             },
@@ -95,7 +92,7 @@ async fn main() -> Result<(), mcpweft::Error> {
                 .with_argument(PromptArgument::new("expression", true).with_description("What to compute.")),
             |args: std::collections::HashMap<String, String>, _ctx| async move {
                 let text = format!("Explain step by step how to compute {}.", args["expression"]);
-                Ok(GetPromptResult { description: None, messages: vec![PromptMessage::user_text(text)], meta: None })
+                Ok(GetPromptResult::new(vec![PromptMessage::user_text(text)]))
             },
         )
         .completion(|params: CompleteRequestParams, _ctx| async move {

@@ -134,11 +134,15 @@ impl ClientCallbacks {
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let mut caps = ClientCapabilities::default();
         if let Some((_, tools)) = &self.sampling {
-            caps.sampling = Some(SamplingCapability { tools: tools.then(JsonObject::new), ..Default::default() });
+            let mut sampling = SamplingCapability::default();
+            sampling.tools = tools.then(JsonObject::new);
+            caps.sampling = Some(sampling);
         }
         if let Some((_, form, url)) = &self.elicitation {
-            caps.elicitation =
-                Some(ElicitationCapability { form: form.then(JsonObject::new), url: url.then(JsonObject::new) });
+            let mut elicitation = ElicitationCapability::default();
+            elicitation.form = form.then(JsonObject::new);
+            elicitation.url = url.then(JsonObject::new);
+            caps.elicitation = Some(elicitation);
         }
         if self.roots.is_some() {
             caps = caps.with_roots(true);

@@ -110,8 +110,7 @@ pub fn tool_result(value: Value, output_schema: Option<&JsonObject>) -> Result<C
             (1, Some(inner)) if wraps_result(schema) => json_text(inner),
             _ => Value::Object(structured.clone()).to_string(),
         };
-        let result = CallToolResult { structured_content: Some(structured), ..CallToolResult::text(shown) };
-        return Ok(result);
+        return Ok(CallToolResult::text(shown).with_structured_content(structured));
     }
     let (content, structured) = match value {
         // A scalar is one text block, built directly rather than decoded from its JSON.

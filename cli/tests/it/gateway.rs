@@ -118,10 +118,10 @@ fn remote(waiting: Arc<Waiting>) -> Server {
             },
         )
         .resource(Resource::new("remote://motd", "motd"), |req: ResourceRequest, _ctx| async move {
-            Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "Welcome.")], meta: None })
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "Welcome.")]))
         })
         .prompt(Prompt::new("greeting"), |_args, _ctx| async move {
-            Ok(GetPromptResult { description: None, messages: vec![PromptMessage::user_text("Hi!")], meta: None })
+            Ok(GetPromptResult::new(vec![PromptMessage::user_text("Hi!")]))
         })
         .build()
         .expect("a server")
@@ -330,7 +330,7 @@ async fn a_gateway_serves_every_server_under_its_prefix() {
     assert_eq!(message[0]["content"]["text"], "Explain step by step how to compute 2 + 3.");
     let prompt = within("a prompt", client.get_prompt("remote__greeting", [])).await.expect("the greeting");
     assert_eq!(serde_json::to_value(&prompt.messages).expect("messages")[0]["content"]["text"], "Hi!");
-    let reference = CompletionReference::Prompt(PromptReference { name: "calc__explain".to_owned(), title: None });
+    let reference = CompletionReference::Prompt(PromptReference::new("calc__explain"));
     let completed = within("completing", client.complete(reference, "expression", "p")).await.expect("completions");
     assert_eq!(completed.completion.values, ["pi"]);
 

@@ -11,6 +11,7 @@ use super::common::JsonObject;
 /// The `listChanged` capability shared by roots, prompts and tools.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListChangedCapability {
     /// Whether the sender emits a `list_changed` notification when the list changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -27,6 +28,7 @@ pub type ToolsCapability = ListChangedCapability;
 /// The client's `sampling` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SamplingCapability {
     /// Present if the client supports the soft-deprecated `includeContext` values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,9 +38,24 @@ pub struct SamplingCapability {
     pub tools: Option<JsonObject>,
 }
 
+impl SamplingCapability {
+    /// Declares support for the soft-deprecated `includeContext` values.
+    pub fn with_context(mut self, context: JsonObject) -> Self {
+        self.context = Some(context);
+        self
+    }
+
+    /// Declares support for `tools` and `toolChoice` in sampling requests.
+    pub fn with_tools(mut self, tools: JsonObject) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+}
+
 /// The client's `elicitation` capability; an empty object means form mode only.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitationCapability {
     /// Present if the client supports form-mode elicitation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,29 +75,60 @@ impl ElicitationCapability {
     pub fn supports_url(&self) -> bool {
         self.url.is_some()
     }
+
+    /// Declares support for form-mode elicitation.
+    pub fn with_form(mut self, form: JsonObject) -> Self {
+        self.form = Some(form);
+        self
+    }
+
+    /// Declares support for URL-mode elicitation.
+    pub fn with_url(mut self, url: JsonObject) -> Self {
+        self.url = Some(url);
+        self
+    }
 }
 
 /// The client's task support for `sampling/*` requests.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SamplingTasksCapability {
     /// Present if `sampling/createMessage` may be task-augmented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub create_message: Option<JsonObject>,
 }
 
+impl SamplingTasksCapability {
+    /// Declares that `sampling/createMessage` may be task-augmented.
+    pub fn with_create_message(mut self, create_message: JsonObject) -> Self {
+        self.create_message = Some(create_message);
+        self
+    }
+}
+
 /// The client's task support for `elicitation/*` requests.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitationTasksCapability {
     /// Present if `elicitation/create` may be task-augmented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub create: Option<JsonObject>,
 }
 
+impl ElicitationTasksCapability {
+    /// Declares that `elicitation/create` may be task-augmented.
+    pub fn with_create(mut self, create: JsonObject) -> Self {
+        self.create = Some(create);
+        self
+    }
+}
+
 /// The request types a client accepts as tasks.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClientTaskRequestsCapability {
     /// Task support for sampling requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,9 +138,24 @@ pub struct ClientTaskRequestsCapability {
     pub elicitation: Option<ElicitationTasksCapability>,
 }
 
+impl ClientTaskRequestsCapability {
+    /// Sets the task support for sampling requests.
+    pub fn with_sampling(mut self, sampling: SamplingTasksCapability) -> Self {
+        self.sampling = Some(sampling);
+        self
+    }
+
+    /// Sets the task support for elicitation requests.
+    pub fn with_elicitation(mut self, elicitation: ElicitationTasksCapability) -> Self {
+        self.elicitation = Some(elicitation);
+        self
+    }
+}
+
 /// The client's `tasks` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClientTasksCapability {
     /// Present if the client supports `tasks/list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,9 +168,30 @@ pub struct ClientTasksCapability {
     pub requests: Option<ClientTaskRequestsCapability>,
 }
 
+impl ClientTasksCapability {
+    /// Declares support for `tasks/list`.
+    pub fn with_list(mut self, list: JsonObject) -> Self {
+        self.list = Some(list);
+        self
+    }
+
+    /// Declares support for `tasks/cancel`.
+    pub fn with_cancel(mut self, cancel: JsonObject) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// Sets the request types the client accepts as tasks.
+    pub fn with_requests(mut self, requests: ClientTaskRequestsCapability) -> Self {
+        self.requests = Some(requests);
+        self
+    }
+}
+
 /// Capabilities a client may support.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Experimental, non-standard capabilities, keyed by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -156,11 +240,24 @@ impl ClientCapabilities {
         self.extensions.get_or_insert_with(JsonObject::new).insert(id.into(), Value::Object(settings));
         self
     }
+
+    /// Sets the experimental, non-standard capabilities, keyed by name.
+    pub fn with_experimental(mut self, experimental: JsonObject) -> Self {
+        self.experimental = Some(experimental);
+        self
+    }
+
+    /// Declares support for task-augmented requests.
+    pub fn with_tasks(mut self, tasks: ClientTasksCapability) -> Self {
+        self.tasks = Some(tasks);
+        self
+    }
 }
 
 /// The server's `resources` capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// Whether the server supports `resources/subscribe`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -173,24 +270,43 @@ pub struct ResourcesCapability {
 /// The server's task support for `tools/*` requests.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolsTasksCapability {
     /// Present if `tools/call` may be task-augmented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<JsonObject>,
 }
 
+impl ToolsTasksCapability {
+    /// Declares that `tools/call` may be task-augmented.
+    pub fn with_call(mut self, call: JsonObject) -> Self {
+        self.call = Some(call);
+        self
+    }
+}
+
 /// The request types a server accepts as tasks.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerTaskRequestsCapability {
     /// Task support for tool requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ToolsTasksCapability>,
 }
 
+impl ServerTaskRequestsCapability {
+    /// Sets the task support for tool requests.
+    pub fn with_tools(mut self, tools: ToolsTasksCapability) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+}
+
 /// The server's `tasks` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerTasksCapability {
     /// Present if the server supports `tasks/list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -203,9 +319,30 @@ pub struct ServerTasksCapability {
     pub requests: Option<ServerTaskRequestsCapability>,
 }
 
+impl ServerTasksCapability {
+    /// Declares support for `tasks/list`.
+    pub fn with_list(mut self, list: JsonObject) -> Self {
+        self.list = Some(list);
+        self
+    }
+
+    /// Declares support for `tasks/cancel`.
+    pub fn with_cancel(mut self, cancel: JsonObject) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// Sets the request types the server accepts as tasks.
+    pub fn with_requests(mut self, requests: ServerTaskRequestsCapability) -> Self {
+        self.requests = Some(requests);
+        self
+    }
+}
+
 /// Capabilities a server may support.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Experimental, non-standard capabilities, keyed by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -262,6 +399,18 @@ impl ServerCapabilities {
     /// Declares the `completions` capability.
     pub fn with_completions(mut self) -> Self {
         self.completions = Some(JsonObject::new());
+        self
+    }
+
+    /// Sets the experimental, non-standard capabilities, keyed by name.
+    pub fn with_experimental(mut self, experimental: JsonObject) -> Self {
+        self.experimental = Some(experimental);
+        self
+    }
+
+    /// Declares support for task-augmented requests.
+    pub fn with_tasks(mut self, tasks: ServerTasksCapability) -> Self {
+        self.tasks = Some(tasks);
         self
     }
 }

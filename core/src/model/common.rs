@@ -86,6 +86,7 @@ pub enum Role {
 /// Optional hints telling the client how an object is meant to be used or displayed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// Who the object is intended for (`user`, `assistant` or both).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,6 +97,26 @@ pub struct Annotations {
     /// The ISO 8601 timestamp of the last modification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_modified: Option<String>,
+}
+
+impl Annotations {
+    /// Sets who the object is intended for.
+    pub fn with_audience(mut self, audience: Vec<Role>) -> Self {
+        self.audience = Some(audience);
+        self
+    }
+
+    /// Sets the importance, from 0 (least) to 1 (most).
+    pub fn with_priority(mut self, priority: f64) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Sets the ISO 8601 timestamp of the last modification.
+    pub fn with_last_modified(mut self, last_modified: impl Into<String>) -> Self {
+        self.last_modified = Some(last_modified.into());
+        self
+    }
 }
 
 /// The theme an icon is designed for.
@@ -111,6 +132,7 @@ pub enum IconTheme {
 /// An icon that a client may display for an implementation, tool, prompt or resource.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icon {
     /// An `https:` URL or a `data:` URI of the image.
     pub src: String,
@@ -136,20 +158,42 @@ impl Icon {
         self.mime_type = Some(mime_type.into());
         self
     }
+
+    /// Sets the sizes the icon is available in.
+    pub fn with_sizes(mut self, sizes: Vec<String>) -> Self {
+        self.sizes = Some(sizes);
+        self
+    }
+
+    /// Sets the theme the icon is designed for.
+    pub fn with_theme(mut self, theme: IconTheme) -> Self {
+        self.theme = Some(theme);
+        self
+    }
 }
 
 /// The `icons` mixin shared by several objects.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icons {
     /// The icons offered, in any order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
 }
 
+impl Icons {
+    /// Adds an icon.
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+}
+
 /// The programmatic `name` plus optional human-readable `title` shared by many objects.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BaseMetadata {
     /// The programmatic identifier, also the display fallback.
     pub name: String,
@@ -158,9 +202,23 @@ pub struct BaseMetadata {
     pub title: Option<String>,
 }
 
+impl BaseMetadata {
+    /// Creates metadata with the given programmatic name and no title.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), title: None }
+    }
+
+    /// Sets the human-readable display name.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+}
+
 /// The name and version of an MCP client or server implementation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// The programmatic name of the implementation.
     pub name: String,
@@ -214,6 +272,7 @@ impl Implementation {
 /// Params that only carry an optional `_meta` (e.g. `ping`, `roots/list`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RequestParams {
     /// Request metadata, e.g. the `progressToken`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -225,20 +284,36 @@ impl RequestParams {
     pub fn progress_token(&self) -> Option<ProgressToken> {
         progress_token(self.meta.as_ref())
     }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// Notification params that only carry an optional `_meta` (e.g. `notifications/initialized`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct NotificationParams {
     /// Notification metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
 
+impl NotificationParams {
+    /// Sets the notification metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// Params of paginated list requests.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PaginatedRequestParams {
     /// The opaque cursor from a previous page's `nextCursor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -258,11 +333,18 @@ impl PaginatedRequestParams {
     pub fn progress_token(&self) -> Option<ProgressToken> {
         progress_token(self.meta.as_ref())
     }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The common shape of a paginated result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PaginatedResult {
     /// The cursor of the next page; absent on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -272,11 +354,34 @@ pub struct PaginatedResult {
     pub meta: Option<Meta>,
 }
 
+impl PaginatedResult {
+    /// Sets the cursor of the next page.
+    pub fn with_next_cursor(mut self, next_cursor: impl Into<String>) -> Self {
+        self.next_cursor = Some(next_cursor.into());
+        self
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// A result carrying no data beyond an optional `_meta` (`ping`, `logging/setLevel`, …).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct EmptyResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl EmptyResult {
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }

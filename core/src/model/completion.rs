@@ -8,6 +8,7 @@ use super::common::{Meta, ProgressToken, progress_token};
 /// A reference to a prompt, for completion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptReference {
     /// The name of the prompt.
     pub name: String,
@@ -16,12 +17,33 @@ pub struct PromptReference {
     pub title: Option<String>,
 }
 
+impl PromptReference {
+    /// Creates a reference to the prompt named `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), title: None }
+    }
+
+    /// Sets the human-readable display name.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+}
+
 /// A reference to a resource or resource template, for completion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplateReference {
     /// The URI or URI template of the resource.
     pub uri: String,
+}
+
+impl ResourceTemplateReference {
+    /// Creates a reference to the resource or resource template at `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self { uri: uri.into() }
+    }
 }
 
 /// The object whose argument is being completed, tagged by `type`.
@@ -39,6 +61,7 @@ pub enum CompletionReference {
 /// The argument being completed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompletionArgument {
     /// The name of the argument.
     pub name: String,
@@ -46,18 +69,35 @@ pub struct CompletionArgument {
     pub value: String,
 }
 
+impl CompletionArgument {
+    /// Creates the argument `name` with the partial value typed so far.
+    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { name: name.into(), value: value.into() }
+    }
+}
+
 /// Additional context for a completion request.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompletionContext {
     /// Arguments already resolved for the same prompt or template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<IndexMap<String, String>>,
 }
 
+impl CompletionContext {
+    /// Sets the arguments already resolved for the same prompt or template.
+    pub fn with_arguments(mut self, arguments: IndexMap<String, String>) -> Self {
+        self.arguments = Some(arguments);
+        self
+    }
+}
+
 /// The params of `completion/complete`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompleteRequestParams {
     /// The prompt or resource whose argument is being completed.
     #[serde(rename = "ref")]
@@ -77,11 +117,29 @@ impl CompleteRequestParams {
     pub fn progress_token(&self) -> Option<ProgressToken> {
         progress_token(self.meta.as_ref())
     }
+
+    /// Creates params completing `argument` of the prompt or resource `reference`.
+    pub fn new(reference: CompletionReference, argument: CompletionArgument) -> Self {
+        Self { reference, argument, context: None, meta: None }
+    }
+
+    /// Sets the additional context, such as already-resolved arguments.
+    pub fn with_context(mut self, context: CompletionContext) -> Self {
+        self.context = Some(context);
+        self
+    }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The completion values offered for an argument.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Completion {
     /// The suggested values (at most 100), ranked by relevance.
     pub values: Vec<String>,
@@ -93,9 +151,17 @@ pub struct Completion {
     pub has_more: Option<bool>,
 }
 
+impl Completion {
+    /// Creates completion values as given, without a total or a `hasMore` flag.
+    pub fn new(values: Vec<String>) -> Self {
+        Self { values, total: None, has_more: None }
+    }
+}
+
 /// The result of `completion/complete`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompleteResult {
     /// The completion values.
     pub completion: Completion,
@@ -111,5 +177,11 @@ impl CompleteResult {
         let has_more = total > 100;
         values.truncate(100);
         Self { completion: Completion { values, total: Some(total as u64), has_more: Some(has_more) }, meta: None }
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
     }
 }

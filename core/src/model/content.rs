@@ -8,6 +8,7 @@ use super::resources::ResourceContents;
 /// Text provided to or from a language model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextContent {
     /// The text content.
     pub text: String,
@@ -24,11 +25,24 @@ impl TextContent {
     pub fn new(text: impl Into<String>) -> Self {
         Self { text: text.into(), ..Self::default() }
     }
+
+    /// Sets the display and usage hints.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the content metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// An image provided to or from a language model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ImageContent {
     /// The base64-encoded image data.
     pub data: String,
@@ -42,9 +56,29 @@ pub struct ImageContent {
     pub meta: Option<Meta>,
 }
 
+impl ImageContent {
+    /// Creates an image from base64 data and its MIME type.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self { data: data.into(), mime_type: mime_type.into(), ..Self::default() }
+    }
+
+    /// Sets the display and usage hints.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the content metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// Audio provided to or from a language model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AudioContent {
     /// The base64-encoded audio data.
     pub data: String,
@@ -58,9 +92,29 @@ pub struct AudioContent {
     pub meta: Option<Meta>,
 }
 
+impl AudioContent {
+    /// Creates audio from base64 data and its MIME type.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self { data: data.into(), mime_type: mime_type.into(), ..Self::default() }
+    }
+
+    /// Sets the display and usage hints.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the content metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// A link to a resource the server can read, included in a prompt or tool result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceLink {
     /// The URI of the resource.
     pub uri: String,
@@ -89,9 +143,59 @@ pub struct ResourceLink {
     pub meta: Option<Meta>,
 }
 
+impl ResourceLink {
+    /// Creates a link to the resource at `uri` with the given name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self { uri: uri.into(), name: name.into(), ..Self::default() }
+    }
+
+    /// Sets the human-readable display name.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description of what the resource represents.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type of the resource.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the size of the raw content in bytes (before base64 encoding).
+    pub fn with_size(mut self, size: u64) -> Self {
+        self.size = Some(size);
+        self
+    }
+
+    /// Adds an icon.
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Sets the display and usage hints.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the content metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// The contents of a resource embedded into a prompt or tool result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// The embedded text or blob contents.
     pub resource: ResourceContents,
@@ -101,6 +205,25 @@ pub struct EmbeddedResource {
     /// Content metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl EmbeddedResource {
+    /// Creates an embedded resource holding the given contents.
+    pub fn new(resource: ResourceContents) -> Self {
+        Self { resource, annotations: None, meta: None }
+    }
+
+    /// Sets the display and usage hints.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the content metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// A content block of a tool result, prompt message or tool-result block, tagged by `type`.
@@ -202,6 +325,7 @@ impl From<EmbeddedResource> for ContentBlock {
 /// A request from the model to call a tool, inside a sampling message.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolUseContent {
     /// The identifier of this tool use, matched by a later `toolUseId`.
     pub id: String,
@@ -214,9 +338,23 @@ pub struct ToolUseContent {
     pub meta: Option<Meta>,
 }
 
+impl ToolUseContent {
+    /// Creates a tool use with its identifier, the tool's name and the arguments.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: JsonObject) -> Self {
+        Self { id: id.into(), name: name.into(), input, meta: None }
+    }
+
+    /// Sets the content metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// The result of a tool use, sent back to the model in a sampling message.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolResultContent {
     /// The `id` of the tool use this result answers.
     pub tool_use_id: String,
@@ -231,6 +369,31 @@ pub struct ToolResultContent {
     /// Content metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl ToolResultContent {
+    /// Creates the result of the tool use `tool_use_id` holding the given content blocks.
+    pub fn new(tool_use_id: impl Into<String>, content: Vec<ContentBlock>) -> Self {
+        Self { tool_use_id: tool_use_id.into(), content, ..Self::default() }
+    }
+
+    /// Sets the structured result of the tool call.
+    pub fn with_structured_content(mut self, structured_content: JsonObject) -> Self {
+        self.structured_content = Some(structured_content);
+        self
+    }
+
+    /// Sets whether the tool call ended in an error.
+    pub fn with_is_error(mut self, is_error: bool) -> Self {
+        self.is_error = Some(is_error);
+        self
+    }
+
+    /// Sets the content metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// A content block of a sampling message, tagged by `type`.

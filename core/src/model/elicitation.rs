@@ -84,6 +84,7 @@ pub enum StringFormat {
 /// A string field of an elicitation form.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct StringSchema {
     /// Always `"string"`.
     pub r#type: StringTypeTag,
@@ -107,6 +108,44 @@ pub struct StringSchema {
     pub default: Option<String>,
 }
 
+impl StringSchema {
+    /// Sets the human-readable label.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the minimum length.
+    pub fn with_min_length(mut self, min_length: u64) -> Self {
+        self.min_length = Some(min_length);
+        self
+    }
+
+    /// Sets the maximum length.
+    pub fn with_max_length(mut self, max_length: u64) -> Self {
+        self.max_length = Some(max_length);
+        self
+    }
+
+    /// Sets the expected format.
+    pub fn with_format(mut self, format: StringFormat) -> Self {
+        self.format = Some(format);
+        self
+    }
+
+    /// Sets the default value.
+    pub fn with_default(mut self, default: impl Into<String>) -> Self {
+        self.default = Some(default.into());
+        self
+    }
+}
+
 /// Whether a numeric field accepts any number or only integers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -121,6 +160,7 @@ pub enum NumberType {
 /// A numeric field of an elicitation form.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct NumberSchema {
     /// `"number"` or `"integer"`.
     pub r#type: NumberType,
@@ -141,9 +181,47 @@ pub struct NumberSchema {
     pub default: Option<f64>,
 }
 
+impl NumberSchema {
+    /// Creates a numeric field accepting any number or only integers.
+    pub fn new(number_type: NumberType) -> Self {
+        Self { r#type: number_type, ..Self::default() }
+    }
+
+    /// Sets the human-readable label.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the minimum value.
+    pub fn with_minimum(mut self, minimum: f64) -> Self {
+        self.minimum = Some(minimum);
+        self
+    }
+
+    /// Sets the maximum value.
+    pub fn with_maximum(mut self, maximum: f64) -> Self {
+        self.maximum = Some(maximum);
+        self
+    }
+
+    /// Sets the default value.
+    pub fn with_default(mut self, default: f64) -> Self {
+        self.default = Some(default);
+        self
+    }
+}
+
 /// A boolean field of an elicitation form.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BooleanSchema {
     /// Always `"boolean"`.
     pub r#type: BooleanTypeTag,
@@ -158,9 +236,30 @@ pub struct BooleanSchema {
     pub default: Option<bool>,
 }
 
+impl BooleanSchema {
+    /// Sets the human-readable label.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the default value.
+    pub fn with_default(mut self, default: bool) -> Self {
+        self.default = Some(default);
+        self
+    }
+}
+
 /// A titled option of an enum field (`{ "const", "title" }`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct EnumOption {
     /// The value submitted when this option is chosen.
     pub r#const: String,
@@ -178,6 +277,7 @@ impl EnumOption {
 /// A single-select enum field whose options are their own labels.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UntitledSingleSelectEnumSchema {
     /// Always `"string"`.
     pub r#type: StringTypeTag,
@@ -194,9 +294,35 @@ pub struct UntitledSingleSelectEnumSchema {
     pub default: Option<String>,
 }
 
+impl UntitledSingleSelectEnumSchema {
+    /// Creates a single-select field offering the given values.
+    pub fn new(values: Vec<String>) -> Self {
+        Self { r#enum: values, ..Self::default() }
+    }
+
+    /// Sets the human-readable label.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the default value.
+    pub fn with_default(mut self, default: impl Into<String>) -> Self {
+        self.default = Some(default.into());
+        self
+    }
+}
+
 /// A single-select enum field with a display label per option (`oneOf`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledSingleSelectEnumSchema {
     /// Always `"string"`.
     pub r#type: StringTypeTag,
@@ -213,9 +339,35 @@ pub struct TitledSingleSelectEnumSchema {
     pub default: Option<String>,
 }
 
+impl TitledSingleSelectEnumSchema {
+    /// Creates a single-select field offering the given options with their labels.
+    pub fn new(one_of: Vec<EnumOption>) -> Self {
+        Self { one_of, ..Self::default() }
+    }
+
+    /// Sets the human-readable label.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the default value.
+    pub fn with_default(mut self, default: impl Into<String>) -> Self {
+        self.default = Some(default.into());
+        self
+    }
+}
+
 /// The `items` of an untitled multi-select enum field.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UntitledEnumItems {
     /// Always `"string"`.
     pub r#type: StringTypeTag,
@@ -223,17 +375,33 @@ pub struct UntitledEnumItems {
     pub r#enum: Vec<String>,
 }
 
+impl UntitledEnumItems {
+    /// Creates the items of a multi-select field offering the given values.
+    pub fn new(values: Vec<String>) -> Self {
+        Self { r#type: StringTypeTag, r#enum: values }
+    }
+}
+
 /// The `items` of a titled multi-select enum field.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledEnumItems {
     /// The allowed options with their labels.
     pub any_of: Vec<EnumOption>,
 }
 
+impl TitledEnumItems {
+    /// Creates the items of a multi-select field offering the given options with their labels.
+    pub fn new(any_of: Vec<EnumOption>) -> Self {
+        Self { any_of }
+    }
+}
+
 /// A multi-select enum field whose options are their own labels.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UntitledMultiSelectEnumSchema {
     /// Always `"array"`.
     pub r#type: ArrayTypeTag,
@@ -256,9 +424,47 @@ pub struct UntitledMultiSelectEnumSchema {
     pub default: Option<Vec<String>>,
 }
 
+impl UntitledMultiSelectEnumSchema {
+    /// Creates a multi-select field whose options are the given items.
+    pub fn new(items: UntitledEnumItems) -> Self {
+        Self { items, ..Self::default() }
+    }
+
+    /// Sets the human-readable label.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the minimum number of selections.
+    pub fn with_min_items(mut self, min_items: u64) -> Self {
+        self.min_items = Some(min_items);
+        self
+    }
+
+    /// Sets the maximum number of selections.
+    pub fn with_max_items(mut self, max_items: u64) -> Self {
+        self.max_items = Some(max_items);
+        self
+    }
+
+    /// Sets the default selection.
+    pub fn with_default(mut self, default: Vec<String>) -> Self {
+        self.default = Some(default);
+        self
+    }
+}
+
 /// A multi-select enum field with a display label per option (`items.anyOf`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledMultiSelectEnumSchema {
     /// Always `"array"`.
     pub r#type: ArrayTypeTag,
@@ -281,9 +487,47 @@ pub struct TitledMultiSelectEnumSchema {
     pub default: Option<Vec<String>>,
 }
 
+impl TitledMultiSelectEnumSchema {
+    /// Creates a multi-select field whose options are the given items.
+    pub fn new(items: TitledEnumItems) -> Self {
+        Self { items, ..Self::default() }
+    }
+
+    /// Sets the human-readable label.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the minimum number of selections.
+    pub fn with_min_items(mut self, min_items: u64) -> Self {
+        self.min_items = Some(min_items);
+        self
+    }
+
+    /// Sets the maximum number of selections.
+    pub fn with_max_items(mut self, max_items: u64) -> Self {
+        self.max_items = Some(max_items);
+        self
+    }
+
+    /// Sets the default selection.
+    pub fn with_default(mut self, default: Vec<String>) -> Self {
+        self.default = Some(default);
+        self
+    }
+}
+
 /// A legacy single-select enum field labelled through the non-standard `enumNames`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct LegacyTitledEnumSchema {
     /// Always `"string"`.
     pub r#type: StringTypeTag,
@@ -300,6 +544,31 @@ pub struct LegacyTitledEnumSchema {
     /// The default value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<String>,
+}
+
+impl LegacyTitledEnumSchema {
+    /// Creates a legacy single-select field from its values and the parallel display labels.
+    pub fn new(values: Vec<String>, enum_names: Vec<String>) -> Self {
+        Self { r#enum: values, enum_names, ..Self::default() }
+    }
+
+    /// Sets the human-readable label.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the human-readable description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the default value.
+    pub fn with_default(mut self, default: impl Into<String>) -> Self {
+        self.default = Some(default.into());
+        self
+    }
 }
 
 /// A single-select enum field.
@@ -375,6 +644,7 @@ impl From<EnumSchema> for PrimitiveSchemaDefinition {
 /// The typed form of `requestedSchema`: a flat object of primitive fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitationSchema {
     /// The JSON Schema dialect, if not the default 2020-12.
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
@@ -411,11 +681,18 @@ impl ElicitationSchema {
             _ => JsonObject::new(),
         }
     }
+
+    /// Sets the JSON Schema dialect, if not the default 2020-12.
+    pub fn with_schema(mut self, schema: impl Into<String>) -> Self {
+        self.schema = Some(schema.into());
+        self
+    }
 }
 
 /// The params of a form-mode `elicitation/create` (`mode` is `"form"` or absent).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequestFormParams {
     /// Always `"form"` (absent on input from older peers).
     #[serde(default)]
@@ -442,11 +719,24 @@ impl ElicitRequestFormParams {
     pub fn typed_schema(&self) -> Result<ElicitationSchema, serde_json::Error> {
         serde_json::from_value(Value::Object(self.requested_schema.clone()))
     }
+
+    /// Asks the client to run the request as a task.
+    pub fn with_task(mut self, task: TaskMetadata) -> Self {
+        self.task = Some(task);
+        self
+    }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The params of a URL-mode `elicitation/create`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequestURLParams {
     /// Always `"url"`.
     pub mode: UrlModeTag,
@@ -475,6 +765,18 @@ impl ElicitRequestURLParams {
             task: None,
             meta: None,
         }
+    }
+
+    /// Asks the client to run the request as a task.
+    pub fn with_task(mut self, task: TaskMetadata) -> Self {
+        self.task = Some(task);
+        self
+    }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
     }
 }
 
@@ -580,6 +882,7 @@ pub enum ElicitContentValue {
 /// The result of a (non-task) `elicitation/create`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// What the user did.
     pub action: ElicitAction,
@@ -606,11 +909,23 @@ impl ElicitResult {
     pub fn cancel() -> Self {
         Self { action: ElicitAction::Cancel, content: None, meta: None }
     }
+
+    /// Creates a result reporting `action`, with no submitted values.
+    pub fn new(action: ElicitAction) -> Self {
+        Self { action, content: None, meta: None }
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The params of `notifications/elicitation/complete`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitationCompleteNotificationParams {
     /// The id of the completed URL-mode elicitation.
     pub elicitation_id: String,
@@ -619,10 +934,31 @@ pub struct ElicitationCompleteNotificationParams {
     pub meta: Option<Meta>,
 }
 
+impl ElicitationCompleteNotificationParams {
+    /// Creates params announcing that the URL-mode elicitation `elicitation_id` completed.
+    pub fn new(elicitation_id: impl Into<String>) -> Self {
+        Self { elicitation_id: elicitation_id.into(), meta: None }
+    }
+
+    /// Sets the notification metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// The `data` of a `URLElicitationRequiredError` (JSON-RPC error `-32042`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct URLElicitationRequiredErrorData {
     /// The URL-mode elicitations that must complete before the request can be retried.
     pub elicitations: Vec<ElicitRequestURLParams>,
+}
+
+impl URLElicitationRequiredErrorData {
+    /// Creates error data listing the URL-mode elicitations that must complete first.
+    pub fn new(elicitations: Vec<ElicitRequestURLParams>) -> Self {
+        Self { elicitations }
+    }
 }

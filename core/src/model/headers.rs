@@ -21,6 +21,7 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// One tool parameter mirrored into a header.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HeaderParam {
     /// The chain of `properties` keys from the schema root to the parameter.
     pub path: Vec<String>,
@@ -48,6 +49,12 @@ impl HeaderParam {
     /// The parameter's value in a call's arguments as header text before encoding.
     pub fn value_in(&self, arguments: Option<&JsonObject>) -> Option<String> {
         self.body_value(arguments).and_then(header_text)
+    }
+
+    /// Creates a parameter at the given chain of `properties` keys, mirrored into the header
+    /// `Mcp-Param-{name}`.
+    pub fn new(path: Vec<String>, name: impl Into<String>) -> Self {
+        Self { path, name: name.into() }
     }
 }
 

@@ -53,6 +53,7 @@ pub fn negotiate_protocol_version(requested: &str) -> &'static str {
 /// The params of `initialize`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeRequestParams {
     /// The newest protocol version the client supports.
     pub protocol_version: String,
@@ -70,11 +71,18 @@ impl InitializeRequestParams {
     pub fn new(capabilities: ClientCapabilities, client_info: Implementation) -> Self {
         Self { protocol_version: LATEST_PROTOCOL_VERSION.to_owned(), capabilities, client_info, meta: None }
     }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The result of `initialize`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeResult {
     /// The protocol version the server chose.
     pub protocol_version: String,
@@ -103,6 +111,12 @@ impl InitializeResult {
     /// Sets the instructions.
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
         self
     }
 }

@@ -53,6 +53,7 @@ impl std::fmt::Display for LoggingLevel {
 /// The params of `logging/setLevel`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SetLevelRequestParams {
     /// The minimum level the client wants to receive.
     pub level: LoggingLevel,
@@ -66,11 +67,23 @@ impl SetLevelRequestParams {
     pub fn progress_token(&self) -> Option<ProgressToken> {
         progress_token(self.meta.as_ref())
     }
+
+    /// Creates params asking for messages of `level` and above.
+    pub fn new(level: LoggingLevel) -> Self {
+        Self { level, meta: None }
+    }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The params of `notifications/message`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct LoggingMessageNotificationParams {
     /// The severity of the message.
     pub level: LoggingLevel,
@@ -88,5 +101,17 @@ impl LoggingMessageNotificationParams {
     /// Creates a log message at `level` carrying `data`.
     pub fn new(level: LoggingLevel, data: impl Into<Value>) -> Self {
         Self { level, logger: None, data: data.into(), meta: None }
+    }
+
+    /// Sets the name of the logger that emitted the message.
+    pub fn with_logger(mut self, logger: impl Into<String>) -> Self {
+        self.logger = Some(logger.into());
+        self
+    }
+
+    /// Sets the notification metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
     }
 }

@@ -8,6 +8,7 @@ use super::content::ContentBlock;
 /// An argument a prompt template accepts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// The programmatic name of the argument.
     pub name: String,
@@ -33,11 +34,18 @@ impl PromptArgument {
         self.description = Some(description.into());
         self
     }
+
+    /// Sets the human-readable display name.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
 }
 
 /// A prompt or prompt template the server offers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Prompt {
     /// The programmatic name of the prompt.
     pub name: String,
@@ -75,11 +83,30 @@ impl Prompt {
         self.arguments.get_or_insert_with(Vec::new).push(argument);
         self
     }
+
+    /// Sets the human-readable display name.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Adds an icon.
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Sets the prompt metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The result of `prompts/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListPromptsResult {
     /// The prompts of this page.
     pub prompts: Vec<Prompt>,
@@ -91,9 +118,29 @@ pub struct ListPromptsResult {
     pub meta: Option<Meta>,
 }
 
+impl ListPromptsResult {
+    /// Creates a page holding the given prompts, with no next cursor.
+    pub fn new(prompts: Vec<Prompt>) -> Self {
+        Self { prompts, next_cursor: None, meta: None }
+    }
+
+    /// Sets the cursor of the next page.
+    pub fn with_next_cursor(mut self, next_cursor: impl Into<String>) -> Self {
+        self.next_cursor = Some(next_cursor.into());
+        self
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// The params of `prompts/get`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptRequestParams {
     /// The name of the prompt.
     pub name: String,
@@ -115,11 +162,29 @@ impl GetPromptRequestParams {
     pub fn progress_token(&self) -> Option<ProgressToken> {
         progress_token(self.meta.as_ref())
     }
+
+    /// Creates params getting the prompt named `name`, with no arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), arguments: None, meta: None }
+    }
+
+    /// Sets the template arguments (string values).
+    pub fn with_arguments(mut self, arguments: JsonObject) -> Self {
+        self.arguments = Some(arguments);
+        self
+    }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// A message returned as part of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// The speaker of the message.
     pub role: Role,
@@ -147,6 +212,7 @@ impl PromptMessage {
 /// The result of `prompts/get`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// A description of the prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -156,4 +222,23 @@ pub struct GetPromptResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl GetPromptResult {
+    /// Creates a result holding the given messages, with no description.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        Self { description: None, messages, meta: None }
+    }
+
+    /// Sets the description of the prompt.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }

@@ -7,6 +7,7 @@ use super::common::{Annotations, Cursor, Icon, Meta, ProgressToken, progress_tok
 /// A known resource the server can read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Resource {
     /// The URI of the resource.
     pub uri: String,
@@ -52,11 +53,42 @@ impl Resource {
         self.mime_type = Some(mime_type.into());
         self
     }
+
+    /// Sets the human-readable display name.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the display and usage hints.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the size of the raw content in bytes (before base64 encoding).
+    pub fn with_size(mut self, size: u64) -> Self {
+        self.size = Some(size);
+        self
+    }
+
+    /// Adds an icon.
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Sets the resource metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// A template (RFC 6570) describing a family of resources.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplate {
     /// The RFC 6570 URI template.
     pub uri_template: String,
@@ -87,11 +119,48 @@ impl ResourceTemplate {
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
         Self { uri_template: uri_template.into(), name: name.into(), ..Self::default() }
     }
+
+    /// Sets the human-readable display name.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description of what the template is for.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type of all matching resources.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the display and usage hints.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Adds an icon.
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Sets the template metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The text contents of a resource.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextResourceContents {
     /// The URI of the resource.
     pub uri: String,
@@ -105,9 +174,29 @@ pub struct TextResourceContents {
     pub meta: Option<Meta>,
 }
 
+impl TextResourceContents {
+    /// Creates the text contents of the resource at `uri`.
+    pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        Self { uri: uri.into(), text: text.into(), ..Self::default() }
+    }
+
+    /// Sets the MIME type of the resource.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the contents metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// The binary contents of a resource.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BlobResourceContents {
     /// The URI of the resource.
     pub uri: String,
@@ -119,6 +208,25 @@ pub struct BlobResourceContents {
     /// Contents metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl BlobResourceContents {
+    /// Creates the binary contents of the resource at `uri` from base64 data.
+    pub fn new(uri: impl Into<String>, blob: impl Into<String>) -> Self {
+        Self { uri: uri.into(), blob: blob.into(), ..Self::default() }
+    }
+
+    /// Sets the MIME type of the resource.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the contents metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The contents of a resource: text or base64 blob (distinguished by the key present).
@@ -173,6 +281,7 @@ impl ResourceContents {
 /// The result of `resources/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourcesResult {
     /// The resources of this page.
     pub resources: Vec<Resource>,
@@ -184,9 +293,29 @@ pub struct ListResourcesResult {
     pub meta: Option<Meta>,
 }
 
+impl ListResourcesResult {
+    /// Creates a page holding the given resources, with no next cursor.
+    pub fn new(resources: Vec<Resource>) -> Self {
+        Self { resources, next_cursor: None, meta: None }
+    }
+
+    /// Sets the cursor of the next page.
+    pub fn with_next_cursor(mut self, next_cursor: impl Into<String>) -> Self {
+        self.next_cursor = Some(next_cursor.into());
+        self
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// The result of `resources/templates/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourceTemplatesResult {
     /// The resource templates of this page.
     pub resource_templates: Vec<ResourceTemplate>,
@@ -198,9 +327,29 @@ pub struct ListResourceTemplatesResult {
     pub meta: Option<Meta>,
 }
 
+impl ListResourceTemplatesResult {
+    /// Creates a page holding the given resource templates, with no next cursor.
+    pub fn new(resource_templates: Vec<ResourceTemplate>) -> Self {
+        Self { resource_templates, next_cursor: None, meta: None }
+    }
+
+    /// Sets the cursor of the next page.
+    pub fn with_next_cursor(mut self, next_cursor: impl Into<String>) -> Self {
+        self.next_cursor = Some(next_cursor.into());
+        self
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// Params naming one resource by URI (`resources/read`, `resources/subscribe`, …).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceRequestParams {
     /// The URI of the resource.
     pub uri: String,
@@ -219,6 +368,12 @@ impl ResourceRequestParams {
     pub fn progress_token(&self) -> Option<ProgressToken> {
         progress_token(self.meta.as_ref())
     }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The params of `resources/read`.
@@ -231,6 +386,7 @@ pub type UnsubscribeRequestParams = ResourceRequestParams;
 /// The result of `resources/read`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceResult {
     /// The contents of the resource (and possibly its sub-resources).
     pub contents: Vec<ResourceContents>,
@@ -239,13 +395,40 @@ pub struct ReadResourceResult {
     pub meta: Option<Meta>,
 }
 
+impl ReadResourceResult {
+    /// Creates a result holding the given contents.
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        Self { contents, meta: None }
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// The params of `notifications/resources/updated`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI of the updated resource (possibly a sub-resource of the subscribed one).
     pub uri: String,
     /// Notification metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl ResourceUpdatedNotificationParams {
+    /// Creates params announcing that the resource at `uri` was updated.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self { uri: uri.into(), meta: None }
+    }
+
+    /// Sets the notification metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }

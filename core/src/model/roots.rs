@@ -7,6 +7,7 @@ use super::common::Meta;
 /// A filesystem root the client exposes to the server.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Root {
     /// The `file://` URI of the root.
     pub uri: String,
@@ -29,15 +30,35 @@ impl Root {
         self.name = Some(name.into());
         self
     }
+
+    /// Sets the root metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The result of `roots/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListRootsResult {
     /// The roots the client exposes.
     pub roots: Vec<Root>,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl ListRootsResult {
+    /// Creates a result holding the given roots.
+    pub fn new(roots: Vec<Root>) -> Self {
+        Self { roots, meta: None }
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }

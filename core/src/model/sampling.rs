@@ -10,6 +10,7 @@ use super::tools::Tool;
 /// A message in a sampling conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SamplingMessage {
     /// The speaker of the message.
     pub role: Role,
@@ -34,20 +35,41 @@ impl SamplingMessage {
             meta: None,
         }
     }
+
+    /// Creates a message with the given speaker and content.
+    pub fn new(role: Role, content: SamplingContent) -> Self {
+        Self { role, content, meta: None }
+    }
+
+    /// Sets the message metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// A hint used for model selection; matched as a substring of model names.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelHint {
     /// A (partial) model name, such as `claude-3-5-sonnet` or `sonnet`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
+impl ModelHint {
+    /// Sets the (partial) model name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
 /// The server's advisory preferences for model selection.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelPreferences {
     /// Model name hints, evaluated in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,6 +83,32 @@ pub struct ModelPreferences {
     /// How much to prioritize capability (0 to 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intelligence_priority: Option<f64>,
+}
+
+impl ModelPreferences {
+    /// Sets the model name hints, evaluated in order.
+    pub fn with_hints(mut self, hints: Vec<ModelHint>) -> Self {
+        self.hints = Some(hints);
+        self
+    }
+
+    /// Sets how much to prioritize low cost (0 to 1).
+    pub fn with_cost_priority(mut self, cost_priority: f64) -> Self {
+        self.cost_priority = Some(cost_priority);
+        self
+    }
+
+    /// Sets how much to prioritize low latency (0 to 1).
+    pub fn with_speed_priority(mut self, speed_priority: f64) -> Self {
+        self.speed_priority = Some(speed_priority);
+        self
+    }
+
+    /// Sets how much to prioritize capability (0 to 1).
+    pub fn with_intelligence_priority(mut self, intelligence_priority: f64) -> Self {
+        self.intelligence_priority = Some(intelligence_priority);
+        self
+    }
 }
 
 /// Which MCP context the client should include in the sampling prompt.
@@ -92,15 +140,25 @@ pub enum ToolChoiceMode {
 /// The tool choice of a sampling request.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolChoice {
     /// How the model may use tools; absent means `auto`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<ToolChoiceMode>,
 }
 
+impl ToolChoice {
+    /// Sets how the model may use tools.
+    pub fn with_mode(mut self, mode: ToolChoiceMode) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+}
+
 /// The params of `sampling/createMessage`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageRequestParams {
     /// The conversation to sample from.
     pub messages: Vec<SamplingMessage>,
@@ -161,6 +219,66 @@ impl CreateMessageRequestParams {
     pub fn progress_token(&self) -> Option<ProgressToken> {
         progress_token(self.meta.as_ref())
     }
+
+    /// Sets the advisory model preferences.
+    pub fn with_model_preferences(mut self, model_preferences: ModelPreferences) -> Self {
+        self.model_preferences = Some(model_preferences);
+        self
+    }
+
+    /// Sets the system prompt.
+    pub fn with_system_prompt(mut self, system_prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(system_prompt.into());
+        self
+    }
+
+    /// Sets which MCP context to include.
+    pub fn with_include_context(mut self, include_context: IncludeContext) -> Self {
+        self.include_context = Some(include_context);
+        self
+    }
+
+    /// Sets the sampling temperature.
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets the sequences that stop sampling.
+    pub fn with_stop_sequences(mut self, stop_sequences: Vec<String>) -> Self {
+        self.stop_sequences = Some(stop_sequences);
+        self
+    }
+
+    /// Sets the provider-specific metadata.
+    pub fn with_metadata(mut self, metadata: JsonObject) -> Self {
+        self.metadata = Some(metadata);
+        self
+    }
+
+    /// Sets the tools the model may use.
+    pub fn with_tools(mut self, tools: Vec<Tool>) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Sets how the model may use the tools.
+    pub fn with_tool_choice(mut self, tool_choice: ToolChoice) -> Self {
+        self.tool_choice = Some(tool_choice);
+        self
+    }
+
+    /// Asks the client to run the request as a task.
+    pub fn with_task(mut self, task: TaskMetadata) -> Self {
+        self.task = Some(task);
+        self
+    }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// Why sampling stopped; unknown reasons are preserved verbatim.
@@ -218,6 +336,7 @@ impl<'de> Deserialize<'de> for StopReason {
 /// The result of a (non-task) `sampling/createMessage`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageResult {
     /// The speaker of the sampled message (normally `assistant`).
     pub role: Role,
@@ -231,4 +350,23 @@ pub struct CreateMessageResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl CreateMessageResult {
+    /// Creates a result with the speaker, the sampled content and the name of the model.
+    pub fn new(role: Role, content: SamplingContent, model: impl Into<String>) -> Self {
+        Self { role, content, model: model.into(), stop_reason: None, meta: None }
+    }
+
+    /// Sets why sampling stopped.
+    pub fn with_stop_reason(mut self, stop_reason: StopReason) -> Self {
+        self.stop_reason = Some(stop_reason);
+        self
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }

@@ -41,6 +41,13 @@ pub struct SkillFile {
     pub extra: JsonObject,
 }
 
+impl SkillFile {
+    /// Creates the listing of a file from its URI, its `sha256:` digest and its length in bytes.
+    pub fn new(uri: impl Into<String>, digest: impl Into<String>, size: u64) -> Self {
+        Self { uri: uri.into(), digest: digest.into(), size, extra: JsonObject::new() }
+    }
+}
+
 /// A skill as `skills/list` describes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -56,6 +63,14 @@ pub struct SkillEntry {
     /// Every other member, kept as it came.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+impl SkillEntry {
+    /// Creates the entry of the skill whose `SKILL.md` is at `uri`, with its frontmatter and no
+    /// files listed.
+    pub fn new(uri: impl Into<String>, frontmatter: JsonObject) -> Self {
+        Self { uri: uri.into(), frontmatter, resources: Vec::new(), extra: JsonObject::new() }
+    }
 }
 
 /// The digest of a skill file's `bytes` as entries write it: `sha256:` and the SHA-256 in hex.

@@ -10,6 +10,7 @@ use super::tasks::TaskMetadata;
 /// Hints describing a tool's behaviour; untrusted unless the server is trusted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// A human-readable title for the tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -28,6 +29,38 @@ pub struct ToolAnnotations {
     pub open_world_hint: Option<bool>,
 }
 
+impl ToolAnnotations {
+    /// Sets the human-readable title of the tool.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets whether the tool does not modify its environment.
+    pub fn with_read_only_hint(mut self, read_only_hint: bool) -> Self {
+        self.read_only_hint = Some(read_only_hint);
+        self
+    }
+
+    /// Sets whether the tool may perform destructive updates.
+    pub fn with_destructive_hint(mut self, destructive_hint: bool) -> Self {
+        self.destructive_hint = Some(destructive_hint);
+        self
+    }
+
+    /// Sets whether repeated calls with the same arguments have no extra effect.
+    pub fn with_idempotent_hint(mut self, idempotent_hint: bool) -> Self {
+        self.idempotent_hint = Some(idempotent_hint);
+        self
+    }
+
+    /// Sets whether the tool interacts with an open world of external entities.
+    pub fn with_open_world_hint(mut self, open_world_hint: bool) -> Self {
+        self.open_world_hint = Some(open_world_hint);
+        self
+    }
+}
+
 /// Whether a tool may, must or must not be called as a task.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -44,15 +77,25 @@ pub enum TaskSupport {
 /// Execution-related properties of a tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolExecution {
     /// Whether the tool supports task augmentation; absent means forbidden.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_support: Option<TaskSupport>,
 }
 
+impl ToolExecution {
+    /// Sets whether the tool supports task augmentation.
+    pub fn with_task_support(mut self, task_support: TaskSupport) -> Self {
+        self.task_support = Some(task_support);
+        self
+    }
+}
+
 /// The definition of a tool the client can call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Tool {
     /// The programmatic name of the tool.
     pub name: String,
@@ -139,11 +182,18 @@ impl Tool {
         self.icons.get_or_insert_with(Vec::new).push(icon);
         self
     }
+
+    /// Sets the tool metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The result of `tools/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListToolsResult {
     /// The tools of this page.
     pub tools: Vec<Tool>,
@@ -155,9 +205,29 @@ pub struct ListToolsResult {
     pub meta: Option<Meta>,
 }
 
+impl ListToolsResult {
+    /// Creates a page holding the given tools, with no next cursor.
+    pub fn new(tools: Vec<Tool>) -> Self {
+        Self { tools, next_cursor: None, meta: None }
+    }
+
+    /// Sets the cursor of the next page.
+    pub fn with_next_cursor(mut self, next_cursor: impl Into<String>) -> Self {
+        self.next_cursor = Some(next_cursor.into());
+        self
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// The params of `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolRequestParams {
     /// The name of the tool to call.
     pub name: String,
@@ -182,11 +252,24 @@ impl CallToolRequestParams {
     pub fn progress_token(&self) -> Option<ProgressToken> {
         progress_token(self.meta.as_ref())
     }
+
+    /// Asks the server to run the call as a task.
+    pub fn with_task(mut self, task: TaskMetadata) -> Self {
+        self.task = Some(task);
+        self
+    }
+
+    /// Sets the request metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// The result of a (non-task) `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// The unstructured result; may be empty.
     pub content: Vec<ContentBlock>,
@@ -226,5 +309,17 @@ impl CallToolResult {
     /// Returns whether this result reports a tool execution error.
     pub fn is_error(&self) -> bool {
         self.is_error.unwrap_or(false)
+    }
+
+    /// Sets the structured result, conforming to the tool's output schema.
+    pub fn with_structured_content(mut self, structured_content: JsonObject) -> Self {
+        self.structured_content = Some(structured_content);
+        self
+    }
+
+    /// Sets the result metadata.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
     }
 }

@@ -239,7 +239,7 @@ fn watched_server() -> Server {
         .resource(
             Resource::new("file:///watched", "watched"),
             |r: mcpweft::server::ResourceRequest, _c: RequestContext| async move {
-                Ok(ReadResourceResult { contents: vec![ResourceContents::text(r.uri, "x")], meta: None })
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(r.uri, "x")]))
             },
         )
         .build()

@@ -23,8 +23,8 @@ async fn sample(ctx: RequestContext) -> Result<String, Error> {
 
 async fn elicit(ctx: RequestContext) -> Result<String, Error> {
     let schema = ElicitationSchema::default()
-        .with_property("name", StringSchema { title: Some("Your name".into()), ..Default::default() }, true)
-        .with_property("email", StringSchema { format: Some(StringFormat::Email), ..Default::default() }, false);
+        .with_property("name", StringSchema::default().with_title("Your name"), true)
+        .with_property("email", StringSchema::default().with_format(StringFormat::Email), false);
     let result = ctx.elicit(ElicitRequestFormParams::new("Who are you?", &schema).into()).await?;
     Ok(serde_json::to_string(&result).unwrap())
 }

@@ -127,7 +127,7 @@ fn add_cluster_tools(server: &mcpweft::Server) {
         .unwrap();
     server
         .add_resource(Resource::new("test://doc", "doc"), |req: mcpweft::server::ResourceRequest, _| async move {
-            Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "doc")], meta: None })
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "doc")]))
         })
         .unwrap();
     let announcer = server.clone();

@@ -24,7 +24,7 @@ async fn no_contents(
     req: ResourceRequest,
     _ctx: mcpweft::RequestContext,
 ) -> Result<ReadResourceResult, mcpweft::ErrorData> {
-    Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "")], meta: None })
+    Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "")]))
 }
 
 fn builder() -> ServerBuilder {
@@ -74,9 +74,8 @@ fn a_name_registered_twice_in_a_builder_is_a_configuration_error() {
     );
 
     let prompt = || Prompt::new("twice");
-    let render = |_args: std::collections::HashMap<String, String>, _ctx| async move {
-        Ok(GetPromptResult { description: None, messages: Vec::new(), meta: None })
-    };
+    let render =
+        |_args: std::collections::HashMap<String, String>, _ctx| async move { Ok(GetPromptResult::new(Vec::new())) };
     assert_config(builder().prompt(prompt(), render).prompt(prompt(), render).build(), "twice");
 }
 
@@ -100,9 +99,8 @@ fn a_name_registered_twice_is_refused_unless_replaced() {
     assert_config(server.add_resource_template(template(), no_contents), "books://{id}");
     server.replace_resource_template(template(), no_contents).unwrap();
 
-    let render = |_args: std::collections::HashMap<String, String>, _ctx| async move {
-        Ok(GetPromptResult { description: None, messages: Vec::new(), meta: None })
-    };
+    let render =
+        |_args: std::collections::HashMap<String, String>, _ctx| async move { Ok(GetPromptResult::new(Vec::new())) };
     server.add_prompt(Prompt::new("same"), render).unwrap();
     assert_config(server.add_prompt(Prompt::new("same"), render), "prompt \"same\"");
     server.replace_prompt(Prompt::new("same"), render);
@@ -179,7 +177,7 @@ fn option_builders_set_every_field() {
         .with_default_log_level(LoggingLevel::Warning)
         .with_resource_subscriptions(false)
         .with_request_timeout(second)
-        .with_capabilities(ServerCapabilities { logging: Some(JsonObject::new()), ..Default::default() })
+        .with_capabilities(ServerCapabilities::default().with_logging())
         .with_on_roots_changed(|_session| {})
         .with_tasks(tasks);
     assert_eq!(server.instructions.as_deref(), Some("Be brief."));

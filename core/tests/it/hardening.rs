@@ -31,7 +31,7 @@ fn template_server(max_uri_length: Option<usize>) -> Server {
         ResourceTemplate::new("files://{+a}{+b}{+c}.txt", "files"),
         |request: mcpweft::server::ResourceRequest, _ctx: RequestContext| async move {
             let text = request.variables.len().to_string();
-            Ok(ReadResourceResult { contents: vec![ResourceContents::text(request.uri, text)], meta: None })
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(request.uri, text)]))
         },
     );
     if let Some(max) = max_uri_length {
@@ -86,7 +86,7 @@ async fn subscriptions_beyond_the_limit_are_refused_with_the_limit_named() {
         .resource_template(
             ResourceTemplate::new("files://{name}", "files"),
             |request: mcpweft::server::ResourceRequest, _ctx: RequestContext| async move {
-                Ok(ReadResourceResult { contents: vec![ResourceContents::text(request.uri, "x")], meta: None })
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(request.uri, "x")]))
             },
         )
         .max_subscriptions(3)

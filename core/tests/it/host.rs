@@ -77,20 +77,17 @@ fn notes_server() -> Server {
             Prompt::new("greet").with_argument(PromptArgument::new("name", true)),
             |args: std::collections::HashMap<String, String>, _ctx| async move {
                 let text = format!("Hello, {}!", args.get("name").map(String::as_str).unwrap_or("?"));
-                Ok(GetPromptResult { description: None, messages: vec![PromptMessage::user_text(text)], meta: None })
+                Ok(GetPromptResult::new(vec![PromptMessage::user_text(text)]))
             },
         )
         .resource(Resource::new("notes://today", "today"), |req: mcpweft::server::ResourceRequest, _ctx| async move {
-            Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "buy milk")], meta: None })
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "buy milk")]))
         })
         .resource_template(
             ResourceTemplate::new("notes://day/{day}", "day"),
             |req: mcpweft::server::ResourceRequest, _ctx| async move {
                 let day = req.variables.get("day").cloned().unwrap_or_default();
-                Ok(ReadResourceResult {
-                    contents: vec![ResourceContents::text(req.uri, format!("notes of {day}"))],
-                    meta: None,
-                })
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, format!("notes of {day}"))]))
             },
         )
         .build()
@@ -349,7 +346,7 @@ async fn list_changes_reach_the_view(version: &str) {
 
     server
         .add_prompt(Prompt::new("later"), |_args: std::collections::HashMap<String, String>, _ctx| async {
-            Ok(GetPromptResult { description: None, messages: vec![], meta: None })
+            Ok(GetPromptResult::new(vec![]))
         })
         .unwrap();
     let changed = next_event(&mut events, |e| matches!(e, HostEvent::ListChanged { .. })).await;

@@ -13,11 +13,12 @@ fn full_server() -> Server {
         Ok(CallToolResult::text("ok"))
     })
     .resource(Resource::new("mem://a", "a"), |req: mcpweft::server::ResourceRequest, _ctx| async move {
-        Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "a")], meta: None })
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "a")]))
     })
-    .prompt(Prompt::new("p"), |_args, _ctx| async move {
-        Ok(GetPromptResult { description: None, messages: vec![PromptMessage::user_text("hi")], meta: None })
-    })
+    .prompt(
+        Prompt::new("p"),
+        |_args, _ctx| async move { Ok(GetPromptResult::new(vec![PromptMessage::user_text("hi")])) },
+    )
     .completion(|_params: CompleteRequestParams, _ctx| async move { Ok(CompleteResult::new(vec![])) })
     .build()
     .unwrap()
@@ -191,7 +192,7 @@ async fn undeclared_capabilities_are_refused_on_both_sides() {
     assert!(matches!(within(client.list_resources(None)).await, Err(Error::CapabilityMissing(_))));
     assert!(matches!(within(client.read_resource("mem://a")).await, Err(Error::CapabilityMissing(_))));
     assert!(matches!(within(client.subscribe("mem://a")).await, Err(Error::CapabilityMissing(_))));
-    let reference = CompletionReference::Prompt(PromptReference { name: "x".into(), title: None });
+    let reference = CompletionReference::Prompt(PromptReference::new("x"));
     assert!(matches!(within(client.complete(reference, "a", "b")).await, Err(Error::CapabilityMissing(_))));
 
     // Declared features still work.
@@ -205,7 +206,7 @@ async fn subscriptions_can_be_turned_off() {
     let server = Server::new(Implementation::new("nosub", "1"), options);
     server
         .add_resource(Resource::new("mem://a", "a"), |req: mcpweft::server::ResourceRequest, _ctx| async move {
-            Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "a")], meta: None })
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "a")]))
         })
         .unwrap();
     let (client, _events, _session) = connect(&server).await;

@@ -17,18 +17,14 @@ fn library() -> Server {
     by_id.mime_type = Some("application/json".into());
     Server::builder(Implementation::new("library", "1"))
         .resource(readme, |req: ResourceRequest, _ctx| async move {
-            Ok(ReadResourceResult {
-                contents: vec![ResourceContents::text(req.uri, "# Hello\n").with_mime_type("text/markdown")],
-                meta: None,
-            })
+            Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(req.uri, "# Hello\n").with_mime_type("text/markdown"),
+            ]))
         })
         .resource(
             Resource::new("mem://logo", "logo").with_mime_type("image/png"),
             |req: ResourceRequest, _ctx| async move {
-                Ok(ReadResourceResult {
-                    contents: vec![ResourceContents::blob(req.uri, "iVBORw0KGgo=", "image/png")],
-                    meta: None,
-                })
+                Ok(ReadResourceResult::new(vec![ResourceContents::blob(req.uri, "iVBORw0KGgo=", "image/png")]))
             },
         )
         .resource_template(by_id, |req: ResourceRequest, _ctx| async move {
@@ -38,10 +34,7 @@ fn library() -> Server {
                 return Err(mcpweft::ErrorData::resource_not_found(&req.uri));
             }
             let text = json!({ "shelf": shelf, "id": id }).to_string();
-            Ok(ReadResourceResult {
-                contents: vec![ResourceContents::text(req.uri, text).with_mime_type("application/json")],
-                meta: None,
-            })
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, text).with_mime_type("application/json")]))
         })
         .prompt(
             Prompt::new("review")
@@ -50,14 +43,11 @@ fn library() -> Server {
                 .with_argument(PromptArgument::new("style", false)),
             |args: HashMap<String, String>, _ctx| async move {
                 let style = args.get("style").cloned().unwrap_or_else(|| "plain".into());
-                Ok(GetPromptResult {
-                    description: Some("A review".into()),
-                    messages: vec![
-                        PromptMessage::user_text(format!("Review ({style}): {}", args["code"])),
-                        PromptMessage::assistant_text("Sure."),
-                    ],
-                    meta: None,
-                })
+                Ok(GetPromptResult::new(vec![
+                    PromptMessage::user_text(format!("Review ({style}): {}", args["code"])),
+                    PromptMessage::assistant_text("Sure."),
+                ])
+                .with_description("A review"))
             },
         )
         .completion(|params: CompleteRequestParams, _ctx| async move {
@@ -203,7 +193,7 @@ async fn resource_registrations_notify_list_changed() {
     let (client, mut events, _session) = connect(&server).await;
     server
         .add_resource(Resource::new("mem://new", "new"), |req: ResourceRequest, _ctx| async move {
-            Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "new")], meta: None })
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "new")]))
         })
         .unwrap();
     assert_eq!(events.next().await, Event::ListChanged("notifications/resources/list_changed".into()));
@@ -212,7 +202,7 @@ async fn resource_registrations_notify_list_changed() {
     assert_eq!(events.next().await, Event::ListChanged("notifications/resources/list_changed".into()));
     server
         .add_prompt(Prompt::new("other"), |_args: HashMap<String, String>, _ctx| async move {
-            Ok(GetPromptResult { description: None, messages: vec![], meta: None })
+            Ok(GetPromptResult::new(vec![]))
         })
         .unwrap();
     assert_eq!(events.next().await, Event::ListChanged("notifications/prompts/list_changed".into()));
@@ -268,7 +258,7 @@ async fn prompt_errors_are_invalid_params() {
 async fn completion_returns_ranked_values() {
     let server = library();
     let (client, _events, _session) = connect(&server).await;
-    let reference = CompletionReference::Prompt(PromptReference { name: "review".into(), title: None });
+    let reference = CompletionReference::Prompt(PromptReference::new("review"));
     let result = within(client.complete(reference, "style", "p")).await.unwrap();
     assert_eq!(
         serde_json::to_value(&result).unwrap(),
@@ -276,7 +266,7 @@ async fn completion_returns_ranked_values() {
     );
 
     // The arguments already resolved reach the handler as `context.arguments`.
-    let reference = CompletionReference::Prompt(PromptReference { name: "review".into(), title: None });
+    let reference = CompletionReference::Prompt(PromptReference::new("review"));
     assert!(within(client.complete(reference.clone(), "style", "r")).await.unwrap().completion.values.is_empty());
     let result = within(client.complete_with_context(reference.clone(), "style", "r", [("code", "fn main() {}")]))
         .await
@@ -286,7 +276,7 @@ async fn completion_returns_ranked_values() {
     assert!(result.completion.values.is_empty());
 
     // At most 100 values, with the total and hasMore.
-    let reference = CompletionReference::Resource(ResourceTemplateReference { uri: "books://{shelf}/{id}".into() });
+    let reference = CompletionReference::Resource(ResourceTemplateReference::new("books://{shelf}/{id}"));
     let result = within(client.complete(reference, "shelf", "")).await.unwrap();
     assert_eq!(result.completion.values.len(), 100);
     assert_eq!(result.completion.total, Some(150));
@@ -317,15 +307,12 @@ async fn listed_templates_add_their_resources_to_the_last_page() {
     for uri in ["mem://fixed", "mem://fixed2"] {
         server
             .add_resource(Resource::new(uri, "fixed"), |req: ResourceRequest, _ctx| async move {
-                Ok(ReadResourceResult { contents: vec![ResourceContents::text(req.uri, "fixed")], meta: None })
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "fixed")]))
             })
             .unwrap();
     }
     let read = std::sync::Arc::new(|req: ResourceRequest, _ctx: mcpweft::RequestContext| async move {
-        Ok::<_, mcpweft::ErrorData>(ReadResourceResult {
-            contents: vec![ResourceContents::text(req.uri, "user")],
-            meta: None,
-        })
+        Ok::<_, mcpweft::ErrorData>(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "user")]))
     });
     let lister = std::sync::Arc::new(|ctx: mcpweft::RequestContext| async move {
         assert!(matches!(ctx.request_id(), mcpweft::RequestId::Number(_)), "the lister gets the request's context");
@@ -346,10 +333,7 @@ async fn listed_templates_add_their_resources_to_the_last_page() {
         Err::<Vec<Resource>, _>(mcpweft::ErrorData::internal_error("no users today"))
     });
     let read = std::sync::Arc::new(|req: ResourceRequest, _ctx: mcpweft::RequestContext| async move {
-        Ok::<_, mcpweft::ErrorData>(ReadResourceResult {
-            contents: vec![ResourceContents::text(req.uri, "x")],
-            meta: None,
-        })
+        Ok::<_, mcpweft::ErrorData>(ReadResourceResult::new(vec![ResourceContents::text(req.uri, "x")]))
     });
     server.add_listed_resource_template(ResourceTemplate::new("mem://broken/{id}", "broken"), read, failing).unwrap();
     let error = within(client.list_all_resources()).await.unwrap_err();

@@ -142,7 +142,7 @@ async fn a_stdio_session_answers_a_2026_request_before_any_initialize() {
         .resource_template(
             ResourceTemplate::new("files://{name}", "files"),
             |request: mcpweft::server::ResourceRequest, _ctx: RequestContext| async move {
-                Ok(ReadResourceResult { contents: vec![ResourceContents::text(request.uri, "x")], meta: None })
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(request.uri, "x")]))
             },
         )
         .build()
@@ -245,12 +245,12 @@ async fn a_listen_stream_is_acknowledged_then_gets_only_what_it_asked_for() {
             Ok(CallToolResult::text("first"))
         })
         .prompt(Prompt::new("p"), |_a: std::collections::HashMap<String, String>, _c: RequestContext| async move {
-            Ok(GetPromptResult { description: None, messages: Vec::new(), meta: None })
+            Ok(GetPromptResult::new(Vec::new()))
         })
         .resource(
             Resource::new("file:///watched", "watched"),
             |r: mcpweft::server::ResourceRequest, _c: RequestContext| async move {
-                Ok(ReadResourceResult { contents: vec![ResourceContents::text(r.uri, "x")], meta: None })
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(r.uri, "x")]))
             },
         )
         .build()

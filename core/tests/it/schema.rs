@@ -125,20 +125,17 @@ fn req_meta() -> Meta {
 }
 
 fn annotations() -> Annotations {
-    Annotations {
-        audience: Some(vec![Role::User, Role::Assistant]),
-        priority: Some(0.5),
-        last_modified: Some("2025-01-12T15:00:58Z".into()),
-    }
+    Annotations::default()
+        .with_audience(vec![Role::User, Role::Assistant])
+        .with_priority(0.5)
+        .with_last_modified("2025-01-12T15:00:58Z")
 }
 
 fn icon() -> Icon {
-    Icon {
-        src: "https://example.com/icon.png".into(),
-        mime_type: Some("image/png".into()),
-        sizes: Some(vec!["48x48".into(), "any".into()]),
-        theme: Some(IconTheme::Dark),
-    }
+    Icon::new("https://example.com/icon.png")
+        .with_mime_type("image/png")
+        .with_sizes(vec!["48x48".into(), "any".into()])
+        .with_theme(IconTheme::Dark)
 }
 
 fn implementation() -> Implementation {
@@ -150,60 +147,38 @@ fn implementation() -> Implementation {
 }
 
 fn text_block() -> TextContent {
-    TextContent { text: "Hello".into(), annotations: Some(annotations()), meta: Some(meta()) }
+    TextContent::new("Hello").with_annotations(annotations()).with_meta(meta())
 }
 
 fn image_block() -> ImageContent {
-    ImageContent {
-        data: "iVBORw0KGgo=".into(),
-        mime_type: "image/png".into(),
-        annotations: Some(annotations()),
-        meta: Some(meta()),
-    }
+    ImageContent::new("iVBORw0KGgo=", "image/png").with_annotations(annotations()).with_meta(meta())
 }
 
 fn audio_block() -> AudioContent {
-    AudioContent { data: "UklGRg==".into(), mime_type: "audio/wav".into(), annotations: None, meta: Some(meta()) }
+    AudioContent::new("UklGRg==", "audio/wav").with_meta(meta())
 }
 
 fn resource_link() -> ResourceLink {
-    ResourceLink {
-        uri: "file:///project/src/main.rs".into(),
-        name: "main.rs".into(),
-        title: Some("Main".into()),
-        description: Some("Entry point".into()),
-        mime_type: Some("text/x-rust".into()),
-        size: Some(1024),
-        icons: Some(vec![icon()]),
-        annotations: Some(annotations()),
-        meta: Some(meta()),
-    }
+    ResourceLink::new("file:///project/src/main.rs", "main.rs")
+        .with_title("Main")
+        .with_description("Entry point")
+        .with_mime_type("text/x-rust")
+        .with_size(1024)
+        .with_icon(icon())
+        .with_annotations(annotations())
+        .with_meta(meta())
 }
 
 fn text_contents() -> TextResourceContents {
-    TextResourceContents {
-        uri: "file:///project/README.md".into(),
-        mime_type: Some("text/markdown".into()),
-        text: "# Readme".into(),
-        meta: Some(meta()),
-    }
+    TextResourceContents::new("file:///project/README.md", "# Readme").with_mime_type("text/markdown").with_meta(meta())
 }
 
 fn blob_contents() -> BlobResourceContents {
-    BlobResourceContents {
-        uri: "file:///project/logo.png".into(),
-        mime_type: Some("image/png".into()),
-        blob: "iVBORw0KGgo=".into(),
-        meta: None,
-    }
+    BlobResourceContents::new("file:///project/logo.png", "iVBORw0KGgo=").with_mime_type("image/png")
 }
 
 fn embedded() -> EmbeddedResource {
-    EmbeddedResource {
-        resource: ResourceContents::Text(text_contents()),
-        annotations: Some(annotations()),
-        meta: Some(meta()),
-    }
+    EmbeddedResource::new(ResourceContents::Text(text_contents())).with_annotations(annotations()).with_meta(meta())
 }
 
 fn all_content_blocks() -> Vec<ContentBlock> {
@@ -219,22 +194,14 @@ fn all_content_blocks() -> Vec<ContentBlock> {
 }
 
 fn tool_use() -> ToolUseContent {
-    ToolUseContent {
-        id: "call-1".into(),
-        name: "get_weather".into(),
-        input: obj(json!({ "city": "Paris" })),
-        meta: Some(meta()),
-    }
+    ToolUseContent::new("call-1", "get_weather", obj(json!({ "city": "Paris" }))).with_meta(meta())
 }
 
 fn tool_result() -> ToolResultContent {
-    ToolResultContent {
-        tool_use_id: "call-1".into(),
-        content: vec![ContentBlock::text("18°C")],
-        structured_content: Some(obj(json!({ "temperature": 18 }))),
-        is_error: Some(false),
-        meta: Some(meta()),
-    }
+    ToolResultContent::new("call-1", vec![ContentBlock::text("18°C")])
+        .with_structured_content(obj(json!({ "temperature": 18 })))
+        .with_is_error(false)
+        .with_meta(meta())
 }
 
 fn input_schema() -> JsonObject {
@@ -254,176 +221,139 @@ fn tool() -> Tool {
             "type": "object",
             "properties": { "temperature": { "type": "number" } }
         })))
-        .with_annotations(ToolAnnotations {
-            title: Some("Weather lookup".into()),
-            read_only_hint: Some(true),
-            destructive_hint: Some(false),
-            idempotent_hint: Some(true),
-            open_world_hint: Some(true),
-        })
+        .with_annotations(
+            ToolAnnotations::default()
+                .with_title("Weather lookup")
+                .with_read_only_hint(true)
+                .with_destructive_hint(false)
+                .with_idempotent_hint(true)
+                .with_open_world_hint(true),
+        )
         .with_task_support(TaskSupport::Optional)
         .with_icon(icon())
 }
 
 fn client_capabilities() -> ClientCapabilities {
-    ClientCapabilities {
-        experimental: Some(obj(json!({ "com.example/feature": { "x": 1 } }))),
-        roots: Some(RootsCapability { list_changed: Some(true) }),
-        sampling: Some(SamplingCapability { context: Some(JsonObject::new()), tools: Some(JsonObject::new()) }),
-        elicitation: Some(ElicitationCapability { form: Some(JsonObject::new()), url: Some(JsonObject::new()) }),
-        tasks: Some(ClientTasksCapability {
-            list: Some(JsonObject::new()),
-            cancel: Some(JsonObject::new()),
-            requests: Some(ClientTaskRequestsCapability {
-                sampling: Some(SamplingTasksCapability { create_message: Some(JsonObject::new()) }),
-                elicitation: Some(ElicitationTasksCapability { create: Some(JsonObject::new()) }),
-            }),
-        }),
-        extensions: None,
-    }
+    let requests = ClientTaskRequestsCapability::default()
+        .with_sampling(SamplingTasksCapability::default().with_create_message(JsonObject::new()))
+        .with_elicitation(ElicitationTasksCapability::default().with_create(JsonObject::new()));
+    let mut caps = ClientCapabilities::default()
+        .with_experimental(obj(json!({ "com.example/feature": { "x": 1 } })))
+        .with_roots(true)
+        .with_elicitation(true)
+        .with_tasks(
+            ClientTasksCapability::default()
+                .with_list(JsonObject::new())
+                .with_cancel(JsonObject::new())
+                .with_requests(requests),
+        );
+    caps.sampling = Some(SamplingCapability::default().with_context(JsonObject::new()).with_tools(JsonObject::new()));
+    caps
 }
 
 fn server_capabilities() -> ServerCapabilities {
-    let mut caps = ServerCapabilities::default()
+    let requests = ServerTaskRequestsCapability::default()
+        .with_tools(ToolsTasksCapability::default().with_call(JsonObject::new()));
+    ServerCapabilities::default()
         .with_tools(true)
         .with_prompts(false)
         .with_resources(true, true)
         .with_logging()
-        .with_completions();
-    caps.experimental = Some(obj(json!({ "com.example/beta": {} })));
-    caps.tasks = Some(ServerTasksCapability {
-        list: Some(JsonObject::new()),
-        cancel: Some(JsonObject::new()),
-        requests: Some(ServerTaskRequestsCapability {
-            tools: Some(ToolsTasksCapability { call: Some(JsonObject::new()) }),
-        }),
-    });
-    caps
+        .with_completions()
+        .with_experimental(obj(json!({ "com.example/beta": {} })))
+        .with_tasks(
+            ServerTasksCapability::default()
+                .with_list(JsonObject::new())
+                .with_cancel(JsonObject::new())
+                .with_requests(requests),
+        )
 }
 
 fn task(ttl: Option<u64>) -> Task {
-    Task {
-        task_id: "task-1".into(),
-        status: TaskStatus::Working,
-        status_message: Some("Crunching".into()),
-        created_at: "2025-11-25T10:00:00Z".into(),
-        last_updated_at: "2025-11-25T10:00:05Z".into(),
-        ttl,
-        poll_interval: Some(500),
-    }
+    let mut task = Task::new("task-1", TaskStatus::Working, "2025-11-25T10:00:00Z", "2025-11-25T10:00:05Z")
+        .with_status_message("Crunching")
+        .with_poll_interval(500);
+    task.ttl = ttl;
+    task
 }
 
 fn string_schema() -> StringSchema {
-    StringSchema {
-        title: Some("Email".into()),
-        description: Some("Your e-mail address".into()),
-        min_length: Some(3),
-        max_length: Some(254),
-        format: Some(StringFormat::Email),
-        default: Some("a@example.com".into()),
-        ..StringSchema::default()
-    }
+    StringSchema::default()
+        .with_title("Email")
+        .with_description("Your e-mail address")
+        .with_min_length(3)
+        .with_max_length(254)
+        .with_format(StringFormat::Email)
+        .with_default("a@example.com")
 }
 
 fn number_schema() -> NumberSchema {
-    NumberSchema {
-        r#type: NumberType::Number,
-        title: Some("Age".into()),
-        description: None,
-        minimum: Some(0.5),
-        maximum: Some(150.5),
-        default: Some(30.5),
-    }
+    NumberSchema::new(NumberType::Number).with_title("Age").with_minimum(0.5).with_maximum(150.5).with_default(30.5)
 }
 
 fn boolean_schema() -> BooleanSchema {
-    BooleanSchema {
-        title: Some("Subscribe".into()),
-        description: Some("Receive news".into()),
-        default: Some(true),
-        ..BooleanSchema::default()
-    }
+    BooleanSchema::default().with_title("Subscribe").with_description("Receive news").with_default(true)
 }
 
 fn untitled_single() -> UntitledSingleSelectEnumSchema {
-    UntitledSingleSelectEnumSchema {
-        title: Some("Color".into()),
-        r#enum: vec!["red".into(), "green".into()],
-        default: Some("red".into()),
-        ..Default::default()
-    }
+    UntitledSingleSelectEnumSchema::new(vec!["red".into(), "green".into()]).with_title("Color").with_default("red")
 }
 
 fn titled_single() -> TitledSingleSelectEnumSchema {
-    TitledSingleSelectEnumSchema {
-        title: Some("Color".into()),
-        description: Some("Pick one".into()),
-        one_of: vec![EnumOption::new("#f00", "Red"), EnumOption::new("#0f0", "Green")],
-        default: Some("#f00".into()),
-        ..Default::default()
-    }
+    TitledSingleSelectEnumSchema::new(vec![EnumOption::new("#f00", "Red"), EnumOption::new("#0f0", "Green")])
+        .with_title("Color")
+        .with_description("Pick one")
+        .with_default("#f00")
 }
 
 fn untitled_multi() -> UntitledMultiSelectEnumSchema {
-    UntitledMultiSelectEnumSchema {
-        title: Some("Toppings".into()),
-        min_items: Some(1),
-        max_items: Some(2),
-        items: UntitledEnumItems { r#enum: vec!["cheese".into(), "ham".into()], ..Default::default() },
-        default: Some(vec!["cheese".into()]),
-        ..Default::default()
-    }
+    UntitledMultiSelectEnumSchema::new(UntitledEnumItems::new(vec!["cheese".into(), "ham".into()]))
+        .with_title("Toppings")
+        .with_min_items(1)
+        .with_max_items(2)
+        .with_default(vec!["cheese".into()])
 }
 
 fn titled_multi() -> TitledMultiSelectEnumSchema {
-    TitledMultiSelectEnumSchema {
-        description: Some("Pick some".into()),
-        items: TitledEnumItems { any_of: vec![EnumOption::new("c", "Cheese"), EnumOption::new("h", "Ham")] },
-        default: Some(vec!["h".into()]),
-        ..Default::default()
-    }
+    TitledMultiSelectEnumSchema::new(TitledEnumItems::new(vec![
+        EnumOption::new("c", "Cheese"),
+        EnumOption::new("h", "Ham"),
+    ]))
+    .with_description("Pick some")
+    .with_default(vec!["h".into()])
 }
 
 fn legacy_enum() -> LegacyTitledEnumSchema {
-    LegacyTitledEnumSchema {
-        r#enum: vec!["s".into(), "m".into()],
-        enum_names: vec!["Small".into(), "Medium".into()],
-        default: Some("m".into()),
-        ..Default::default()
-    }
+    LegacyTitledEnumSchema::new(vec!["s".into(), "m".into()], vec!["Small".into(), "Medium".into()]).with_default("m")
 }
 
 fn elicitation_schema() -> ElicitationSchema {
-    ElicitationSchema {
-        schema: Some("https://json-schema.org/draft/2020-12/schema".into()),
-        ..ElicitationSchema::default()
-    }
-    .with_property("email", string_schema(), true)
-    .with_property("age", number_schema(), false)
-    .with_property("subscribe", boolean_schema(), false)
-    .with_property("color", EnumSchema::Single(SingleSelectEnumSchema::Titled(titled_single())), false)
-    .with_property("toppings", EnumSchema::Multi(MultiSelectEnumSchema::Untitled(untitled_multi())), false)
-    .with_property("size", EnumSchema::Legacy(legacy_enum()), false)
+    ElicitationSchema::default()
+        .with_schema("https://json-schema.org/draft/2020-12/schema")
+        .with_property("email", string_schema(), true)
+        .with_property("age", number_schema(), false)
+        .with_property("subscribe", boolean_schema(), false)
+        .with_property("color", EnumSchema::Single(SingleSelectEnumSchema::Titled(titled_single())), false)
+        .with_property("toppings", EnumSchema::Multi(MultiSelectEnumSchema::Untitled(untitled_multi())), false)
+        .with_property("size", EnumSchema::Legacy(legacy_enum()), false)
 }
 
 fn url_params() -> ElicitRequestURLParams {
-    let mut p =
-        ElicitRequestURLParams::new("Please sign in to Example", "elicit-1", "https://example.com/connect?session=abc");
-    p.task = Some(TaskMetadata { ttl: Some(60_000) });
-    p.meta = Some(req_meta());
-    p
+    ElicitRequestURLParams::new("Please sign in to Example", "elicit-1", "https://example.com/connect?session=abc")
+        .with_task(TaskMetadata::default().with_ttl(60_000))
+        .with_meta(req_meta())
 }
 
 fn sampling_message() -> SamplingMessage {
-    SamplingMessage {
-        role: Role::User,
-        content: SamplingContent::Multiple(vec![
+    SamplingMessage::new(
+        Role::User,
+        SamplingContent::Multiple(vec![
             SamplingMessageContentBlock::Text(text_block()),
             SamplingMessageContentBlock::Image(image_block()),
             SamplingMessageContentBlock::Audio(audio_block()),
         ]),
-        meta: Some(meta()),
-    }
+    )
+    .with_meta(meta())
 }
 
 #[test]
@@ -447,8 +377,8 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("Annotations", &annotations());
     c.check("Icon", &icon());
     c.check("Icon", &Icon::new("data:image/png;base64,iVBORw0KGgo="));
-    c.check("Icons", &Icons { icons: Some(vec![icon()]) });
-    c.check("BaseMetadata", &BaseMetadata { name: "n".into(), title: Some("N".into()) });
+    c.check("Icons", &Icons::default().with_icon(icon()));
+    c.check("BaseMetadata", &BaseMetadata::new("n").with_title("N"));
     c.check("Implementation", &implementation());
     c.check("Implementation", &Implementation::new("bare", "0.1.0"));
     c.check("Role", &Role::Assistant);
@@ -457,18 +387,18 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("ProgressToken", &ProgressToken::from(7));
     c.check("RequestId", &RequestId::Number(1));
     c.check("RequestId", &RequestId::String("req-1".into()));
-    c.check("RequestParams", &RequestParams { meta: Some(req_meta()) });
-    c.check("NotificationParams", &NotificationParams { meta: Some(meta()) });
+    c.check("RequestParams", &RequestParams::default().with_meta(req_meta()));
+    c.check("NotificationParams", &NotificationParams::default().with_meta(meta()));
     c.check(
         "TaskAugmentedRequestParams",
-        &TaskAugmentedRequestParams { task: Some(TaskMetadata { ttl: Some(1000) }), meta: Some(req_meta()) },
+        &TaskAugmentedRequestParams::default().with_task(TaskMetadata::default().with_ttl(1000)).with_meta(req_meta()),
     );
-    c.check("PaginatedRequestParams", &PaginatedRequestParams { cursor: Some("c-2".into()), meta: Some(req_meta()) });
+    c.check("PaginatedRequestParams", &PaginatedRequestParams::with_cursor("c-2").with_meta(req_meta()));
     c.check("PaginatedRequestParams", &PaginatedRequestParams::default());
-    c.check("PaginatedResult", &PaginatedResult { next_cursor: Some("c-3".into()), meta: Some(meta()) });
-    c.check("EmptyResult", &EmptyResult { meta: Some(meta()) });
+    c.check("PaginatedResult", &PaginatedResult::default().with_next_cursor("c-3").with_meta(meta()));
+    c.check("EmptyResult", &EmptyResult::default().with_meta(meta()));
     c.check("EmptyResult", &EmptyResult::default());
-    c.check("Result", &EmptyResult { meta: Some(meta()) });
+    c.check("Result", &EmptyResult::default().with_meta(meta()));
 
     // Lifecycle and capabilities.
     c.check("ClientCapabilities", &client_capabilities());
@@ -478,12 +408,11 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     );
     c.check("ServerCapabilities", &server_capabilities());
     c.check("ServerCapabilities", &ServerCapabilities::default());
-    let mut init = InitializeRequestParams::new(client_capabilities(), implementation());
-    init.meta = Some(req_meta());
+    let init = InitializeRequestParams::new(client_capabilities(), implementation()).with_meta(req_meta());
     c.check("InitializeRequestParams", &init);
-    let mut init_result = InitializeResult::new(LATEST_PROTOCOL_VERSION, server_capabilities(), implementation())
-        .with_instructions("Use the weather tool for forecasts.");
-    init_result.meta = Some(meta());
+    let init_result = InitializeResult::new(LATEST_PROTOCOL_VERSION, server_capabilities(), implementation())
+        .with_instructions("Use the weather tool for forecasts.")
+        .with_meta(meta());
     c.check("InitializeResult", &init_result);
     c.check("ServerResult", &init_result);
 
@@ -518,59 +447,45 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("BlobResourceContents", &ResourceContents::blob("file:///x.bin", "AAAA", "application/octet-stream"));
     c.check("ResourceContents", &ResourceContents::Text(text_contents()));
     c.check("ResourceContents", &ResourceContents::Blob(blob_contents()));
-    let resource = Resource {
-        title: Some("Readme".into()),
-        annotations: Some(annotations()),
-        size: Some(8),
-        icons: Some(vec![icon()]),
-        meta: Some(meta()),
-        ..Resource::new("file:///project/README.md", "README.md")
-            .with_description("Project readme")
-            .with_mime_type("text/markdown")
-    };
+    let resource = Resource::new("file:///project/README.md", "README.md")
+        .with_description("Project readme")
+        .with_mime_type("text/markdown")
+        .with_title("Readme")
+        .with_annotations(annotations())
+        .with_size(8)
+        .with_icon(icon())
+        .with_meta(meta());
     c.check("Resource", &resource);
     c.check("Resource", &Resource::new("file:///a", "a"));
-    let template = ResourceTemplate {
-        title: Some("Files".into()),
-        description: Some("Any project file".into()),
-        mime_type: Some("text/plain".into()),
-        annotations: Some(annotations()),
-        icons: Some(vec![icon()]),
-        meta: Some(meta()),
-        ..ResourceTemplate::new("file:///project/{path}", "project-file")
-    };
+    let template = ResourceTemplate::new("file:///project/{path}", "project-file")
+        .with_title("Files")
+        .with_description("Any project file")
+        .with_mime_type("text/plain")
+        .with_annotations(annotations())
+        .with_icon(icon())
+        .with_meta(meta());
     c.check("ResourceTemplate", &template);
     c.check(
         "ListResourcesResult",
-        &ListResourcesResult {
-            resources: vec![resource.clone()],
-            next_cursor: Some("next".into()),
-            meta: Some(meta()),
-        },
+        &ListResourcesResult::new(vec![resource.clone()]).with_next_cursor("next").with_meta(meta()),
     );
     c.check(
         "ListResourceTemplatesResult",
-        &ListResourceTemplatesResult {
-            resource_templates: vec![template],
-            next_cursor: Some("next".into()),
-            meta: Some(meta()),
-        },
+        &ListResourceTemplatesResult::new(vec![template]).with_next_cursor("next").with_meta(meta()),
     );
-    let read =
-        ResourceRequestParams { meta: Some(req_meta()), ..ResourceRequestParams::new("file:///project/README.md") };
+    let read = ResourceRequestParams::new("file:///project/README.md").with_meta(req_meta());
     c.check("ResourceRequestParams", &read);
     c.check("ReadResourceRequestParams", &read);
     c.check("SubscribeRequestParams", &read);
     c.check("UnsubscribeRequestParams", &ResourceRequestParams::new("file:///x"));
-    let read_result = ReadResourceResult {
-        contents: vec![ResourceContents::Text(text_contents()), ResourceContents::Blob(blob_contents())],
-        meta: Some(meta()),
-    };
+    let read_result =
+        ReadResourceResult::new(vec![ResourceContents::Text(text_contents()), ResourceContents::Blob(blob_contents())])
+            .with_meta(meta());
     c.check("ReadResourceResult", &read_result);
     c.check("ServerResult", &read_result);
     c.check(
         "ResourceUpdatedNotificationParams",
-        &ResourceUpdatedNotificationParams { uri: "file:///project/README.md".into(), meta: Some(meta()) },
+        &ResourceUpdatedNotificationParams::new("file:///project/README.md").with_meta(meta()),
     );
 
     // Tools.
@@ -578,104 +493,86 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("Tool", &Tool::without_arguments("ping", "Pings."));
     c.check(
         "ToolAnnotations",
-        &ToolAnnotations {
-            title: Some("T".into()),
-            read_only_hint: Some(false),
-            destructive_hint: Some(true),
-            idempotent_hint: Some(false),
-            open_world_hint: Some(false),
-        },
+        &ToolAnnotations::default()
+            .with_title("T")
+            .with_read_only_hint(false)
+            .with_destructive_hint(true)
+            .with_idempotent_hint(false)
+            .with_open_world_hint(false),
     );
-    c.check("ToolExecution", &ToolExecution { task_support: Some(TaskSupport::Required) });
+    c.check("ToolExecution", &ToolExecution::default().with_task_support(TaskSupport::Required));
     c.check(
         "ListToolsResult",
-        &ListToolsResult {
-            tools: vec![tool(), Tool::without_arguments("noop", "Does nothing.")],
-            next_cursor: Some("page-2".into()),
-            meta: Some(meta()),
-        },
+        &ListToolsResult::new(vec![tool(), Tool::without_arguments("noop", "Does nothing.")])
+            .with_next_cursor("page-2")
+            .with_meta(meta()),
     );
-    let mut call = CallToolRequestParams::new("get_weather", obj(json!({ "city": "Paris" })));
-    call.task = Some(TaskMetadata { ttl: Some(30_000) });
-    call.meta = Some(req_meta());
+    let call = CallToolRequestParams::new("get_weather", obj(json!({ "city": "Paris" })))
+        .with_task(TaskMetadata::default().with_ttl(30_000))
+        .with_meta(req_meta());
     c.check("CallToolRequestParams", &call);
-    c.check(
-        "CallToolRequestParams",
-        &CallToolRequestParams { name: "noop".into(), ..CallToolRequestParams::default() },
-    );
+    let mut noop = CallToolRequestParams::default();
+    noop.name = "noop".into();
+    c.check("CallToolRequestParams", &noop);
     c.check("CallToolResult", &CallToolResult::text("18°C"));
     c.check("CallToolResult", &CallToolResult::error("City not found"));
     c.check("CallToolResult", &CallToolResult::structured(obj(json!({ "temperature": 18.5 }))));
-    let full_result = CallToolResult { meta: Some(meta()), ..CallToolResult::success(all_content_blocks()) };
+    let full_result = CallToolResult::success(all_content_blocks()).with_meta(meta());
     c.check("CallToolResult", &full_result);
     c.check("ServerResult", &full_result);
 
     // Prompts.
-    let prompt = Prompt {
-        title: Some("Code review".into()),
-        icons: Some(vec![icon()]),
-        meta: Some(meta()),
-        ..Prompt::new("code_review").with_description("Reviews code").with_argument(PromptArgument {
-            title: Some("Code".into()),
-            ..PromptArgument::new("code", true).with_description("The code")
-        })
-    };
+    let prompt = Prompt::new("code_review")
+        .with_description("Reviews code")
+        .with_argument(PromptArgument::new("code", true).with_description("The code").with_title("Code"))
+        .with_title("Code review")
+        .with_icon(icon())
+        .with_meta(meta());
     c.check("Prompt", &prompt);
     c.check("PromptArgument", &PromptArgument::new("lang", false).with_description("Language"));
-    c.check(
-        "ListPromptsResult",
-        &ListPromptsResult { prompts: vec![prompt, Prompt::new("bare")], next_cursor: None, meta: Some(meta()) },
-    );
+    c.check("ListPromptsResult", &ListPromptsResult::new(vec![prompt, Prompt::new("bare")]).with_meta(meta()));
     c.check(
         "GetPromptRequestParams",
-        &GetPromptRequestParams {
-            name: "code_review".into(),
-            arguments: Some(obj(json!({ "code": "fn main() {}" }))),
-            meta: Some(req_meta()),
-        },
+        &GetPromptRequestParams::new("code_review")
+            .with_arguments(obj(json!({ "code": "fn main() {}" })))
+            .with_meta(req_meta()),
     );
     c.check("PromptMessage", &PromptMessage::user_text("Review this"));
     c.check("PromptMessage", &PromptMessage::new(Role::Assistant, ContentBlock::Resource(embedded())));
     c.check(
         "GetPromptResult",
-        &GetPromptResult {
-            description: Some("A review".into()),
-            messages: vec![
-                PromptMessage::user_text("Review this"),
-                PromptMessage::assistant_text("Looks good"),
-                PromptMessage::new(Role::User, ContentBlock::Image(image_block())),
-            ],
-            meta: Some(meta()),
-        },
+        &GetPromptResult::new(vec![
+            PromptMessage::user_text("Review this"),
+            PromptMessage::assistant_text("Looks good"),
+            PromptMessage::new(Role::User, ContentBlock::Image(image_block())),
+        ])
+        .with_description("A review")
+        .with_meta(meta()),
     );
 
     // Completion.
-    let prompt_ref = PromptReference { name: "code_review".into(), title: Some("Code review".into()) };
+    let prompt_ref = PromptReference::new("code_review").with_title("Code review");
     c.check("PromptReference", &CompletionReference::Prompt(prompt_ref.clone()));
     c.check(
         "ResourceTemplateReference",
-        &CompletionReference::Resource(ResourceTemplateReference { uri: "file:///project/{path}".into() }),
+        &CompletionReference::Resource(ResourceTemplateReference::new("file:///project/{path}")),
     );
     c.check(
         "CompleteRequestParams",
-        &CompleteRequestParams {
-            reference: CompletionReference::Prompt(prompt_ref),
-            argument: CompletionArgument { name: "lang".into(), value: "py".into() },
-            context: Some(CompletionContext { arguments: Some(IndexMap::from([("code".into(), "x = 1".into())])) }),
-            meta: Some(req_meta()),
-        },
+        &CompleteRequestParams::new(CompletionReference::Prompt(prompt_ref), CompletionArgument::new("lang", "py"))
+            .with_context(
+                CompletionContext::default().with_arguments(IndexMap::from([("code".into(), "x = 1".into())])),
+            )
+            .with_meta(req_meta()),
     );
     c.check(
         "CompleteRequestParams",
-        &CompleteRequestParams {
-            reference: CompletionReference::Resource(ResourceTemplateReference { uri: "file:///{path}".into() }),
-            argument: CompletionArgument { name: "path".into(), value: "sr".into() },
-            context: None,
-            meta: None,
-        },
+        &CompleteRequestParams::new(
+            CompletionReference::Resource(ResourceTemplateReference::new("file:///{path}")),
+            CompletionArgument::new("path", "sr"),
+        ),
     );
-    let complete =
-        CompleteResult { meta: Some(meta()), ..CompleteResult::new(vec!["python".into(), "pytorch".into()]) };
+    let complete = CompleteResult::new(vec!["python".into(), "pytorch".into()]).with_meta(meta());
     c.check("CompleteResult", &complete);
     c.check("ServerResult", &complete);
 
@@ -692,17 +589,15 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     ] {
         c.check("LoggingLevel", &level);
     }
-    c.check("SetLevelRequestParams", &SetLevelRequestParams { level: LoggingLevel::Warning, meta: Some(req_meta()) });
+    c.check("SetLevelRequestParams", &SetLevelRequestParams::new(LoggingLevel::Warning).with_meta(req_meta()));
     c.check(
         "LoggingMessageNotificationParams",
-        &LoggingMessageNotificationParams {
-            logger: Some("db".into()),
-            meta: Some(meta()),
-            ..LoggingMessageNotificationParams::new(
-                LoggingLevel::Error,
-                json!({ "error": "Connection failed", "details": { "host": "localhost" } }),
-            )
-        },
+        &LoggingMessageNotificationParams::new(
+            LoggingLevel::Error,
+            json!({ "error": "Connection failed", "details": { "host": "localhost" } }),
+        )
+        .with_logger("db")
+        .with_meta(meta()),
     );
     c.check(
         "LoggingMessageNotificationParams",
@@ -712,29 +607,25 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     // Progress and cancellation.
     c.check(
         "ProgressNotificationParams",
-        &ProgressNotificationParams {
-            message: Some("Halfway".into()),
-            meta: Some(meta()),
-            ..ProgressNotificationParams::new(ProgressToken::from(7), 50.0, Some(100.0))
-        },
+        &ProgressNotificationParams::new(ProgressToken::from(7), 50.0, Some(100.0))
+            .with_message("Halfway")
+            .with_meta(meta()),
     );
     c.check("ProgressNotificationParams", &ProgressNotificationParams::new(ProgressToken::from("tok"), 0.25, None));
     c.check(
         "CancelledNotificationParams",
-        &CancelledNotificationParams {
-            meta: Some(meta()),
-            ..CancelledNotificationParams::new(
-                RequestId::String("req-9".into()),
-                Some("User requested cancellation".into()),
-            )
-        },
+        &CancelledNotificationParams::new(
+            RequestId::String("req-9".into()),
+            Some("User requested cancellation".into()),
+        )
+        .with_meta(meta()),
     );
     c.check("CancelledNotificationParams", &CancelledNotificationParams::new(RequestId::Number(9), None));
 
     // Roots.
-    let root = Root { meta: Some(meta()), ..Root::new("file:///home/user/project").with_name("Project") };
+    let root = Root::new("file:///home/user/project").with_name("Project").with_meta(meta());
     c.check("Root", &root);
-    let roots = ListRootsResult { roots: vec![root, Root::new("file:///tmp")], meta: Some(meta()) };
+    let roots = ListRootsResult::new(vec![root, Root::new("file:///tmp")]).with_meta(meta());
     c.check("ListRootsResult", &roots);
     c.check("ClientResult", &roots);
 
@@ -743,78 +634,71 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("SamplingMessage", &SamplingMessage::user_text("Hi"));
     c.check(
         "SamplingMessage",
-        &SamplingMessage {
-            role: Role::User,
-            content: SamplingContent::Multiple(vec![SamplingMessageContentBlock::ToolResult(tool_result())]),
-            meta: None,
-        },
+        &SamplingMessage::new(
+            Role::User,
+            SamplingContent::Multiple(vec![SamplingMessageContentBlock::ToolResult(tool_result())]),
+        ),
     );
-    c.check("ModelHint", &ModelHint { name: Some("claude-3-5-sonnet".into()) });
-    let prefs = ModelPreferences {
-        hints: Some(vec![ModelHint { name: Some("sonnet".into()) }]),
-        cost_priority: Some(0.3),
-        speed_priority: Some(0.8),
-        intelligence_priority: Some(0.5),
-    };
+    c.check("ModelHint", &ModelHint::default().with_name("claude-3-5-sonnet"));
+    let prefs = ModelPreferences::default()
+        .with_hints(vec![ModelHint::default().with_name("sonnet")])
+        .with_cost_priority(0.3)
+        .with_speed_priority(0.8)
+        .with_intelligence_priority(0.5);
     c.check("ModelPreferences", &prefs);
-    c.check("ToolChoice", &ToolChoice { mode: Some(ToolChoiceMode::Required) });
+    c.check("ToolChoice", &ToolChoice::default().with_mode(ToolChoiceMode::Required));
     c.check("ToolChoice", &ToolChoice::default());
-    let create = CreateMessageRequestParams {
-        model_preferences: Some(prefs),
-        system_prompt: Some("You are helpful.".into()),
-        include_context: Some(IncludeContext::ThisServer),
-        temperature: Some(0.7),
-        stop_sequences: Some(vec!["\n\n".into()]),
-        metadata: Some(obj(json!({ "provider": { "top_k": 5 } }))),
-        tools: Some(vec![tool()]),
-        tool_choice: Some(ToolChoice { mode: Some(ToolChoiceMode::Auto) }),
-        task: Some(TaskMetadata { ttl: Some(10_000) }),
-        meta: Some(req_meta()),
-        ..CreateMessageRequestParams::new(
-            vec![
-                sampling_message(),
-                SamplingMessage {
-                    role: Role::Assistant,
-                    content: SamplingContent::Single(SamplingMessageContentBlock::ToolUse(tool_use())),
-                    meta: None,
-                },
-            ],
-            100,
-        )
-    };
+    let create = CreateMessageRequestParams::new(
+        vec![
+            sampling_message(),
+            SamplingMessage::new(
+                Role::Assistant,
+                SamplingContent::Single(SamplingMessageContentBlock::ToolUse(tool_use())),
+            ),
+        ],
+        100,
+    )
+    .with_model_preferences(prefs)
+    .with_system_prompt("You are helpful.")
+    .with_include_context(IncludeContext::ThisServer)
+    .with_temperature(0.7)
+    .with_stop_sequences(vec!["\n\n".into()])
+    .with_metadata(obj(json!({ "provider": { "top_k": 5 } })))
+    .with_tools(vec![tool()])
+    .with_tool_choice(ToolChoice::default().with_mode(ToolChoiceMode::Auto))
+    .with_task(TaskMetadata::default().with_ttl(10_000))
+    .with_meta(req_meta());
     c.check("CreateMessageRequestParams", &create);
     c.check("CreateMessageRequestParams", &CreateMessageRequestParams::new(vec![SamplingMessage::user_text("Hi")], 10));
-    let created = CreateMessageResult {
-        role: Role::Assistant,
-        content: SamplingContent::Single(SamplingMessageContentBlock::text("Paris")),
-        model: "claude-3-sonnet-20240307".into(),
-        stop_reason: Some(StopReason::EndTurn),
-        meta: Some(meta()),
-    };
+    let created = CreateMessageResult::new(
+        Role::Assistant,
+        SamplingContent::Single(SamplingMessageContentBlock::text("Paris")),
+        "claude-3-sonnet-20240307",
+    )
+    .with_stop_reason(StopReason::EndTurn)
+    .with_meta(meta());
     c.check("CreateMessageResult", &created);
     c.check("ClientResult", &created);
     c.check(
         "CreateMessageResult",
-        &CreateMessageResult {
-            role: Role::Assistant,
-            content: SamplingContent::Multiple(vec![
+        &CreateMessageResult::new(
+            Role::Assistant,
+            SamplingContent::Multiple(vec![
                 SamplingMessageContentBlock::text("Let me check."),
                 SamplingMessageContentBlock::ToolUse(tool_use()),
             ]),
-            model: "m".into(),
-            stop_reason: Some(StopReason::ToolUse),
-            meta: None,
-        },
+            "m",
+        )
+        .with_stop_reason(StopReason::ToolUse),
     );
     c.check(
         "CreateMessageResult",
-        &CreateMessageResult {
-            role: Role::Assistant,
-            content: SamplingContent::Single(SamplingMessageContentBlock::text("x")),
-            model: "m".into(),
-            stop_reason: Some(StopReason::Other("contentFilter".into())),
-            meta: None,
-        },
+        &CreateMessageResult::new(
+            Role::Assistant,
+            SamplingContent::Single(SamplingMessageContentBlock::text("x")),
+            "m",
+        )
+        .with_stop_reason(StopReason::Other("contentFilter".into())),
     );
 
     // Elicitation.
@@ -822,10 +706,7 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check("StringSchema", &string_def);
     c.check("StringSchema", &PrimitiveSchemaDefinition::String(StringSchema::default()));
     c.check("NumberSchema", &PrimitiveSchemaDefinition::Number(number_schema()));
-    c.check(
-        "NumberSchema",
-        &PrimitiveSchemaDefinition::Number(NumberSchema { r#type: NumberType::Integer, ..NumberSchema::default() }),
-    );
+    c.check("NumberSchema", &PrimitiveSchemaDefinition::Number(NumberSchema::new(NumberType::Integer)));
     c.check("BooleanSchema", &PrimitiveSchemaDefinition::Boolean(boolean_schema()));
     c.check("StringSchema", &string_schema());
     c.check("NumberSchema", &number_schema());
@@ -862,24 +743,20 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
         "#/$defs/ElicitRequestFormParams/properties/requestedSchema",
         &elicitation_schema(),
     );
-    let form = ElicitRequestFormParams {
-        task: Some(TaskMetadata { ttl: Some(5_000) }),
-        meta: Some(req_meta()),
-        ..ElicitRequestFormParams::new("Please provide your details", &elicitation_schema())
-    };
+    let form = ElicitRequestFormParams::new("Please provide your details", &elicitation_schema())
+        .with_task(TaskMetadata::default().with_ttl(5_000))
+        .with_meta(req_meta());
     c.check("ElicitRequestFormParams", &form);
     c.check("ElicitRequestURLParams", &url_params());
     c.check("ElicitRequestParams", &ElicitRequestParams::Form(form));
     c.check("ElicitRequestParams", &ElicitRequestParams::Url(url_params()));
-    let accepted = ElicitResult {
-        meta: Some(meta()),
-        ..ElicitResult::accept(BTreeMap::from([
-            ("email".into(), ElicitContentValue::String("a@example.com".into())),
-            ("age".into(), ElicitContentValue::Number(30.into())),
-            ("subscribe".into(), ElicitContentValue::Boolean(true)),
-            ("toppings".into(), ElicitContentValue::StringArray(vec!["cheese".into()])),
-        ]))
-    };
+    let accepted = ElicitResult::accept(BTreeMap::from([
+        ("email".into(), ElicitContentValue::String("a@example.com".into())),
+        ("age".into(), ElicitContentValue::Number(30.into())),
+        ("subscribe".into(), ElicitContentValue::Boolean(true)),
+        ("toppings".into(), ElicitContentValue::StringArray(vec!["cheese".into()])),
+    ]))
+    .with_meta(meta());
     c.check("ElicitResult", &accepted);
     c.check("ClientResult", &accepted);
     c.check("ElicitResult", &ElicitResult::decline());
@@ -887,9 +764,9 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     c.check_at(
         "ElicitationCompleteNotificationParams",
         "#/$defs/ElicitationCompleteNotification/properties/params",
-        &ElicitationCompleteNotificationParams { elicitation_id: "elicit-1".into(), meta: Some(meta()) },
+        &ElicitationCompleteNotificationParams::new("elicit-1").with_meta(meta()),
     );
-    let error_data = URLElicitationRequiredErrorData { elicitations: vec![url_params()] };
+    let error_data = URLElicitationRequiredErrorData::new(vec![url_params()]);
     c.validate_json(
         "URLElicitationRequiredErrorData",
         "#/$defs/URLElicitationRequiredError",
@@ -921,36 +798,31 @@ fn every_model_type_validates_against_the_schema_and_round_trips() {
     }
     c.check("Task", &task(Some(60_000)));
     c.check("Task", &task(None));
-    c.check("TaskMetadata", &TaskMetadata { ttl: Some(60_000) });
+    c.check("TaskMetadata", &TaskMetadata::default().with_ttl(60_000));
     c.check("TaskMetadata", &TaskMetadata::default());
-    c.check("RelatedTaskMetadata", &RelatedTaskMetadata { task_id: "task-1".into() });
+    c.check("RelatedTaskMetadata", &RelatedTaskMetadata::new("task-1"));
     let mut create_meta = meta();
     create_meta.insert(MODEL_IMMEDIATE_RESPONSE_META_KEY.into(), json!("Working on it."));
-    let create_task = CreateTaskResult { task: task(Some(60_000)), meta: Some(create_meta) };
+    let create_task = CreateTaskResult::new(task(Some(60_000))).with_meta(create_meta);
     c.check("CreateTaskResult", &create_task);
     c.check("ServerResult", &create_task);
     c.check("ClientResult", &create_task);
-    let with_meta = TaskWithMeta { task: task(None), meta: Some(meta()) };
+    let with_meta = TaskWithMeta::new(task(None)).with_meta(meta());
     c.check("GetTaskResult", &with_meta);
     c.check("GetTaskResult", &TaskWithMeta::from(task(Some(1))));
-    c.check("CancelTaskResult", &TaskWithMeta::from(Task { status: TaskStatus::Cancelled, ..task(Some(1000)) }));
+    let mut cancelled = task(Some(1000));
+    cancelled.status = TaskStatus::Cancelled;
+    c.check("CancelTaskResult", &TaskWithMeta::from(cancelled));
     c.check("TaskStatusNotificationParams", &with_meta);
     c.check(
         "ListTasksResult",
-        &ListTasksResult {
-            tasks: vec![task(Some(1)), task(None)],
-            next_cursor: Some("more".into()),
-            meta: Some(meta()),
-        },
+        &ListTasksResult::new(vec![task(Some(1)), task(None)]).with_next_cursor("more").with_meta(meta()),
     );
     c.check(
         "GetTaskPayloadResult",
-        &GetTaskPayloadResult {
-            meta: Some(meta()),
-            payload: obj(serde_json::to_value(CallToolResult::text("done")).unwrap()),
-        },
+        &GetTaskPayloadResult::new(obj(serde_json::to_value(CallToolResult::text("done")).unwrap())).with_meta(meta()),
     );
-    let task_id_params = TaskIdRequestParams { task_id: "task-1".into(), meta: Some(meta()) };
+    let task_id_params = TaskIdRequestParams::new("task-1").with_meta(meta());
     for (label, pointer) in [
         ("GetTaskRequestParams", "#/$defs/GetTaskRequest/properties/params"),
         ("GetTaskPayloadRequestParams", "#/$defs/GetTaskPayloadRequest/properties/params"),

@@ -353,22 +353,22 @@ async fn typed_tool_errors_with_a_json_rpc_code_are_json_rpc_errors() {
 
 #[tokio::test]
 async fn metadata_round_trips_through_tools_list() {
-    let mut icon = Icon::new("https://example.com/icon.png").with_mime_type("image/png");
-    icon.sizes = Some(vec!["48x48".into(), "any".into()]);
-    icon.theme = Some(IconTheme::Dark);
-    let annotations = ToolAnnotations {
-        title: Some("Delete Everything".into()),
-        read_only_hint: Some(false),
-        destructive_hint: Some(true),
-        idempotent_hint: Some(true),
-        open_world_hint: Some(false),
-    };
-    let mut tool = Tool::without_arguments("wipe", "Deletes everything.")
+    let icon = Icon::new("https://example.com/icon.png")
+        .with_mime_type("image/png")
+        .with_sizes(vec!["48x48".into(), "any".into()])
+        .with_theme(IconTheme::Dark);
+    let annotations = ToolAnnotations::default()
+        .with_title("Delete Everything")
+        .with_read_only_hint(false)
+        .with_destructive_hint(true)
+        .with_idempotent_hint(true)
+        .with_open_world_hint(false);
+    let tool = Tool::without_arguments("wipe", "Deletes everything.")
         .with_title("Wipe")
         .with_annotations(annotations.clone())
         .with_icon(icon.clone())
-        .with_task_support(TaskSupport::Forbidden);
-    tool.meta = Some(obj(json!({ "com.example/owner": "ops" })));
+        .with_task_support(TaskSupport::Forbidden)
+        .with_meta(obj(json!({ "com.example/owner": "ops" })));
     let server = Server::builder(Implementation::new("meta", "1"))
         .tool(tool.clone(), |_args: JsonObject, _ctx| async move { Ok(CallToolResult::text("gone")) })
         .build()

@@ -148,13 +148,12 @@ impl ClientHandler for Recorder {
         _context: IncomingRequest,
     ) -> Result<CreateMessageResult, ErrorData> {
         let prompt = params.messages.first().map(|m| sampling_text(&m.content)).unwrap_or_default();
-        Ok(CreateMessageResult {
-            role: Role::Assistant,
-            content: SamplingMessageContentBlock::text(format!("echo: {prompt}")).into(),
-            model: "test-model".into(),
-            stop_reason: Some(StopReason::EndTurn),
-            meta: None,
-        })
+        Ok(CreateMessageResult::new(
+            Role::Assistant,
+            SamplingMessageContentBlock::text(format!("echo: {prompt}")).into(),
+            "test-model",
+        )
+        .with_stop_reason(StopReason::EndTurn))
     }
 
     async fn elicit(&self, params: ElicitRequestParams, _context: IncomingRequest) -> Result<ElicitResult, ErrorData> {
@@ -169,7 +168,7 @@ impl ClientHandler for Recorder {
     }
 
     async fn list_roots(&self, _context: IncomingRequest) -> Result<ListRootsResult, ErrorData> {
-        Ok(ListRootsResult { roots: vec![Root::new("file:///work/project").with_name("project")], meta: None })
+        Ok(ListRootsResult::new(vec![Root::new("file:///work/project").with_name("project")]))
     }
 
     async fn on_log_message(&self, params: LoggingMessageNotificationParams) {

@@ -13,8 +13,7 @@ use mcpweft::{
         CallToolResult, CompleteRequestParams, CompleteResult, CompletionReference, ContentBlock,
         CreateMessageRequestParams, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, GetPromptResult,
         Implementation, JsonObject, LoggingLevel, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource,
-        ResourceContents, ResourceTemplate, Role, SamplingMessage, SamplingMessageContentBlock, TextResourceContents,
-        Tool,
+        ResourceContents, ResourceTemplate, Role, SamplingMessage, SamplingMessageContentBlock, Tool,
     },
     server::{ResourceRequest, Skill, TaskOptions},
 };
@@ -69,20 +68,15 @@ fn text_argument(args: &JsonObject, name: &str) -> String {
 }
 
 fn text_resource(uri: impl Into<String>, mime_type: &str, text: impl Into<String>) -> ResourceContents {
-    ResourceContents::Text(TextResourceContents {
-        uri: uri.into(),
-        mime_type: Some(mime_type.to_owned()),
-        text: text.into(),
-        meta: None,
-    })
+    ResourceContents::text(uri, text).with_mime_type(mime_type)
 }
 
 fn read_result(contents: ResourceContents) -> ReadResourceResult {
-    ReadResourceResult { contents: vec![contents], meta: None }
+    ReadResourceResult::new(vec![contents])
 }
 
 pub(crate) fn prompt_result(messages: Vec<PromptMessage>) -> GetPromptResult {
-    GetPromptResult { description: None, messages, meta: None }
+    GetPromptResult::new(messages)
 }
 
 /// Renders an elicitation answer as `action=<action>, content=<json>`.
@@ -95,11 +89,10 @@ fn describe_elicitation(result: &ElicitResult) -> String {
 /// Sends a form-mode `elicitation/create` tied to the current request and reports the answer
 /// as a text result starting with `prefix`; a failure becomes a tool error.
 async fn elicit(ctx: &RequestContext, message: String, schema: Value, prefix: &str) -> CallToolResult {
-    let params = ElicitRequestParams::Form(ElicitRequestFormParams {
-        message,
-        requested_schema: object(schema),
-        ..ElicitRequestFormParams::default()
-    });
+    let mut form = ElicitRequestFormParams::default();
+    form.message = message;
+    form.requested_schema = object(schema);
+    let params = ElicitRequestParams::Form(form);
     match ctx.elicit(params).await {
         Ok(result) => CallToolResult::text(format!("{prefix}: {}", describe_elicitation(&result))),
         Err(e) => CallToolResult::error(format!("Elicitation failed: {e}")),
@@ -591,11 +584,9 @@ fn fixture_with(builder: mcpweft::server::ServerBuilder) -> Server {
             },
         )
         .resource_template(
-            ResourceTemplate {
-                description: Some("A resource whose content depends on an id.".to_owned()),
-                mime_type: Some("application/json".to_owned()),
-                ..ResourceTemplate::new("test://template/{id}/data", "template-data")
-            },
+            ResourceTemplate::new("test://template/{id}/data", "template-data")
+                .with_description("A resource whose content depends on an id.")
+                .with_mime_type("application/json"),
             |req: ResourceRequest, _ctx: RequestContext| async move {
                 let id = req.variables.get("id").cloned().unwrap_or_default();
                 let text = json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") });

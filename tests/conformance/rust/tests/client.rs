@@ -54,11 +54,10 @@ fn mock_server(answers: Arc<Mutex<Vec<Value>>>) -> Server {
             move |_args: JsonObject, ctx: RequestContext| {
                 let answers = answers.clone();
                 async move {
-                    let params = ElicitRequestParams::Form(ElicitRequestFormParams {
-                        message: "Please accept with defaults".to_owned(),
-                        requested_schema: defaults_schema(),
-                        ..ElicitRequestFormParams::default()
-                    });
+                    let mut form = ElicitRequestFormParams::default();
+                    form.message = "Please accept with defaults".to_owned();
+                    form.requested_schema = defaults_schema();
+                    let params = ElicitRequestParams::Form(form);
                     let result = ctx.elicit(params).await.map_err(|e| ErrorData::internal_error(e.to_string()))?;
                     answers.lock().unwrap().push(serde_json::to_value(&result).unwrap());
                     Ok(CallToolResult::text("Elicitation completed"))

@@ -38,13 +38,11 @@ impl ClientHandler for Handler {
         _context: IncomingRequest,
     ) -> Result<CreateMessageResult, ErrorData> {
         self.0.sampling.lock().unwrap().push(params);
-        Ok(CreateMessageResult {
-            role: Role::Assistant,
-            content: SamplingContent::Single(SamplingMessageContentBlock::text("sampled")),
-            model: "test-model".to_owned(),
-            stop_reason: None,
-            meta: None,
-        })
+        Ok(CreateMessageResult::new(
+            Role::Assistant,
+            SamplingContent::Single(SamplingMessageContentBlock::text("sampled")),
+            "test-model",
+        ))
     }
 
     async fn elicit(&self, params: ElicitRequestParams, _context: IncomingRequest) -> Result<ElicitResult, ErrorData> {
@@ -101,7 +99,8 @@ async fn every_tool_has_a_description_and_an_input_schema() {
 #[tokio::test]
 async fn content_tools_return_the_expected_blocks() {
     let (client, _) = connect().await;
-    let params = CallToolRequestParams { name: "test_simple_text".to_owned(), ..CallToolRequestParams::default() };
+    let mut params = CallToolRequestParams::default();
+    params.name = "test_simple_text".to_owned();
     let simple = client.call_tool_with(params, RequestOptions::default()).await.unwrap();
     assert_eq!(
         json_of(&simple)["content"],
@@ -167,11 +166,7 @@ async fn the_progress_tool_reports_before_its_result() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let options = RequestOptions::default().with_progress(move |p| sink.lock().unwrap().push(p));
-    let params = CallToolRequestParams {
-        name: "test_tool_with_progress".to_owned(),
-        arguments: Some(serde_json::Map::new()),
-        ..CallToolRequestParams::default()
-    };
+    let params = CallToolRequestParams::new("test_tool_with_progress", serde_json::Map::new());
     let result = client.call_tool_with(params, options).await.unwrap();
     assert!(!result.is_error());
     let seen = seen.lock().unwrap();
@@ -270,8 +265,7 @@ async fn prompts_render_as_expected() {
 #[tokio::test]
 async fn completion_answers_for_the_prompt_argument() {
     let (client, _) = connect().await;
-    let reference =
-        CompletionReference::Prompt(PromptReference { name: "test_prompt_with_arguments".to_owned(), title: None });
+    let reference = CompletionReference::Prompt(PromptReference::new("test_prompt_with_arguments"));
     let result = client.complete(reference, "arg1", "test").await.unwrap();
     assert_eq!(result.completion.values, ["testValue1", "testValue2", "test-data"]);
     assert!(client.ping().await.is_ok());
