@@ -104,3 +104,27 @@ def test_records_go_to_the_processs_logging_and_never_to_stdout(tmp_path: Path) 
     assert run.returncode == 0, run.stderr
     assert run.stdout == "done\n"
     assert "mcpweft.server.session DEBUG initialize" in run.stderr, run.stderr
+
+
+def test_the_last_records_reach_logging_when_the_process_exits(tmp_path: Path) -> None:
+    script = tmp_path / "exits.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import asyncio, logging, sys
+            from mcpweft import Client, Server
+
+            logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
+
+            async def main():
+                async with Client.memory(Server("exits")):
+                    pass
+
+            asyncio.run(main())
+            """
+        )
+    )
+    for _ in range(3):
+        run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        assert "mcpweft.server.session DEBUG initialize" in run.stderr, "flushed before the interpreter ended"

@@ -20,7 +20,7 @@ use std::{
     sync::{
         Arc, Once,
         atomic::{AtomicU8, AtomicU64, Ordering},
-        mpsc::{self, Receiver, SyncSender, TrySendError},
+        mpsc::{self, Receiver, SyncSender},
     },
 };
 
@@ -69,6 +69,8 @@ pub trait LogSink: Send + Sync + 'static {
 static FORWARDED: AtomicU8 = AtomicU8::new(0);
 /// Records dropped because the queue was full, not yet reported to the sink.
 static DROPPED: AtomicU64 = AtomicU64::new(0);
+/// How many records are queued and not yet delivered to the sink.
+static PENDING: AtomicU64 = AtomicU64::new(0);
 
 fn rank(level: Level) -> u8 {
     match level {
@@ -101,6 +103,20 @@ pub fn set_forwarded_level(level: Option<Level>) {
     if FORWARDED.swap(value, Ordering::Relaxed) != value {
         tracing::callsite::rebuild_interest_cache();
     }
+}
+
+/// Waits, at most `limit`, until the records queued so far reached the sink; returns whether
+/// they all did. A binding calls it when its process exits, so that the last records are not
+/// lost (the sink must still be able to take them: Python's interpreter is not finalized yet).
+pub fn flush_logs(limit: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while PENDING.load(Ordering::Acquire) > 0 {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    true
 }
 
 /// Sends the core's warnings and errors to stderr, or the traces the `MCPWEFT_LOG` environment
@@ -155,6 +171,7 @@ fn deliver(receiver: &Receiver<LogRecord>, sink: &dyn LogSink) {
                 Err(_) => break,
             }
         }
+        let delivered = batch.len() as u64;
         let dropped = DROPPED.swap(0, Ordering::Relaxed);
         if dropped > 0 {
             batch.push(LogRecord {
@@ -165,6 +182,7 @@ fn deliver(receiver: &Receiver<LogRecord>, sink: &dyn LogSink) {
             });
         }
         sink.deliver(batch);
+        PENDING.fetch_sub(delivered, Ordering::AcqRel);
     }
 }
 
@@ -205,7 +223,10 @@ impl<S: Subscriber> Layer<S> for Forward {
             target: meta.target().to_owned(),
             message: message.text,
         };
-        if let Err(TrySendError::Full(_)) = sender.try_send(record) {
+        // Counted before it is queued, so that the log thread never takes it off below zero.
+        PENDING.fetch_add(1, Ordering::AcqRel);
+        if sender.try_send(record).is_err() {
+            PENDING.fetch_sub(1, Ordering::AcqRel);
             DROPPED.fetch_add(1, Ordering::Relaxed);
         }
     }

@@ -130,6 +130,8 @@ impl BlockingScope for Interpreter {
 /// are attached; registered with `atexit`.
 #[pyfunction]
 pub(crate) fn drain_before_exit(py: Python<'_>) {
+    // The core's last log records reach `logging` while the log thread may still attach.
+    py.detach(|| mcpweft_bridge::log::flush_logs(Duration::from_secs(1)));
     EXITING.store(true, Ordering::SeqCst);
     py.detach(|| {
         let deadline = Instant::now() + Duration::from_secs(5);
