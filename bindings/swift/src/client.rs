@@ -6,7 +6,7 @@ use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Subscription};
 use serde_json::Value;
 
 use crate::{
-    NativeCancelHandle, NativeHandler, NativeListener, NativeServer,
+    NativeCancelHandle, NativeHandler, NativeListener, NativeMiddlewareEntry, NativeServer,
     error::{Result, parse, parse_optional},
     runtime::cancellable,
     server::Foreign,
@@ -40,11 +40,17 @@ pub struct NativeClientHandlers {
     /// Hears, once, that the connection ended: the payload is `{"reason": "closed",
     /// "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
     pub close: Option<Arc<dyn NativeHandler>>,
+    /// The middleware around every message the client sends and receives, outermost first.
+    pub middleware: Vec<NativeMiddlewareEntry>,
 }
 
 impl NativeClientHandlers {
-    pub(crate) fn callbacks(self) -> ClientCallbacks {
+    /// The bridge's callbacks; a built-in middleware with bad settings is an error.
+    pub(crate) fn callbacks(self) -> Result<ClientCallbacks> {
         let mut callbacks = ClientCallbacks::new();
+        for middleware in self.middleware {
+            callbacks = middleware.add_to(callbacks)?;
+        }
         if let Some(handler) = self.sampling {
             callbacks = callbacks.with_sampling(Foreign::callback(handler), self.sampling_tools);
         }
@@ -67,7 +73,7 @@ impl NativeClientHandlers {
         if let Some(handler) = self.close {
             callbacks = callbacks.with_close(Foreign::callback(handler));
         }
-        callbacks
+        Ok(callbacks)
     }
 }
 
@@ -106,7 +112,7 @@ pub async fn native_connect(
 ) -> Result<Arc<NativeClient>> {
     let transport = parse(&transport, "the transport")?;
     let options = parse_optional(options, "the client options")?;
-    let inner = cancellable(Client::connect(transport, options, handlers.callbacks()), cancel).await?;
+    let inner = cancellable(Client::connect(transport, options, handlers.callbacks()?), cancel).await?;
     Ok(Arc::new(NativeClient { inner }))
 }
 
@@ -118,7 +124,7 @@ pub async fn native_connect_memory(
     handlers: NativeClientHandlers,
 ) -> Result<Arc<NativeClient>> {
     let options = parse_optional(options, "the client options")?;
-    let inner = Client::connect_memory(&server.inner, options, handlers.callbacks()).await?;
+    let inner = Client::connect_memory(&server.inner, options, handlers.callbacks()?).await?;
     Ok(Arc::new(NativeClient { inner }))
 }
 
@@ -187,6 +193,13 @@ impl NativeClient {
     pub async fn read_resource(&self, uri: String, options: NativeCallOptions) -> Result<String> {
         let (options, cancel) = options.split()?;
         Ok(cancellable(self.inner.read_resource(&uri, options), cancel).await?.to_string())
+    }
+
+    /// Reads the HTML view of an app (MCP Apps) at `uri` and returns the JSON text of `{"uri",
+    /// "html", "meta"}` (`meta` the view's `_meta.ui`); a resource that is no app view fails
+    /// with kind `protocol`.
+    pub async fn read_app_view(&self, uri: String, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
+        Ok(cancellable(self.inner.read_app_view(&uri), cancel).await?.to_string())
     }
 
     /// Gets the prompt `name` with the JSON text of its string arguments.

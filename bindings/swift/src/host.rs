@@ -15,7 +15,7 @@ use crate::{
 /// `options` is the JSON text of the host's settings. The handlers answer every server, each
 /// payload naming it (`{"server", "params"}`, roots `{"server"}`, notifications `{"server",
 /// "method", "params"}`); the authorizer and token store log in to servers configured with
-/// `oauth`, and a host takes no close handler.
+/// `oauth`, a host takes no close handler, and the middleware wrap every server's connection.
 #[uniffi::export]
 pub async fn native_host_connect(
     config: String,
@@ -25,7 +25,7 @@ pub async fn native_host_connect(
 ) -> Result<Arc<NativeHost>> {
     let config = parse(&config, "the host configuration")?;
     let options = parse_optional(options, "the host options")?;
-    let inner = cancellable(Host::connect(config, options, handlers.callbacks()), cancel).await?;
+    let inner = cancellable(Host::connect(config, options, handlers.callbacks()?), cancel).await?;
     Ok(Arc::new(NativeHost { inner }))
 }
 
@@ -47,9 +47,16 @@ impl NativeHost {
         Ok(self.inner.state(&name)?.to_string())
     }
 
-    /// Returns the JSON text of the tools of every ready server, under their host names.
+    /// Returns the JSON text of the tools of every ready server, under their host names, each
+    /// with its `server` and whether the model may see it (`visibleToModel`).
     pub fn tools(&self) -> String {
         self.inner.tools().to_string()
+    }
+
+    /// Reads the app view (MCP Apps) of the tool with host name `tool` from its server and
+    /// returns the JSON text of `{"uri", "html", "meta"}`.
+    pub async fn read_app_view(&self, tool: String, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
+        Ok(cancellable(self.inner.read_app_view(&tool), cancel).await?.to_string())
     }
 
     /// Returns the JSON text of the prompts of every ready server, under their host names.

@@ -1,8 +1,9 @@
 //! The Swift bindings of mcpweft: uniffi exports over the bridge crate, `mcpweft-bridge`.
 //!
 //! Every protocol payload crosses as a JSON string; only handles (server, client, listen stream,
-//! context, HTTP server and endpoint, response body) cross as objects, HTTP bodies and skill
-//! files as bytes, and Swift code implements [`NativeHandler`] for its closures. The
+//! context, a middleware's next step, HTTP server and endpoint, response body) cross as objects,
+//! HTTP bodies and skill files as bytes, and Swift code implements [`NativeHandler`] for its
+//! closures and [`NativeMiddleware`] for its middleware. The
 //! hand-written Swift layer in `Sources/McpWeft` turns the strings into `Codable` values and the
 //! flat [`NativeError`] into a Swift error. All protocol logic stays in the bridge and the core.
 //!
@@ -14,6 +15,7 @@ mod context;
 mod error;
 mod host;
 mod http;
+mod middleware;
 mod runtime;
 mod server;
 
@@ -24,6 +26,7 @@ pub use context::NativeContext;
 pub use error::{NativeError, native_error_codes, native_error_kinds};
 pub use host::{NativeHost, NativeHostEvents, native_host_connect};
 pub use http::{NativeHttpEndpoint, NativeHttpHeader, NativeHttpRequest, NativeHttpResponse, NativeResponseBody};
+pub use middleware::{NativeMiddleware, NativeMiddlewareEntry, NativeNext, native_export_otlp, native_flush_telemetry};
 pub use runtime::NativeCancelHandle;
 pub use server::{NativeCall, NativeHandler, NativeHttpServer, NativeListener, NativeReply, NativeServer};
 

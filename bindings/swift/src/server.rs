@@ -1,4 +1,5 @@
-//! The server handle, the foreign handler traits Swift implements, and the HTTP server handle.
+//! The server handle, the foreign handler traits Swift implements (and how their calls are
+//! answered), and the HTTP server handle.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -8,7 +9,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::{
-    NativeCancelHandle, NativeContext, NativeError, NativeHttpEndpoint,
+    NativeCancelHandle, NativeContext, NativeError, NativeHttpEndpoint, NativeMiddleware,
     error::{Result, parse},
     runtime::cancellable,
 };
@@ -83,6 +84,22 @@ impl Drop for Running {
     }
 }
 
+/// Starts a call of Swift code with `start`, which answers through the reply it is given, and
+/// returns the answer's JSON; dropped before the answer came, it cancels the call. `what` names
+/// the Swift code (a handler, a middleware) in errors.
+pub(crate) async fn answer(
+    what: &str,
+    start: impl FnOnce(Arc<NativeReply>) -> Option<Arc<dyn NativeCall>>,
+) -> std::result::Result<Value, Error> {
+    let (sender, receiver) = oneshot::channel();
+    let reply = Arc::new(NativeReply { sender: Mutex::new(Some(sender)) });
+    let mut running = Running(start(reply));
+    let outcome = receiver.await;
+    running.0 = None;
+    let out = outcome.map_err(|_| Error::internal(format!("a Swift {what} ended without answering")))??;
+    Ok(parse(&out, &format!("a {what}'s result"))?)
+}
+
 /// Adapts a Swift handler to the bridge's one callback shape.
 pub(crate) struct Foreign(Arc<dyn NativeHandler>);
 
@@ -95,14 +112,8 @@ impl Foreign {
 #[async_trait]
 impl Callback for Foreign {
     async fn call(&self, payload: Value, context: Context) -> std::result::Result<Value, Error> {
-        let (sender, receiver) = oneshot::channel();
-        let reply = Arc::new(NativeReply { sender: Mutex::new(Some(sender)) });
         let context = Arc::new(NativeContext::new(context));
-        let mut running = Running(self.0.start(payload.to_string(), context, reply));
-        let outcome = receiver.await;
-        running.0 = None;
-        let out = outcome.map_err(|_| Error::internal("a Swift handler ended without answering"))??;
-        Ok(parse(&out, "a handler's result")?)
+        answer("handler", |reply| self.0.start(payload.to_string(), context, reply)).await
     }
 }
 
@@ -201,6 +212,26 @@ impl NativeServer {
     /// (`skillMd`, `files`); a skill of the same name is refused unless `replace`.
     pub fn add_skill(&self, descriptor: String, replace: bool) -> Result<()> {
         Ok(self.inner.add_skill(parse(&descriptor, "the skill")?, replace)?)
+    }
+
+    /// Serves the HTML view of an app (MCP Apps) from the JSON text of its descriptor (`uri`, a
+    /// `ui://` URI, `name`, `html`, and optionally `csp`, `permissions`, `domain` and
+    /// `prefersBorder`); tools bind to it with `_meta.ui.resourceUri` in their descriptors.
+    pub fn add_app_view(&self, descriptor: String) -> Result<()> {
+        Ok(self.inner.add_app_view(parse(&descriptor, "the app view")?)?)
+    }
+
+    /// Adds a middleware written in Swift around every message of the sessions started from
+    /// now on, inside those already added.
+    pub fn add_middleware(&self, middleware: Arc<dyn NativeMiddleware>) {
+        self.inner.add_middleware(crate::middleware::callback(middleware));
+    }
+
+    /// Adds one of the core's built-in middleware from the JSON text of its settings
+    /// (`{"timing": {}}`, `{"rateLimit": {...}}`, `{"cache": {...}}`, `{"openTelemetry": {}}`),
+    /// inside those already added.
+    pub fn add_builtin_middleware(&self, spec: String) -> Result<()> {
+        Ok(self.inner.add_builtin_middleware(parse(&spec, "the built-in middleware")?)?)
     }
 
     /// Tells the clients subscribed to `uri` that the resource changed.

@@ -63,7 +63,8 @@ public struct ClientHandlers: Sendable {
         self.onClose = onClose
     }
 
-    var native: NativeClientHandlers {
+    /// The handlers and `middleware` as the native layer takes them.
+    func native(_ middleware: [Middleware]) -> NativeClientHandlers {
         NativeClientHandlers(
             sampling: sampling.map { HandlerBox($0) }, samplingTools: samplingTools,
             elicitation: elicitation.map { HandlerBox($0) }, elicitationForm: elicitationForm,
@@ -76,7 +77,7 @@ public struct ClientHandlers: Sendable {
                     await hear(payload)
                     return .null
                 }
-            })
+            }, middleware: middleware.map(\.native))
     }
 }
 
@@ -173,20 +174,26 @@ public final class Client: Sendable {
 
     /// Spawns `command` and connects to it over its stdin and stdout. `options` takes the
     /// client's settings (`name`, `version`, `protocolVersion`, `requestTimeoutMs`, ...).
+    ///
+    /// `apps` declares MCP Apps: the client renders app views (`readAppView(_:)`), so servers
+    /// list their views and the tools only a view may call. `middleware` wraps every message
+    /// the client sends and receives, outermost first (see `Middleware`).
     public static func stdio(
         command: String, arguments: [String] = [], environment: [String: String]? = nil,
-        currentDirectory: String? = nil, options: JSONObject = [:], handlers: ClientHandlers = .init()
+        currentDirectory: String? = nil, options: JSONObject = [:], apps: Bool = false,
+        middleware: [Middleware] = [], handlers: ClientHandlers = .init()
     ) async throws -> Client {
         let transport = JSONObject(compacting: [
             "type": "stdio", "command": .string(command), "args": .array(arguments.map(JSONValue.string)),
             "env": environment.map { .object(JSONObject($0.mapValues(JSONValue.string))) },
             "cwd": currentDirectory.map(JSONValue.string),
         ])
-        return try await connect(transport, options, handlers)
+        return try await connect(transport, clientOptions(options, apps), handlers.native(middleware))
     }
 
     /// Connects to a Streamable HTTP server at `url`, sending `headers` with every request,
-    /// and `Authorization: Bearer <bearerToken>` when there is a token.
+    /// and `Authorization: Bearer <bearerToken>` when there is a token; `apps` and
+    /// `middleware` as for `stdio`.
     ///
     /// `auth` logs in to a protected server with OAuth 2.1 when it answers `401`, through
     /// `handlers.authorizer` (a user's login without one throws an `.invalidInput` error) and
@@ -194,34 +201,37 @@ public final class Client: Sendable {
     /// instead (`clientCredentials`, `identityAssertion` or `workloadIdentity`).
     public static func http(
         url: String, headers: [String: String] = [:], bearerToken: String? = nil, auth: ClientAuth? = nil,
-        options: JSONObject = [:], handlers: ClientHandlers = .init()
+        options: JSONObject = [:], apps: Bool = false, middleware: [Middleware] = [],
+        handlers: ClientHandlers = .init()
     ) async throws -> Client {
         let transport = JSONObject(compacting: [
             "type": "http", "url": .string(url), "headers": .object(JSONObject(headers.mapValues(JSONValue.string))),
             "bearerToken": bearerToken.map(JSONValue.string), "auth": try auth.json(),
         ])
-        return try await connect(transport, options, handlers)
+        return try await connect(transport, clientOptions(options, apps), handlers.native(middleware))
     }
 
-    /// Connects to `server` in this process over an in-memory transport (for tests).
+    /// Connects to `server` in this process over an in-memory transport (for tests); `apps` and
+    /// `middleware` as for `stdio`.
     public static func inMemory(
-        server: Server, options: JSONObject = [:], handlers: ClientHandlers = .init()
+        server: Server, options: JSONObject = [:], apps: Bool = false, middleware: [Middleware] = [],
+        handlers: ClientHandlers = .init()
     ) async throws -> Client {
-        let text = JSONValue.object(options).jsonText
+        let text = clientOptions(options, apps)
+        let handlers = handlers.native(middleware)
         return Client(
             try await awaitNative { _ in
-                try await nativeConnectMemory(server: server.native, options: text, handlers: handlers.native)
+                try await nativeConnectMemory(server: server.native, options: text, handlers: handlers)
             })
     }
 
     private static func connect(
-        _ transport: JSONObject, _ options: JSONObject, _ handlers: ClientHandlers
+        _ transport: JSONObject, _ options: String, _ handlers: NativeClientHandlers
     ) async throws -> Client {
         let transport = JSONValue.object(transport).jsonText
-        let options = JSONValue.object(options).jsonText
         return Client(
             try await awaitNative { cancel in
-                try await nativeConnect(transport: transport, options: options, handlers: handlers.native, cancel: cancel)
+                try await nativeConnect(transport: transport, options: options, handlers: handlers, cancel: cancel)
             })
     }
 
@@ -326,6 +336,14 @@ public final class Client: Sendable {
         return try await awaitNative { cancel in
             try JSONValue(parsing: await native.readResource(uri: uri, options: nativeOptions(options, nil, cancel)))
         }
+    }
+
+    /// Reads the app view (MCP Apps) at `uri`, a `ui://` URI that a tool's `_meta.ui` names:
+    /// its HTML and how to render it. The client must have connected with `apps: true` for the
+    /// server to serve views to it; a resource that is no app view throws an `MCPError` of kind
+    /// `.protocol`.
+    public func readAppView(_ uri: String) async throws -> AppView {
+        AppView(try await awaitNative { cancel in try JSONValue(parsing: await native.readAppView(uri: uri, cancel: cancel)) })
     }
 
     /// Gets a prompt with its arguments; the result holds its `messages`. `meta` adds to the
@@ -467,4 +485,11 @@ public final class Client: Sendable {
     ) -> NativeCallOptions {
         NativeCallOptions(options: options.jsonText, progress: onProgress.map { ListenerBox($0) }, cancel: cancel)
     }
+}
+
+/// The JSON text of a client's or host's options, with `apps` declared when asked for.
+func clientOptions(_ options: JSONObject, _ apps: Bool) -> String {
+    var options = options
+    if apps { options["apps"] = true }
+    return JSONValue.object(options).jsonText
 }

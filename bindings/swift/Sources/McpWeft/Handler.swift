@@ -22,19 +22,25 @@ final class HandlerBox: NativeHandler {
 
     func start(payload: String, context: NativeContext, reply: NativeReply) -> NativeCall? {
         let body = body
-        let outcome = Outcome()
-        let operation: @Sendable () async -> Void = {
-            do {
-                let value = try await body(JSONValue(parsing: payload), Context(context))
-                reply.resolve(value: try value.boundedJSONText())
-            } catch {
-                reply.reject(error: MCPError.native(from: error))
-            }
-            outcome.finish()
-        }
-        let task = Task(operation: operation)
-        return outcome.isFinished ? nil : RunningCall(task)
+        return startCall(reply) { try await body(JSONValue(parsing: payload), Context(context)) }
     }
+}
+
+/// Runs `body` in a Swift task of its own on the global concurrent executor and answers
+/// `reply` with the JSON text of its value, or with the error it throws; returns the running
+/// call for the core to cancel, or `nil` when it has answered already.
+func startCall(_ reply: NativeReply, _ body: @escaping @Sendable () async throws -> JSONValue) -> NativeCall? {
+    let outcome = Outcome()
+    let operation: @Sendable () async -> Void = {
+        do {
+            reply.resolve(value: try await body().boundedJSONText())
+        } catch {
+            reply.reject(error: MCPError.native(from: error))
+        }
+        outcome.finish()
+    }
+    let task = Task(operation: operation)
+    return outcome.isFinished ? nil : RunningCall(task)
 }
 
 /// Whether a handler's task has answered, set by the task and read by the thread that

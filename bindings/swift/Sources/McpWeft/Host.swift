@@ -49,7 +49,8 @@ public struct HostHandlers: Sendable {
         self.tokenStore = tokenStore
     }
 
-    var native: NativeClientHandlers {
+    /// The handlers and `middleware` as the native layer takes them.
+    func native(_ middleware: [Middleware]) -> NativeClientHandlers {
         /// A handler of `{"server", "params"}` payloads.
         func request(_ body: @escaping @Sendable (String, JSONValue, Context) async throws -> JSONValue) -> HandlerBox {
             HandlerBox { payload, context in
@@ -71,7 +72,8 @@ public struct HostHandlers: Sendable {
                     return .null
                 }
             },
-            authorizer: authorizer.map(authorizerBox), tokenStore: tokenStore.map(tokenStoreBox), close: nil)
+            authorizer: authorizer.map(authorizerBox), tokenStore: tokenStore.map(tokenStoreBox), close: nil,
+            middleware: middleware.map(\.native))
     }
 }
 
@@ -162,24 +164,33 @@ public final class MCPHost: Sendable {
     /// (the client's description sent to every server), `protocolVersion`,
     /// `requestTimeoutMs` (for servers without `timeoutMs`), `capabilities` and `separator`
     /// (`__` by default).
+    ///
+    /// `apps` declares MCP Apps to every server: the host renders app views
+    /// (`readAppView(tool:)`), so servers list the tools only a view may call, which `tools()`
+    /// marks as not `visibleToModel`. `middleware` wraps every message of every server's
+    /// connection, outermost first (see `Middleware`).
     public static func connect(
-        _ config: JSONValue, options: JSONObject = [:], handlers: HostHandlers = .init()
+        _ config: JSONValue, options: JSONObject = [:], apps: Bool = false, middleware: [Middleware] = [],
+        handlers: HostHandlers = .init()
     ) async throws -> MCPHost {
-        try await connect(config: config, options: options, handlers: handlers)
+        try await connect(config: config, options: clientOptions(options, apps), handlers: handlers.native(middleware))
     }
 
     /// Connects to every enabled server of the configuration file at `path` (JSON, such as
-    /// `claude_desktop_config.json` or `.vscode/mcp.json`); as `connect(_:options:handlers:)`.
+    /// `claude_desktop_config.json` or `.vscode/mcp.json`); as
+    /// `connect(_:options:apps:middleware:handlers:)`.
     public static func connect(
-        path: String, options: JSONObject = [:], handlers: HostHandlers = .init()
+        path: String, options: JSONObject = [:], apps: Bool = false, middleware: [Middleware] = [],
+        handlers: HostHandlers = .init()
     ) async throws -> MCPHost {
-        try await connect(config: .string(path), options: options, handlers: handlers)
+        try await connect(
+            config: .string(path), options: clientOptions(options, apps), handlers: handlers.native(middleware))
     }
 
-    private static func connect(config: JSONValue, options: JSONObject, handlers: HostHandlers) async throws -> MCPHost {
+    private static func connect(
+        config: JSONValue, options: String, handlers: NativeClientHandlers
+    ) async throws -> MCPHost {
         let config = config.jsonText
-        let options = JSONValue.object(options).jsonText
-        let handlers = handlers.native
         return MCPHost(
             try await awaitNative { cancel in
                 try await nativeHostConnect(config: config, options: options, handlers: handlers, cancel: cancel)
@@ -198,9 +209,18 @@ public final class MCPHost: Sendable {
         return ServerState(try JSONValue(parsing: text))
     }
 
-    /// The tools of every ready server, each under its host name (`calc__add`) and with the
-    /// `server` that offers it.
+    /// The tools of every ready server, each under its host name (`calc__add`), with the
+    /// `server` that offers it and whether the model may see it (`visibleToModel`: false for a
+    /// tool that only an app view may call).
     public func tools() -> [JSONValue] { parsedArray(native.tools()) }
+
+    /// Reads the app view (MCP Apps) of the tool with host name `tool` from its server. The
+    /// host must have connected with `apps: true`; a name the host does not offer, or a tool
+    /// without a view, throws an `MCPError` of kind `.config`.
+    public func readAppView(tool: String) async throws -> AppView {
+        AppView(
+            try await awaitNative { cancel in try JSONValue(parsing: await native.readAppView(tool: tool, cancel: cancel)) })
+    }
 
     /// The prompts of every ready server, each under its host name and with its `server`.
     public func prompts() -> [JSONValue] { parsedArray(native.prompts()) }

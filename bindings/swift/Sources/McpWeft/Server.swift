@@ -61,15 +61,28 @@ public final class Server: Sendable {
     /// Registers a tool taking and returning JSON values; `descriptor` adds keys of the
     /// `Tool` object (`title`, `annotations`, `outputSchema`, `_meta`, `execution`, ...). A tool
     /// of the same name throws an `MCPError` of kind `.config` unless `replace` is true.
+    ///
+    /// `app` binds the tool to the app view at that `ui://` URI (MCP Apps, see `addAppView`):
+    /// hosts that render apps show its results there. `visibility` says who may call it: the
+    /// model, the view, or both (the default); a tool only the view may call is not listed to
+    /// clients without Apps.
     public func addTool(
-        _ name: String, description: String? = nil, inputSchema: JSONValue? = nil,
-        descriptor: JSONObject = [:], replace: Bool = false,
+        _ name: String, description: String? = nil, inputSchema: JSONValue? = nil, app: String? = nil,
+        visibility: [ToolVisibility]? = nil, descriptor: JSONObject = [:], replace: Bool = false,
         handler: @escaping @Sendable (JSONValue, Context) async throws -> JSONValue
     ) throws {
         var tool = descriptor
         tool["name"] = .string(name)
         tool["description"] = description.map(JSONValue.string)
         tool["inputSchema"] = inputSchema
+        if app != nil || visibility != nil {
+            var meta = tool["_meta"]?.objectValue ?? [:]
+            meta["ui"] = .object(JSONObject(compacting: [
+                "resourceUri": app.map(JSONValue.string),
+                "visibility": visibility.map { .array($0.map { .string($0.rawValue) }) },
+            ]))
+            tool["_meta"] = .object(meta)
+        }
         let text = JSONValue.object(tool).jsonText
         try callNative { try native.addTool(descriptor: text, handler: HandlerBox(handler), replace: replace) }
     }
@@ -77,13 +90,62 @@ public final class Server: Sendable {
     /// Registers a tool whose arguments are decoded into `Input` and whose result is encoded
     /// from `Output`.
     public func addTool<Input: Decodable, Output: Encodable>(
-        _ name: String, description: String? = nil, inputSchema: JSONValue? = nil,
-        descriptor: JSONObject = [:], replace: Bool = false,
+        _ name: String, description: String? = nil, inputSchema: JSONValue? = nil, app: String? = nil,
+        visibility: [ToolVisibility]? = nil, descriptor: JSONObject = [:], replace: Bool = false,
         handler: @escaping @Sendable (Input, Context) async throws -> Output
     ) throws {
         try addTool(
-            name, description: description, inputSchema: inputSchema, descriptor: descriptor, replace: replace,
-            handler: typed(handler))
+            name, description: description, inputSchema: inputSchema, app: app, visibility: visibility,
+            descriptor: descriptor, replace: replace, handler: typed(handler))
+    }
+
+    /// Serves the HTML view of an app (MCP Apps) at `uri`, a `ui://` URI, which hosts that
+    /// render apps show in a sandboxed frame; bind tools to it with `addTool(_:app:)`.
+    ///
+    /// `csp` lists the origins the view may reach, `permissions` the browser features it asks
+    /// for, `domain` a dedicated origin in the host's format and `prefersBorder` whether the
+    /// host draws a border; `name` defaults to the URI. The server then declares the Apps
+    /// extension, and clients without it see neither the view nor the tools only a view may
+    /// call. A URI of another scheme, or one already served, throws an `MCPError` of kind
+    /// `.config`.
+    public func addAppView(
+        uri: String, html: String, name: String? = nil, csp: AppCSP? = nil, permissions: AppPermissions = [],
+        domain: String? = nil, prefersBorder: Bool? = nil
+    ) throws {
+        let descriptor = JSONObject(compacting: [
+            "uri": .string(uri), "name": .string(name ?? uri), "html": .string(html),
+            "csp": try csp.map { try JSONValue(encoding: $0) },
+            "permissions": permissions.isEmpty ? nil : permissions.json, "domain": domain.map(JSONValue.string),
+            "prefersBorder": prefersBorder.map(JSONValue.bool),
+        ])
+        let text = JSONValue.object(descriptor).jsonText
+        try callNative { try native.addAppView(descriptor: text) }
+    }
+
+    /// Adds `middleware` around every message of the sessions started from now on, inside
+    /// those already added: a built-in one (`.timing`, `.rateLimit(perSecond:)`, `.cache()`,
+    /// `.openTelemetry`) or `Middleware { message, next in ... }`. A built-in one with bad
+    /// settings throws an `MCPError` of kind `.invalidInput`.
+    public func use(_ middleware: Middleware) throws {
+        switch middleware.kind {
+        case .swift(let body): use(body)
+        case .builtin(let spec):
+            let text = spec.jsonText
+            try callNative { try native.addBuiltinMiddleware(spec: text) }
+        }
+    }
+
+    /// Adds a middleware written in Swift around every message of the sessions started from
+    /// now on, inside those already added (see `Middleware`):
+    ///
+    /// ```swift
+    /// server.use { message, next in
+    ///     guard message.target != "secret" else { throw MCPError(code: -32001, message: "no") }
+    ///     return try await next(message)
+    /// }
+    /// ```
+    public func use(_ middleware: @escaping Middleware.Body) {
+        native.addMiddleware(middleware: MiddlewareBox(middleware))
     }
 
     /// Registers a resource; the handler returns its contents (a string is text, an object

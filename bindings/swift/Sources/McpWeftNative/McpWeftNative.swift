@@ -1059,6 +1059,13 @@ public protocol NativeClientProtocol: AnyObject, Sendable {
     func protocolVersion()  -> String
     
     /**
+     * Reads the HTML view of an app (MCP Apps) at `uri` and returns the JSON text of `{"uri",
+     * "html", "meta"}` (`meta` the view's `_meta.ui`); a resource that is no app view fails
+     * with kind `protocol`.
+     */
+    func readAppView(uri: String, cancel: NativeCancelHandle?) async throws  -> String
+    
+    /**
      * Reads the resource at `uri`; returns the JSON text of its result.
      */
     func readResource(uri: String, options: NativeCallOptions) async throws  -> String
@@ -1426,6 +1433,27 @@ open func protocolVersion() -> String  {
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Reads the HTML view of an app (MCP Apps) at `uri` and returns the JSON text of `{"uri",
+     * "html", "meta"}` (`meta` the view's `_meta.ui`); a resource that is no app view fails
+     * with kind `protocol`.
+     */
+open func readAppView(uri: String, cancel: NativeCancelHandle?)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativeclient_read_app_view(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
 }
     
     /**
@@ -2455,6 +2483,12 @@ public protocol NativeHostProtocol: AnyObject, Sendable {
     func prompts()  -> String
     
     /**
+     * Reads the app view (MCP Apps) of the tool with host name `tool` from its server and
+     * returns the JSON text of `{"uri", "html", "meta"}`.
+     */
+    func readAppView(tool: String, cancel: NativeCancelHandle?) async throws  -> String
+    
+    /**
      * Reads the resource at `uri` from `server`, or from the server that offers it.
      */
     func readResource(uri: String, server: String?, options: NativeCallOptions) async throws  -> String
@@ -2491,7 +2525,8 @@ public protocol NativeHostProtocol: AnyObject, Sendable {
     func taskResult(server: String, taskId: String, options: NativeCallOptions) async throws  -> String
     
     /**
-     * Returns the JSON text of the tools of every ready server, under their host names.
+     * Returns the JSON text of the tools of every ready server, under their host names, each
+     * with its `server` and whether the model may see it (`visibleToModel`).
      */
     func tools()  -> String
     
@@ -2697,6 +2732,26 @@ open func prompts() -> String  {
 }
     
     /**
+     * Reads the app view (MCP Apps) of the tool with host name `tool` from its server and
+     * returns the JSON text of `{"uri", "html", "meta"}`.
+     */
+open func readAppView(tool: String, cancel: NativeCancelHandle?)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativehost_read_app_view(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(tool),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+    /**
      * Reads the resource at `uri` from `server`, or from the server that offers it.
      */
 open func readResource(uri: String, server: String?, options: NativeCallOptions)async throws  -> String  {
@@ -2797,7 +2852,8 @@ open func taskResult(server: String, taskId: String, options: NativeCallOptions)
 }
     
     /**
-     * Returns the JSON text of the tools of every ready server, under their host names.
+     * Returns the JSON text of the tools of every ready server, under their host names, each
+     * with its `server` and whether the model may see it (`visibleToModel`).
      */
 open func tools() -> String  {
     return try!  FfiConverterString.lift(try! rustCall() {
@@ -3536,6 +3592,377 @@ public func FfiConverterTypeNativeListener_lower(_ value: NativeListener) -> UIn
 
 
 /**
+ * A middleware written in Swift: it starts handling one message from its JSON text (`method`,
+ * `params`, `isRequest`, `id`, `direction`, `role`, `sessionId`, `protocolVersion`,
+ * `identity`, `target`) and the rest of the chain, and answers through `reply` with the JSON
+ * text of the outcome (a request's result; anything for a notification) or an error, whose
+ * JSON-RPC code fails the message with that code.
+ *
+ * `start` returns the running call, or `None` when it has answered already; dropping the call
+ * on the Rust side (the message's request was cancelled) cancels it.
+ */
+public protocol NativeMiddleware: AnyObject, Sendable {
+    
+    /**
+     * Starts handling a message.
+     */
+    func start(message: String, next: NativeNext, reply: NativeReply)  -> NativeCall?
+    
+}
+/**
+ * A middleware written in Swift: it starts handling one message from its JSON text (`method`,
+ * `params`, `isRequest`, `id`, `direction`, `role`, `sessionId`, `protocolVersion`,
+ * `identity`, `target`) and the rest of the chain, and answers through `reply` with the JSON
+ * text of the outcome (a request's result; anything for a notification) or an error, whose
+ * JSON-RPC code fails the message with that code.
+ *
+ * `start` returns the running call, or `None` when it has answered already; dropping the call
+ * on the Rust side (the message's request was cancelled) cancels it.
+ */
+open class NativeMiddlewareImpl: NativeMiddleware, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpweft_swift_fn_clone_nativemiddleware(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpweft_swift_fn_free_nativemiddleware(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Starts handling a message.
+     */
+open func start(message: String, next: NativeNext, reply: NativeReply) -> NativeCall?  {
+    return try!  FfiConverterOptionTypeNativeCall.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativemiddleware_start(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(message),
+        FfiConverterTypeNativeNext_lower(next),
+        FfiConverterTypeNativeReply_lower(reply),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceNativeMiddleware {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceNativeMiddleware = UniffiVTableCallbackInterfaceNativeMiddleware(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeNativeMiddleware.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface NativeMiddleware: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeNativeMiddleware.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface NativeMiddleware: handle missing in uniffiClone")
+            }
+        },
+        start: { (
+            uniffiHandle: UInt64,
+            message: RustBuffer,
+            next: UInt64,
+            reply: UInt64,
+            uniffiOutReturn: UnsafeMutablePointer<RustBuffer>,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> NativeCall? in
+                guard let uniffiObj = try? FfiConverterTypeNativeMiddleware.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return uniffiObj.start(
+                     message: try FfiConverterString.lift(message),
+                     next: try FfiConverterTypeNativeNext_lift(next),
+                     reply: try FfiConverterTypeNativeReply_lift(reply)
+                )
+            }
+
+            
+            let writeReturn = { uniffiOutReturn.pointee = FfiConverterOptionTypeNativeCall.lower($0) }
+            uniffiTraitInterfaceCall(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceNativeMiddleware> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceNativeMiddleware>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitNativeMiddleware() {
+    uniffi_mcpweft_swift_fn_init_callback_vtable_nativemiddleware(UniffiCallbackInterfaceNativeMiddleware.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeMiddleware: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<NativeMiddleware>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = NativeMiddleware
+
+    public static func lift(_ handle: UInt64) throws -> NativeMiddleware {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return NativeMiddlewareImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: NativeMiddleware) -> UInt64 {
+         if let rustImpl = value as? NativeMiddlewareImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeMiddleware {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: NativeMiddleware, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeMiddleware_lift(_ handle: UInt64) throws -> NativeMiddleware {
+    return try FfiConverterTypeNativeMiddleware.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeMiddleware_lower(_ value: NativeMiddleware) -> UInt64 {
+    return FfiConverterTypeNativeMiddleware.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The rest of the chain, handed to a Swift middleware with each message.
+ */
+public protocol NativeNextProtocol: AnyObject, Sendable {
+    
+    /**
+     * Passes the JSON text of a message on (the one the middleware received, its `method` and
+     * `params` changed or not) and returns the JSON text of the outcome. It may be called more
+     * than once, to retry.
+     */
+    func run(message: String, cancel: NativeCancelHandle?) async throws  -> String
+    
+}
+/**
+ * The rest of the chain, handed to a Swift middleware with each message.
+ */
+open class NativeNext: NativeNextProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpweft_swift_fn_clone_nativenext(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpweft_swift_fn_free_nativenext(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Passes the JSON text of a message on (the one the middleware received, its `method` and
+     * `params` changed or not) and returns the JSON text of the outcome. It may be called more
+     * than once, to retry.
+     */
+open func run(message: String, cancel: NativeCancelHandle?)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpweft_swift_fn_method_nativenext_run(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(message),FfiConverterOptionTypeNativeCancelHandle.lower(cancel)
+                )
+            },
+            pollFunc: ffi_mcpweft_swift_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpweft_swift_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpweft_swift_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeNativeError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeNext: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = NativeNext
+
+    public static func lift(_ handle: UInt64) throws -> NativeNext {
+        return NativeNext(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: NativeNext) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeNext {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: NativeNext, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeNext_lift(_ handle: UInt64) throws -> NativeNext {
+    return try FfiConverterTypeNativeNext.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeNext_lower(_ value: NativeNext) -> UInt64 {
+    return FfiConverterTypeNativeNext.lower(value)
+}
+
+
+
+
+
+
+/**
  * Where a call of a Swift handler answers; the first answer counts.
  */
 public protocol NativeReplyProtocol: AnyObject, Sendable {
@@ -3841,12 +4268,32 @@ public func FfiConverterTypeNativeResponseBody_lower(_ value: NativeResponseBody
 public protocol NativeServerProtocol: AnyObject, Sendable {
     
     /**
+     * Serves the HTML view of an app (MCP Apps) from the JSON text of its descriptor (`uri`, a
+     * `ui://` URI, `name`, `html`, and optionally `csp`, `permissions`, `domain` and
+     * `prefersBorder`); tools bind to it with `_meta.ui.resourceUri` in their descriptors.
+     */
+    func addAppView(descriptor: String) throws 
+    
+    /**
+     * Adds one of the core's built-in middleware from the JSON text of its settings
+     * (`{"timing": {}}`, `{"rateLimit": {...}}`, `{"cache": {...}}`, `{"openTelemetry": {}}`),
+     * inside those already added.
+     */
+    func addBuiltinMiddleware(spec: String) throws 
+    
+    /**
      * Registers a resource template like `add_resource_template`, whose resources `list`
      * lists in `resources/list`: it gets `{}` and returns the JSON text of an array of
      * `Resource` objects or of `{"resources": [...]}`, each taking the template's metadata
      * where it sets none. One with the same URI template is refused unless `replace`.
      */
     func addListedResourceTemplate(descriptor: String, handler: NativeHandler, list: NativeHandler, replace: Bool) throws 
+    
+    /**
+     * Adds a middleware written in Swift around every message of the sessions started from
+     * now on, inside those already added.
+     */
+    func addMiddleware(middleware: NativeMiddleware) 
     
     /**
      * Registers a prompt from the JSON text of its `Prompt` descriptor; one of the same name is
@@ -4025,6 +4472,34 @@ public convenience init(spec: String)throws  {
 
     
     /**
+     * Serves the HTML view of an app (MCP Apps) from the JSON text of its descriptor (`uri`, a
+     * `ui://` URI, `name`, `html`, and optionally `csp`, `permissions`, `domain` and
+     * `prefersBorder`); tools bind to it with `_meta.ui.resourceUri` in their descriptors.
+     */
+open func addAppView(descriptor: String)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativeserver_add_app_view(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(descriptor),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Adds one of the core's built-in middleware from the JSON text of its settings
+     * (`{"timing": {}}`, `{"rateLimit": {...}}`, `{"cache": {...}}`, `{"openTelemetry": {}}`),
+     * inside those already added.
+     */
+open func addBuiltinMiddleware(spec: String)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativeserver_add_builtin_middleware(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(spec),uniffiCallStatus
+    )
+}
+}
+    
+    /**
      * Registers a resource template like `add_resource_template`, whose resources `list`
      * lists in `resources/list`: it gets `{}` and returns the JSON text of an array of
      * `Resource` objects or of `{"resources": [...]}`, each taking the template's metadata
@@ -4038,6 +4513,19 @@ open func addListedResourceTemplate(descriptor: String, handler: NativeHandler, 
         FfiConverterTypeNativeHandler_lower(handler),
         FfiConverterTypeNativeHandler_lower(list),
         FfiConverterBool.lower(replace),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Adds a middleware written in Swift around every message of the sessions started from
+     * now on, inside those already added.
+     */
+open func addMiddleware(middleware: NativeMiddleware)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativeserver_add_middleware(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeNativeMiddleware_lower(middleware),uniffiCallStatus
     )
 }
 }
@@ -4686,6 +5174,10 @@ public struct NativeClientHandlers {
      * "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
      */
     public var close: NativeHandler?
+    /**
+     * The middleware around every message the client sends and receives, outermost first.
+     */
+    public var middleware: [NativeMiddlewareEntry]
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4723,7 +5215,10 @@ public struct NativeClientHandlers {
         /**
          * Hears, once, that the connection ended: the payload is `{"reason": "closed",
          * "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
-         */close: NativeHandler?) {
+         */close: NativeHandler?, 
+        /**
+         * The middleware around every message the client sends and receives, outermost first.
+         */middleware: [NativeMiddlewareEntry]) {
         self.sampling = sampling
         self.samplingTools = samplingTools
         self.elicitation = elicitation
@@ -4734,6 +5229,7 @@ public struct NativeClientHandlers {
         self.authorizer = authorizer
         self.tokenStore = tokenStore
         self.close = close
+        self.middleware = middleware
     }
 
     
@@ -4761,7 +5257,8 @@ public struct FfiConverterTypeNativeClientHandlers: FfiConverterRustBuffer {
                 notification: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
                 authorizer: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
                 tokenStore: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
-                close: FfiConverterOptionTypeNativeHandler.read(from: &buf)
+                close: FfiConverterOptionTypeNativeHandler.read(from: &buf), 
+                middleware: FfiConverterSequenceTypeNativeMiddlewareEntry.read(from: &buf)
         )
     }
 
@@ -4776,6 +5273,7 @@ public struct FfiConverterTypeNativeClientHandlers: FfiConverterRustBuffer {
         FfiConverterOptionTypeNativeHandler.write(value.authorizer, into: &buf)
         FfiConverterOptionTypeNativeHandler.write(value.tokenStore, into: &buf)
         FfiConverterOptionTypeNativeHandler.write(value.close, into: &buf)
+        FfiConverterSequenceTypeNativeMiddlewareEntry.write(value.middleware, into: &buf)
     }
 }
 
@@ -5136,6 +5634,93 @@ public func FfiConverterTypeNativeError_lower(_ value: NativeError) -> RustBuffe
     return FfiConverterTypeNativeError.lower(value)
 }
 
+
+/**
+ * One middleware of a client's or a host's chain, in the order given.
+ */
+
+public enum NativeMiddlewareEntry {
+    
+    /**
+     * A middleware written in Swift.
+     */
+    case swift(
+        /**
+         * The middleware.
+         */middleware: NativeMiddleware
+    )
+    /**
+     * One of the core's built-in middleware.
+     */
+    case builtin(
+        /**
+         * The JSON text of its settings, as `NativeServer::add_builtin_middleware` reads them.
+         */spec: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension NativeMiddlewareEntry: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNativeMiddlewareEntry: FfiConverterRustBuffer {
+    typealias SwiftType = NativeMiddlewareEntry
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NativeMiddlewareEntry {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .swift(middleware: try FfiConverterTypeNativeMiddleware.read(from: &buf)
+        )
+        
+        case 2: return .builtin(spec: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: NativeMiddlewareEntry, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .swift(middleware):
+            writeInt(&buf, Int32(1))
+            FfiConverterTypeNativeMiddleware.write(middleware, into: &buf)
+            
+        
+        case let .builtin(spec):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(spec, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeMiddlewareEntry_lift(_ buf: RustBuffer) throws -> NativeMiddlewareEntry {
+    return try FfiConverterTypeNativeMiddlewareEntry.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNativeMiddlewareEntry_lower(_ value: NativeMiddlewareEntry) -> RustBuffer {
+    return FfiConverterTypeNativeMiddlewareEntry.lower(value)
+}
+
+
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
@@ -5381,6 +5966,31 @@ fileprivate struct FfiConverterSequenceTypeNativeHttpHeader: FfiConverterRustBuf
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeNativeMiddlewareEntry: FfiConverterRustBuffer {
+    typealias SwiftType = [NativeMiddlewareEntry]
+
+    public static func write(_ value: [NativeMiddlewareEntry], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeNativeMiddlewareEntry.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [NativeMiddlewareEntry] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [NativeMiddlewareEntry]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeNativeMiddlewareEntry.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterDictionaryStringInt64: FfiConverterRustBuffer {
     public static func write(_ value: [String: Int64], into buf: inout [UInt8]) {
         let len = Int32(value.count)
@@ -5514,7 +6124,7 @@ public func nativeErrorKinds() -> String  {
  * `options` is the JSON text of the host's settings. The handlers answer every server, each
  * payload naming it (`{"server", "params"}`, roots `{"server"}`, notifications `{"server",
  * "method", "params"}`); the authorizer and token store log in to servers configured with
- * `oauth`, and a host takes no close handler.
+ * `oauth`, a host takes no close handler, and the middleware wrap every server's connection.
  */
 public func nativeHostConnect(config: String, options: String?, handlers: NativeClientHandlers, cancel: NativeCancelHandle?)async throws  -> NativeHost  {
     return
@@ -5529,6 +6139,29 @@ public func nativeHostConnect(config: String, options: String?, handlers: Native
             liftFunc: FfiConverterTypeNativeHost_lift,
             errorHandler: FfiConverterTypeNativeError_lift
         )
+}
+/**
+ * Sends the spans of the `openTelemetry` built-in middleware to the OTLP/HTTP collector at
+ * `endpoint` (its traces URL), naming the process `service_name`. An `openTelemetry`
+ * middleware records with the exporter installed when it was added (none before the first
+ * call), so this comes first.
+ */
+public func nativeExportOtlp(endpoint: String, serviceName: String)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_func_native_export_otlp(
+        FfiConverterString.lower(endpoint),
+        FfiConverterString.lower(serviceName),uniffiCallStatus
+    )
+}
+}
+/**
+ * Exports the spans recorded so far and returns once the collector took them.
+ */
+public func nativeFlushTelemetry()throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_func_native_flush_telemetry(uniffiCallStatus
+    )
+}
 }
 
 private enum InitializationResult {
@@ -5558,7 +6191,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_func_native_error_kinds() != 7013) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpweft_swift_checksum_func_native_host_connect() != 45092) {
+    if (uniffi_mcpweft_swift_checksum_func_native_host_connect() != 6432) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_func_native_export_otlp() != 30061) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_func_native_flush_telemetry() != 20033) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_call_tool() != 49870) {
@@ -5604,6 +6243,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_protocol_version() != 65311) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeclient_read_app_view() != 43735) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeclient_read_resource() != 24985) {
@@ -5732,6 +6374,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativehost_prompts() != 32461) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_read_app_view() != 64686) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativehost_read_resource() != 30078) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -5753,7 +6398,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativehost_task_result() != 952) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpweft_swift_checksum_method_nativehost_tools() != 10694) {
+    if (uniffi_mcpweft_swift_checksum_method_nativehost_tools() != 52387) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativehostevents_close() != 24228) {
@@ -5769,6 +6414,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeresponsebody_next_chunk() != 47414) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativemiddleware_start() != 11995) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativenext_run() != 34359) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativecancelhandle_cancel() != 34422) {
@@ -5801,7 +6452,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_method_nativereply_resolve() != 51824) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_app_view() != 47325) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_builtin_middleware() != 24843) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_listed_resource_template() != 52761) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_middleware() != 60018) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_prompt() != 42238) {
@@ -5871,6 +6531,7 @@ private let initializationResult: InitializationResult = {
     uniffiCallbackInitNativeCall()
     uniffiCallbackInitNativeHandler()
     uniffiCallbackInitNativeListener()
+    uniffiCallbackInitNativeMiddleware()
     return InitializationResult.ok
 }()
 

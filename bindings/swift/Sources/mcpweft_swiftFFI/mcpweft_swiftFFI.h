@@ -243,6 +243,13 @@ typedef void (*UniffiForeignFutureCompleteVoid)(uint64_t, UniffiForeignFutureRes
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_NATIVE_MIDDLEWARE_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_NATIVE_MIDDLEWARE_METHOD0
+typedef void (*UniffiCallbackInterfaceNativeMiddlewareMethod0)(uint64_t, RustBuffer, uint64_t, uint64_t, RustBuffer* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_NATIVE_CALL_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_NATIVE_CALL_METHOD0
 typedef void (*UniffiCallbackInterfaceNativeCallMethod0)(uint64_t, void* _Nonnull, 
@@ -262,6 +269,15 @@ typedef void (*UniffiCallbackInterfaceNativeHandlerMethod0)(uint64_t, RustBuffer
 typedef void (*UniffiCallbackInterfaceNativeListenerMethod0)(uint64_t, RustBuffer, void* _Nonnull, 
         RustCallStatus *_Nonnull uniffiCallStatus
     );
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_NATIVE_MIDDLEWARE
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_NATIVE_MIDDLEWARE
+typedef struct UniffiVTableCallbackInterfaceNativeMiddleware {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceNativeMiddlewareMethod0 _Nonnull start;
+} UniffiVTableCallbackInterfaceNativeMiddleware;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_NATIVE_CALL
@@ -374,6 +390,11 @@ uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_ping(uint64_t ptr, RustBuff
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_PROTOCOL_VERSION
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_PROTOCOL_VERSION
 RustBuffer uniffi_mcpweft_swift_fn_method_nativeclient_protocol_version(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_READ_APP_VIEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_READ_APP_VIEW
+uint64_t uniffi_mcpweft_swift_fn_method_nativeclient_read_app_view(uint64_t ptr, RustBuffer uri, RustBuffer cancel
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVECLIENT_READ_RESOURCE
@@ -616,6 +637,11 @@ void uniffi_mcpweft_swift_fn_method_nativehost_notify_roots_changed(uint64_t ptr
 RustBuffer uniffi_mcpweft_swift_fn_method_nativehost_prompts(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_READ_APP_VIEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_READ_APP_VIEW
+uint64_t uniffi_mcpweft_swift_fn_method_nativehost_read_app_view(uint64_t ptr, RustBuffer tool, RustBuffer cancel
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_READ_RESOURCE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEHOST_READ_RESOURCE
 uint64_t uniffi_mcpweft_swift_fn_method_nativehost_read_resource(uint64_t ptr, RustBuffer uri, RustBuffer server, RustBuffer options
@@ -709,6 +735,41 @@ void uniffi_mcpweft_swift_fn_method_nativeresponsebody_close(uint64_t ptr, RustC
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVERESPONSEBODY_NEXT_CHUNK
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVERESPONSEBODY_NEXT_CHUNK
 uint64_t uniffi_mcpweft_swift_fn_method_nativeresponsebody_next_chunk(uint64_t ptr, RustBuffer cancel
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_CLONE_NATIVEMIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_CLONE_NATIVEMIDDLEWARE
+uint64_t uniffi_mcpweft_swift_fn_clone_nativemiddleware(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FREE_NATIVEMIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FREE_NATIVEMIDDLEWARE
+void uniffi_mcpweft_swift_fn_free_nativemiddleware(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_INIT_CALLBACK_VTABLE_NATIVEMIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_INIT_CALLBACK_VTABLE_NATIVEMIDDLEWARE
+void uniffi_mcpweft_swift_fn_init_callback_vtable_nativemiddleware(const UniffiVTableCallbackInterfaceNativeMiddleware* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEMIDDLEWARE_START
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEMIDDLEWARE_START
+RustBuffer uniffi_mcpweft_swift_fn_method_nativemiddleware_start(uint64_t ptr, RustBuffer message, uint64_t next, uint64_t reply, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_CLONE_NATIVENEXT
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_CLONE_NATIVENEXT
+uint64_t uniffi_mcpweft_swift_fn_clone_nativenext(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FREE_NATIVENEXT
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FREE_NATIVENEXT
+void uniffi_mcpweft_swift_fn_free_nativenext(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVENEXT_RUN
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVENEXT_RUN
+uint64_t uniffi_mcpweft_swift_fn_method_nativenext_run(uint64_t ptr, RustBuffer message, RustBuffer cancel
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_CLONE_NATIVECANCELHANDLE
@@ -857,9 +918,24 @@ void uniffi_mcpweft_swift_fn_free_nativeserver(uint64_t handle, RustCallStatus *
 uint64_t uniffi_mcpweft_swift_fn_constructor_nativeserver_new(RustBuffer spec, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_APP_VIEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_APP_VIEW
+void uniffi_mcpweft_swift_fn_method_nativeserver_add_app_view(uint64_t ptr, RustBuffer descriptor, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_BUILTIN_MIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_BUILTIN_MIDDLEWARE
+void uniffi_mcpweft_swift_fn_method_nativeserver_add_builtin_middleware(uint64_t ptr, RustBuffer spec, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_LISTED_RESOURCE_TEMPLATE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_LISTED_RESOURCE_TEMPLATE
 void uniffi_mcpweft_swift_fn_method_nativeserver_add_listed_resource_template(uint64_t ptr, RustBuffer descriptor, uint64_t handler, uint64_t list, int8_t replace, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_MIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_MIDDLEWARE
+void uniffi_mcpweft_swift_fn_method_nativeserver_add_middleware(uint64_t ptr, uint64_t middleware, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVESERVER_ADD_PROMPT
@@ -982,6 +1058,17 @@ RustBuffer uniffi_mcpweft_swift_fn_func_native_error_kinds(RustCallStatus *_Nonn
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_HOST_CONNECT
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_HOST_CONNECT
 uint64_t uniffi_mcpweft_swift_fn_func_native_host_connect(RustBuffer config, RustBuffer options, RustBuffer handlers, RustBuffer cancel
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_EXPORT_OTLP
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_EXPORT_OTLP
+void uniffi_mcpweft_swift_fn_func_native_export_otlp(RustBuffer endpoint, RustBuffer service_name, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_FLUSH_TELEMETRY
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_FUNC_NATIVE_FLUSH_TELEMETRY
+void uniffi_mcpweft_swift_fn_func_native_flush_telemetry(RustCallStatus *_Nonnull out_status
+    
 );
 #endif
 #ifndef UNIFFI_FFIDEF_FFI_MCPWEFT_SWIFT_RUSTBUFFER_ALLOC
@@ -1274,6 +1361,18 @@ uint16_t uniffi_mcpweft_swift_checksum_func_native_host_connect(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_FUNC_NATIVE_EXPORT_OTLP
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_FUNC_NATIVE_EXPORT_OTLP
+uint16_t uniffi_mcpweft_swift_checksum_func_native_export_otlp(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_FUNC_NATIVE_FLUSH_TELEMETRY
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_FUNC_NATIVE_FLUSH_TELEMETRY
+uint16_t uniffi_mcpweft_swift_checksum_func_native_flush_telemetry(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_CALL_TOOL
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_CALL_TOOL
 uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_call_tool(void
@@ -1361,6 +1460,12 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_ping(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_PROTOCOL_VERSION
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_PROTOCOL_VERSION
 uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_protocol_version(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_READ_APP_VIEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECLIENT_READ_APP_VIEW
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeclient_read_app_view(void
     
 );
 #endif
@@ -1616,6 +1721,12 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_prompts(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_READ_APP_VIEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_READ_APP_VIEW
+uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_read_app_view(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_READ_RESOURCE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEHOST_READ_RESOURCE
 uint16_t uniffi_mcpweft_swift_checksum_method_nativehost_read_resource(void
@@ -1694,6 +1805,18 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativeresponsebody_next_chunk(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEMIDDLEWARE_START
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEMIDDLEWARE_START
+uint16_t uniffi_mcpweft_swift_checksum_method_nativemiddleware_start(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVENEXT_RUN
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVENEXT_RUN
+uint16_t uniffi_mcpweft_swift_checksum_method_nativenext_run(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECANCELHANDLE_CANCEL
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVECANCELHANDLE_CANCEL
 uint16_t uniffi_mcpweft_swift_checksum_method_nativecancelhandle_cancel(void
@@ -1754,9 +1877,27 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativereply_resolve(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVESERVER_ADD_APP_VIEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVESERVER_ADD_APP_VIEW
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeserver_add_app_view(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVESERVER_ADD_BUILTIN_MIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVESERVER_ADD_BUILTIN_MIDDLEWARE
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeserver_add_builtin_middleware(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVESERVER_ADD_LISTED_RESOURCE_TEMPLATE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVESERVER_ADD_LISTED_RESOURCE_TEMPLATE
 uint16_t uniffi_mcpweft_swift_checksum_method_nativeserver_add_listed_resource_template(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVESERVER_ADD_MIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVESERVER_ADD_MIDDLEWARE
+uint16_t uniffi_mcpweft_swift_checksum_method_nativeserver_add_middleware(void
     
 );
 #endif

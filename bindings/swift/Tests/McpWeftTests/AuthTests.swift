@@ -2,101 +2,11 @@ import Foundation
 import McpWeft
 import XCTest
 
-#if canImport(Glibc)
-import Glibc
-private let streamSocket = Int32(SOCK_STREAM.rawValue)
-private let closeSocket = Glibc.close
-#elseif canImport(Darwin)
-import Darwin
-private let streamSocket = SOCK_STREAM
-private let closeSocket = Darwin.close
-#endif
-
-/// A loopback listening socket, and its port.
-private func listeningSocket() -> (Int32, Int) {
-    let fd = socket(AF_INET, streamSocket, 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    _ = listen(fd, 16)
-    var bound = sockaddr_in()
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &bound) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return (fd, Int(UInt16(bigEndian: bound.sin_port)))
-}
-
 /// A free loopback port, so that a server's resource URL can name it before it binds.
 private func freePort() -> Int {
     let (fd, port) = listeningSocket()
     _ = closeSocket(fd)
     return port
-}
-
-/// A small HTTP/1.1 server on loopback for the tests: one connection at a time, each request
-/// answered by `respond(port, method, path, body)` and the connection closed.
-private final class TinyHTTPServer: @unchecked Sendable {
-    typealias Respond = @Sendable (Int, String, String, String) -> (Int, String, [String: String])
-    let port: Int
-    private let fd: Int32
-
-    init(respond: @escaping Respond) {
-        (fd, port) = listeningSocket()
-        let (fd, port) = (fd, port)
-        Thread.detachNewThread {
-            while true {
-                let connection = accept(fd, nil, nil)
-                if connection < 0 { return }
-                TinyHTTPServer.answer(connection) { respond(port, $0, $1, $2) }
-                _ = closeSocket(connection)
-            }
-        }
-    }
-
-    func stop() {
-        _ = shutdown(fd, Int32(SHUT_RDWR))
-        _ = closeSocket(fd)
-    }
-
-    private static func answer(
-        _ connection: Int32, _ respond: (String, String, String) -> (Int, String, [String: String])
-    ) {
-        var data = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var headerEnd: Int?
-        var contentLength = 0
-        while true {
-            if let end = headerEnd, data.count >= end + contentLength { break }
-            let count = read(connection, &buffer, buffer.count)
-            if count <= 0 { return }
-            data.append(contentsOf: buffer[0..<count])
-            if headerEnd == nil, let range = String(decoding: data, as: UTF8.self).range(of: "\r\n\r\n") {
-                let head = String(decoding: data, as: UTF8.self)[..<range.lowerBound]
-                headerEnd = head.utf8.count + 4
-                for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
-                    contentLength = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
-                }
-            }
-        }
-        let text = String(decoding: data, as: UTF8.self)
-        let requestLine = text.prefix { $0 != "\r" }.split(separator: " ")
-        let body = String(decoding: data[(headerEnd ?? data.count)...], as: UTF8.self)
-        let (status, payload, headers) = respond(String(requestLine[0]), String(requestLine[1]), body)
-        var response = "HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nConnection: close\r\n"
-        for (name, value) in headers { response += "\(name): \(value)\r\n" }
-        response += "Content-Length: \(payload.utf8.count)\r\n\r\n\(payload)"
-        let bytes = Array(response.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
-            if count <= 0 { return }
-            sent += count
-        }
-    }
 }
 
 /// The server of the tests: `whoami` answers the caller's subject and scopes.
