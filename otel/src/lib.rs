@@ -49,7 +49,9 @@ pub const TRACER_NAME: &str = "mcpweft";
 /// `_meta` (the W3C `traceparent` and `tracestate`): add it to a server with
 /// `ServerBuilder::middleware` or to a client with `ClientOptions::with_middleware`.
 pub struct OpenTelemetry {
-    tracer: global::BoxedTracer,
+    /// The tracer given, or `None` for the global provider's, looked up for each message so
+    /// that a provider installed later (by [`export_otlp`] or the application) is the one used.
+    tracer: Option<global::BoxedTracer>,
     propagator: TraceContextPropagator,
 }
 
@@ -66,14 +68,15 @@ impl Default for OpenTelemetry {
 }
 
 impl OpenTelemetry {
-    /// Records spans with the global provider's tracer named [`TRACER_NAME`].
+    /// Records spans with the tracer named [`TRACER_NAME`] of the global provider in force when
+    /// each message passes, whenever it was installed.
     pub fn new() -> Self {
-        Self::with_tracer(global::tracer(TRACER_NAME))
+        OpenTelemetry { tracer: None, propagator: TraceContextPropagator::new() }
     }
 
     /// Records spans with `tracer`.
     pub fn with_tracer(tracer: global::BoxedTracer) -> Self {
-        OpenTelemetry { tracer, propagator: TraceContextPropagator::new() }
+        OpenTelemetry { tracer: Some(tracer), propagator: TraceContextPropagator::new() }
     }
 
     /// The parent of a received message's span: the trace context in its `_meta` when it
@@ -93,12 +96,19 @@ impl Middleware for OpenTelemetry {
             Kind::Client => (SpanKind::Client, Context::current()),
         };
         let attributes = plan.attributes.into_iter().map(|(key, value)| KeyValue::new(key, value));
-        let span = self
-            .tracer
+        let global;
+        let tracer = match &self.tracer {
+            Some(tracer) => tracer,
+            None => {
+                global = global::tracer(TRACER_NAME);
+                &global
+            }
+        };
+        let span = tracer
             .span_builder(plan.name)
             .with_kind(kind)
             .with_attributes(attributes)
-            .start_with_context(&self.tracer, &parent);
+            .start_with_context(tracer, &parent);
         let context = parent.with_span(span);
         if plan.kind == Kind::Client {
             self.propagator.inject_context(&context, &mut MetaWriter(message.meta_mut()));

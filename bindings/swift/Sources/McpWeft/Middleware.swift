@@ -166,8 +166,7 @@ public struct Middleware: Sendable {
     /// Records an OpenTelemetry span around every message, named and attributed as the official
     /// SDKs name them, and carries the trace context in `_meta` (`traceparent`): a server span
     /// for what a side receives, whose parent is the peer's context, and a client span for a
-    /// request it sends. Spans go to the exporter `Telemetry.exportOTLP` installed when the
-    /// middleware was added, so call it first.
+    /// request it sends. Spans go to the exporter `Telemetry.exportOTLP` installed last.
     public static let openTelemetry = Middleware(builtin: "openTelemetry")
 
     /// The middleware as the native layer takes it.

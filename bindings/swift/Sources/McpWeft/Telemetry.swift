@@ -12,8 +12,8 @@ import McpWeftNative
 public enum Telemetry {
     /// Sends the spans of the process's `.openTelemetry` middleware to the OTLP/HTTP collector
     /// whose traces URL is `endpoint`, in batches, naming the process `serviceName` in the
-    /// traces. Call it before adding `.openTelemetry`: a middleware records with the exporter
-    /// installed when it was added. Calling it again replaces the exporter, after flushing the
+    /// traces; `.openTelemetry` middleware record with the exporter installed last, whenever
+    /// they were added. Calling it again replaces the exporter, after flushing the
     /// spans of the previous one. A URL the exporter cannot use throws an `.invalidInput`
     /// error.
     public static func exportOTLP(
