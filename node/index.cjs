@@ -6,6 +6,7 @@ const errors = require('./lib/errors.cjs');
 const { Server, Context, ResourceTemplate, HttpServerHandle } = require('./lib/server.cjs');
 const { Client, Subscription } = require('./lib/client.cjs');
 const { Host, HostEvents } = require('./lib/host.cjs');
+const { middleware } = require('./lib/middleware.cjs');
 
 module.exports = {
   Server,
@@ -18,6 +19,7 @@ module.exports = {
   Subscription,
   Host,
   HostEvents,
+  middleware,
   ErrorCode: errors.ErrorCode,
   McpweftError: errors.McpweftError,
   McpError: errors.McpError,

@@ -461,6 +461,86 @@ export type Infer<S> = S extends ZodLike<infer O>
     : { [key: string]: any };
 
 // ---------------------------------------------------------------------------------------
+// Middleware
+
+/** One message passing through a middleware chain, as a middleware sees it. */
+export interface MiddlewareMessage {
+  /** The JSON-RPC method; a middleware may change it before passing the message on. */
+  method: string;
+  /** The parameters (`null` when none); a middleware may change them before passing the message on. */
+  params: { [key: string]: any } | null;
+  /** Whether it is a request (with an outcome to come) rather than a notification. */
+  readonly isRequest: boolean;
+  /** The id of a received request; `null` for a notification and for a request this side sends. */
+  readonly id: RequestId | null;
+  /** Whether the peer sent it (`received`) or this side sends it (`sent`). */
+  readonly direction: 'received' | 'sent';
+  /** The role of the side the chain belongs to. */
+  readonly role: 'server' | 'client';
+  /** The transport's id of the session (Streamable HTTP's `Mcp-Session-Id`), if it has one. */
+  readonly sessionId: string | null;
+  /** The protocol revision the message belongs to. */
+  readonly protocolVersion: string | null;
+  /** Who sent the session's latest request, when the transport authenticates requests. */
+  readonly identity: string | null;
+  /** What the message is about: the tool, the prompt, the resource's URI or the task. */
+  readonly target: string | null;
+}
+
+/**
+ * The rest of the chain: passes `message` on (the message the middleware received, changed or
+ * not; as it is now when omitted) and resolves to the outcome (a request's result, `null` for a
+ * notification), or rejects with the error that failed it. It may be called more than once.
+ */
+export type Next = (message?: MiddlewareMessage) => Promise<any>;
+
+/**
+ * A middleware, as `server.use()` and the client option `middleware` take it: it passes the
+ * message on with `next`, before and after which it may do its own work; returning without
+ * calling `next` answers the message with the value returned, and throwing fails it (an
+ * `McpError` with its code and data).
+ */
+export type Middleware = (message: MiddlewareMessage, next: Next) => MaybePromise<unknown>;
+
+/** One of the core's built-in middleware, made by `middleware.timing()`, `rateLimit()` or `cache()`. */
+export interface BuiltinMiddleware {
+  /** The JSON the core reads the middleware's settings from, such as `{ timing: {} }`. */
+  readonly spec: { readonly [name: string]: JsonObject };
+}
+
+/** The settings of the built-in rate limit. */
+export interface RateLimitOptions {
+  /** Requests allowed each second on average. */
+  perSecond: number;
+  /** Requests allowed at once (default: one second's worth, at least 1). */
+  burst?: number;
+  /** Whose requests count together: each `caller` (the default), each `session`, or all (`global`). */
+  per?: 'caller' | 'session' | 'global';
+}
+
+/** The settings of the built-in response cache. */
+export interface CacheOptions {
+  /** How long a result without `ttlMs` stays fresh; without it only results with a `ttlMs` are cached. */
+  defaultTtlMs?: number;
+  /** The longest any result is kept (default one hour). */
+  maxTtlMs?: number;
+  /** How many results it holds at most (default 1,024). */
+  maxEntries?: number;
+  /** The methods whose results are cached (default the lists, `resources/read` and `server/discover`). */
+  methods?: string[];
+}
+
+/** The core's built-in middleware; bad settings throw an `InvalidInputError` when used. */
+export declare const middleware: {
+  /** Logs every message with how long its outcome took, through the core's tracing. */
+  timing(): BuiltinMiddleware;
+  /** Refuses received requests beyond a rate with the JSON-RPC error -32003 and `retryAfterMs` in its data. */
+  rateLimit(options: RateLimitOptions): BuiltinMiddleware;
+  /** Answers repeated requests from earlier results while they are fresh. */
+  cache(options?: CacheOptions): BuiltinMiddleware;
+};
+
+// ---------------------------------------------------------------------------------------
 // Server
 
 /** A value or a promise of it. */
@@ -793,6 +873,11 @@ export declare class Server {
   ): Registered;
   /** Answers completions that no prompt's or template's `complete` map answers. */
   setCompletionHandler(handler: (params: CompleteRequestParams, ctx: Context) => MaybePromise<string[] | CompleteResult | CompleteResult['completion']>): void;
+  /**
+   * Adds a middleware around every message the server's sessions receive and send, inside those
+   * already added (the first added is the outermost), for the sessions started from now on.
+   */
+  use(middleware: Middleware | BuiltinMiddleware): this;
   /** Hears a client's `notifications/roots/list_changed`; `ctx.listRoots()` asks for them. It can be set once. */
   onRootsChanged(handler: (ctx: Context) => MaybePromise<void>): void;
   removeTool(name: string): boolean;
@@ -863,6 +948,11 @@ export interface ClientOptions {
   authorizer?: (authorizationUrl: string) => MaybePromise<string>;
   /** Keeps the tokens of protected HTTP servers between runs (in memory by default). */
   tokenStore?: TokenStore;
+  /**
+   * Middleware around every message the client sends and receives, the first the outermost:
+   * functions `(message, next)` or built-in ones (`middleware.cache(...)`).
+   */
+  middleware?: readonly (Middleware | BuiltinMiddleware)[];
 }
 
 /** The tokens and client registration a client keeps for one server. */

@@ -11,6 +11,7 @@ export const {
   Subscription,
   Host,
   HostEvents,
+  middleware,
   ErrorCode,
   McpweftError,
   McpError,

@@ -33,6 +33,17 @@ export declare class NativeCallbacks {
    * "message"}` or `{"reason": "disconnected", "message", "exitCode", "signal", "stderr"}`.
    */
   close(handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /**
+   * Adds a JavaScript middleware around every message the connection sends and receives,
+   * inside those already added.
+   */
+  addMiddleware(middleware: (payloads: string[], nexts: NativeNext[]) => void): void
+  /**
+   * Adds one of the core's built-in middleware from the JSON text of its settings, as
+   * `NativeServer.addBuiltinMiddleware` reads them, inside those already added; bad settings
+   * throw and leave the callbacks as they were.
+   */
+  addBuiltinMiddleware(spec: string): void
 }
 
 /** A connected MCP client. */
@@ -273,6 +284,26 @@ export declare class NativeHttpServer {
   wait(done: (error: string | null, value: null) => void): Pending
 }
 
+/**
+ * The rest of a middleware chain, given to a JavaScript middleware with each message, and the
+ * answer of that middleware's call.
+ */
+export declare class NativeNext {
+  /**
+   * Passes the JSON text `message` on (the message the middleware received, changed or
+   * not) and calls `done` with the JSON text of the outcome; it may be called more than once.
+   */
+  run(message: string, done: (error: string | null, value: string | null) => void): Pending
+  /** Answers the middleware's call with the JSON text of its outcome. */
+  resolve(value: string): void
+  /**
+   * Fails the middleware's call with what the thrown error says, as a handler's `reject`
+   * does: an `rpc` error fails the message with its `code`, message and the JSON text of
+   * its `data`.
+   */
+  reject(kind: string, code: number | undefined | null, message: string, data?: string | undefined | null, causes?: Array<string> | undefined | null): void
+}
+
 /** An MCP server whose handlers are JavaScript functions. */
 export declare class NativeServer {
   /** Creates a server from the JSON text of its description and settings. */
@@ -302,6 +333,17 @@ export declare class NativeServer {
   setCompletion(handler: (payloads: string[], contexts: NativeContext[]) => void): void
   /** Sets the handler that hears that a client's roots changed; it can be set once. */
   onRootsChanged(handler: (payloads: string[], contexts: NativeContext[]) => void): void
+  /**
+   * Adds a JavaScript middleware around every message of the sessions started from now on,
+   * inside those already added.
+   */
+  addMiddleware(middleware: (payloads: string[], nexts: NativeNext[]) => void): void
+  /**
+   * Adds one of the core's built-in middleware from the JSON text of its settings
+   * (`{"timing": {}}`, `{"rateLimit": {...}}` or `{"cache": {...}}`), inside those already
+   * added.
+   */
+  addBuiltinMiddleware(spec: string): void
   /** Removes a tool, returning whether it existed. */
   removeTool(name: string): boolean
   /** Removes a resource by URI, returning whether it existed. */

@@ -8,6 +8,7 @@ const native = require('./native.cjs');
 const { sync, TransportClosedError } = require('./errors.cjs');
 const { settle, trampoline } = require('./call.cjs');
 const { Context, nativeOf } = require('./server.cjs');
+const { addMiddleware } = require('./middleware.cjs');
 
 /** The friendlier event each notification is also emitted as. */
 const EVENTS = {
@@ -68,11 +69,17 @@ function handlerCallbacks(options, wrap) {
   return callbacks;
 }
 
-/** Builds the native callbacks the options ask for, the notification listener and the close listener. */
+/**
+ * Builds the native callbacks the options ask for, the notification listener, the close
+ * listener and the options' `middleware`, in order.
+ */
 function callbacksOf(options, emit, closed) {
   const callbacks = handlerCallbacks(options, handlerOf);
   callbacks.notification(trampoline((notification) => emit(notification)));
   callbacks.close(trampoline((info) => closed(info)));
+  const { middleware = [] } = options;
+  if (!Array.isArray(middleware)) throw new TypeError('middleware must be an array of middleware');
+  for (const each of middleware) addMiddleware(callbacks, each);
   return loginCallbacks(callbacks, options);
 }
 

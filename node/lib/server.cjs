@@ -7,6 +7,7 @@ const native = require('./native.cjs');
 const { CancelledError, sync } = require('./errors.cjs');
 const { settle, parse, trampoline } = require('./call.cjs');
 const { zodSchema, jsonSchema } = require('./schema.cjs');
+const { addMiddleware } = require('./middleware.cjs');
 
 /** The reason a stdio session ends when its server is closed. */
 const STOPPED = Symbol('stopped');
@@ -390,6 +391,22 @@ class Server {
       return [];
     };
     sync(() => this.#native.setCompletion(trampoline(run)));
+  }
+
+  /**
+   * Adds a middleware around every message the server's sessions receive and send, inside
+   * those already added (the first added is the outermost), for the sessions started from now
+   * on; returns the server. A function `async (message, next) => outcome` sees the message
+   * (`method`, `params`, `isRequest`, `id`, `direction`, `role`, `sessionId`,
+   * `protocolVersion`, `identity`, `target`) and either passes it on with `next(message)`
+   * (after changing its `method` or `params`, or as it is when omitted), which resolves to the
+   * outcome, or returns an outcome of its own, or throws: an `McpError` fails the request with
+   * its code and data. `middleware.timing()`, `middleware.rateLimit(...)` and
+   * `middleware.cache(...)` are the built-in ones; bad settings throw an `InvalidInputError`.
+   */
+  use(middleware) {
+    addMiddleware(this.#native, middleware);
+    return this;
   }
 
   /** Sets the handler that hears a client's `notifications/roots/list_changed`; `ctx.listRoots()` asks for them. */

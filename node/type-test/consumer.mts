@@ -11,6 +11,7 @@ import {
   McpweftError,
   ResourceTemplate,
   Server,
+  middleware,
   type AuthInfo,
   type CloseInfo,
   type CallToolResult,
@@ -23,6 +24,9 @@ import {
   type ServerState,
   type ServerAuth,
   type LoadedSkill,
+  type Middleware,
+  type MiddlewareMessage,
+  type Next,
   type SkillEntry,
   type StoredTokens,
   type Subscription,
@@ -108,6 +112,23 @@ server.setCompletionHandler((params) => [params.argument.value]);
 server.onRootsChanged(async (ctx) => {
   await ctx.listRoots();
 });
+const timed: Middleware = async (message: MiddlewareMessage, next: Next) => {
+  const started = Date.now();
+  const outcome = await next();
+  console.error(message.direction, message.role, message.method, message.target ?? '', Date.now() - started);
+  return outcome;
+};
+const server2: Server = server
+  .use(timed)
+  .use((message, next) => {
+    if (message.method === 'tools/call' && message.params !== null) message.params.arguments.text = 'changed';
+    if (message.target === 'denied') throw new McpError(-32050, 'denied', { why: message.identity });
+    return message.isRequest && message.id === 0 ? { content: [] } : next(message);
+  })
+  .use(middleware.timing())
+  .use(middleware.rateLimit({ perSecond: 10, burst: 20, per: 'session' }))
+  .use(middleware.cache({ defaultTtlMs: 1000, maxTtlMs: 60000, maxEntries: 100, methods: ['tools/list'] }));
+console.error(server2 === server, middleware.cache().spec);
 server.log('warning', 'careful');
 server.notifyResourceUpdated('mem://readme');
 
@@ -123,6 +144,7 @@ const client = await Client.connectHttp(url, { headers: { 'x-test': '1' } }, {
   sampling: (params) => ({ role: 'assistant', content: { type: 'text', text: String(params.maxTokens) }, model: 'm' }),
   elicitation: { handler: async () => ({ action: 'accept', content: { name: 'Ada' } }), url: true },
   roots: [{ uri: 'file:///tmp' }],
+  middleware: [timed, middleware.cache({ defaultTtlMs: 60000 })],
 });
 client.on('log', (params) => console.error(params.level, params.data));
 client.on('toolsChanged', () => undefined);

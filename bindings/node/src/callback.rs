@@ -1,8 +1,10 @@
 //! JavaScript functions as bridge callbacks.
 //!
-//! The function is the package's trampoline `(payloads, contexts)`: for each call it parses
-//! the JSON text of the payload, runs the user's handler, and settles through the
-//! [`NativeContext`] it got, with `resolve(json)` or `reject(kind, code, message, data)`.
+//! The function is one of the package's trampolines `(payloads, natives)`: for each call it
+//! parses the JSON text of the payload, runs the user's function, and settles through the
+//! native object it got (a [`NativeContext`] for a handler, a
+//! [`NativeNext`](crate::middleware::NativeNext) for a middleware), with `resolve(json)` or
+//! `reject(kind, code, message, data, causes)`.
 //!
 //! The bridge's threads queue their calls and wake the JavaScript thread only when the queue
 //! was empty, through a weak threadsafe function (so a registered handler never keeps the
@@ -16,61 +18,119 @@ use futures::channel::oneshot;
 use mcpweft_bridge::{Callback, Context, Error};
 use napi::{
     Status,
-    bindgen_prelude::{FnArgs, Function},
-    threadsafe_function::ThreadsafeFunctionCallMode,
+    bindgen_prelude::{FnArgs, Function, ToNapiValue},
+    threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode},
 };
 use serde_json::Value;
 
 use crate::context::NativeContext;
 
-/// One call of a handler: what the trampoline gets.
-struct Invocation {
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Where the answer of one call goes; the first answer counts and later ones are dropped.
+pub(crate) struct Reply(Mutex<Option<oneshot::Sender<Result<Value, Error>>>>);
+
+impl Reply {
+    /// Sends `outcome` as the call's answer, unless it was answered already.
+    fn send(&self, outcome: Result<Value, Error>) {
+        if let Some(reply) = lock(&self.0).take() {
+            let _ = reply.send(outcome);
+        }
+    }
+
+    /// Answers the call with the JSON text `value`, the JavaScript function's `what`.
+    pub(crate) fn resolve(&self, value: &str, what: &str) {
+        self.send(mcpweft_bridge::parse_json(value, what));
+    }
+
+    /// Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
+    /// `code` with the JSON text of `data`, another kind name keeps its kind, anything else is a
+    /// failure the bridge's error policy decides about; `causes` are the messages of its causes.
+    pub(crate) fn reject(
+        &self,
+        kind: String,
+        code: Option<i64>,
+        message: String,
+        data: Option<String>,
+        causes: Option<Vec<String>>,
+    ) {
+        let error = Error::from_foreign_text(Some(&kind), code, message, data.as_deref(), causes.unwrap_or_default());
+        self.send(Err(error));
+    }
+
+    /// Returns whether the call was answered.
+    pub(crate) fn is_answered(&self) -> bool {
+        lock(&self.0).is_none()
+    }
+}
+
+/// One call of a trampoline: the JSON text of its payload and the native object it settles
+/// through.
+struct Invocation<N> {
     payload: String,
-    context: NativeContext,
+    native: N,
 }
 
 /// The calls waiting for the JavaScript thread, oldest first.
-type Queue = Arc<Mutex<Vec<Invocation>>>;
+type Queue<N> = Arc<Mutex<Vec<Invocation<N>>>>;
 
-fn lock(queue: &Queue) -> MutexGuard<'_, Vec<Invocation>> {
-    queue.lock().unwrap_or_else(|e| e.into_inner())
+/// The weak threadsafe function that wakes a trampoline with a batch of calls.
+type Wake<N> = ThreadsafeFunction<(), (), FnArgs<(Vec<String>, Vec<N>)>, Status, false, true>;
+
+/// A trampoline `(payloads, natives)` behind a weak threadsafe function, and the calls queued
+/// for its next wake-up.
+pub(crate) struct Trampoline<N: ToNapiValue + 'static> {
+    function: Wake<N>,
+    queue: Queue<N>,
+}
+
+impl<N: ToNapiValue + Send + Sync + 'static> Trampoline<N> {
+    /// Wraps the JavaScript trampoline `function`.
+    pub(crate) fn new(function: Function<'_, (), ()>) -> napi::Result<Arc<Self>> {
+        let queue: Queue<N> = Arc::default();
+        let drained = queue.clone();
+        let function =
+            function.build_threadsafe_function::<()>().callee_handled::<false>().weak::<true>().build_callback(
+                move |_| {
+                    let batch = std::mem::take(&mut *lock(&drained));
+                    let (payloads, natives): (Vec<String>, Vec<N>) =
+                        batch.into_iter().map(|call| (call.payload, call.native)).unzip();
+                    Ok(FnArgs::from((payloads, natives)))
+                },
+            )?;
+        Ok(Arc::new(Trampoline { function, queue }))
+    }
+
+    /// Runs one call with `payload` and the native object `native` makes of the call's
+    /// [`Reply`], and waits for its answer.
+    pub(crate) async fn call(&self, payload: Value, native: impl FnOnce(Reply) -> N) -> Result<Value, Error> {
+        let (reply, answer) = oneshot::channel();
+        let invocation = Invocation { payload: payload.to_string(), native: native(Reply(Mutex::new(Some(reply)))) };
+        let first = {
+            let mut waiting = lock(&self.queue);
+            waiting.push(invocation);
+            waiting.len() == 1
+        };
+        if first && self.function.call((), ThreadsafeFunctionCallMode::NonBlocking) != Status::Ok {
+            // The wake-up is lost, so no call queued now would ever run: dropping them
+            // answers each with the error below.
+            lock(&self.queue).clear();
+            return Err(Error::internal("the JavaScript environment is shutting down"));
+        }
+        match answer.await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(Error::handler("the handler was dropped without an answer")),
+        }
+    }
 }
 
 /// Wraps the trampoline `handler` as a bridge callback.
 pub(crate) fn callback(handler: Function<'_, (), ()>) -> napi::Result<Arc<dyn Callback>> {
-    let queue: Queue = Arc::default();
-    let drained = queue.clone();
-    let trampoline =
-        handler.build_threadsafe_function::<()>().callee_handled::<false>().weak::<true>().build_callback(
-            move |_| {
-                let batch = std::mem::take(&mut *lock(&drained));
-                let (payloads, contexts): (Vec<String>, Vec<NativeContext>) =
-                    batch.into_iter().map(|call| (call.payload, call.context)).unzip();
-                Ok(FnArgs::from((payloads, contexts)))
-            },
-        )?;
-    let trampoline = Arc::new(trampoline);
+    let trampoline = Trampoline::new(handler)?;
     Ok(Arc::new(move |payload: Value, context: Context| {
         let trampoline = trampoline.clone();
-        let queue = queue.clone();
-        async move {
-            let (reply, answer) = oneshot::channel();
-            let invocation = Invocation { payload: payload.to_string(), context: NativeContext::new(context, reply) };
-            let first = {
-                let mut waiting = lock(&queue);
-                waiting.push(invocation);
-                waiting.len() == 1
-            };
-            if first && trampoline.call((), ThreadsafeFunctionCallMode::NonBlocking) != Status::Ok {
-                // The wake-up is lost, so no call queued now would ever run: dropping them
-                // answers each with the error below.
-                lock(&queue).clear();
-                return Err(Error::internal("the JavaScript environment is shutting down"));
-            }
-            match answer.await {
-                Ok(outcome) => outcome,
-                Err(_) => Err(Error::handler("the handler was dropped without an answer")),
-            }
-        }
+        async move { trampoline.call(payload, |reply| NativeContext::new(context, reply)).await }
     }))
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::{
     callback::callback,
     error::{parse_or_throw, throw},
+    middleware::middleware,
     server::NativeServer,
     task::{Done, Pending, settle},
 };
@@ -93,6 +94,24 @@ impl NativeCallbacks {
     #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn close(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
         self.inner = std::mem::take(&mut self.inner).with_close(callback(handler)?);
+        Ok(())
+    }
+
+    /// Adds a JavaScript middleware around every message the connection sends and receives,
+    /// inside those already added.
+    #[napi(catch_unwind, ts_args_type = "middleware: (payloads: string[], nexts: NativeNext[]) => void")]
+    pub fn add_middleware(&mut self, handler: JsFunction<'_>) -> napi::Result<()> {
+        self.inner = std::mem::take(&mut self.inner).with_middleware(middleware(handler)?);
+        Ok(())
+    }
+
+    /// Adds one of the core's built-in middleware from the JSON text of its settings, as
+    /// `NativeServer.addBuiltinMiddleware` reads them, inside those already added; bad settings
+    /// throw and leave the callbacks as they were.
+    #[napi(catch_unwind)]
+    pub fn add_builtin_middleware(&mut self, spec: String) -> napi::Result<()> {
+        let spec = parse_or_throw(&spec, "built-in middleware")?;
+        self.inner = self.inner.clone().with_builtin_middleware(spec).map_err(throw)?;
         Ok(())
     }
 }

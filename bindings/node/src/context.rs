@@ -2,13 +2,13 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use futures::channel::oneshot;
-use mcpweft_bridge::{Context, Error, TaskHandle};
+use mcpweft_bridge::{Context, TaskHandle};
 use napi::{bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::{
+    callback::Reply,
     error::{parse_or_throw, throw},
     task::{Done, Pending, settle},
 };
@@ -25,20 +25,18 @@ fn json(value: Option<Value>) -> Option<String> {
 #[napi]
 pub struct NativeContext {
     inner: Context,
-    reply: Mutex<Option<oneshot::Sender<Result<Value, Error>>>>,
+    reply: Reply,
     watch: Mutex<Option<TaskHandle>>,
 }
 
 impl NativeContext {
     /// Creates the context of a call whose answer goes to `reply`.
-    pub(crate) fn new(inner: Context, reply: oneshot::Sender<Result<Value, Error>>) -> Self {
-        NativeContext { inner, reply: Mutex::new(Some(reply)), watch: Mutex::new(None) }
+    pub(crate) fn new(inner: Context, reply: Reply) -> Self {
+        NativeContext { inner, reply, watch: Mutex::new(None) }
     }
 
-    fn settle(&self, outcome: Result<Value, Error>) {
-        if let Some(reply) = lock(&self.reply).take() {
-            let _ = reply.send(outcome);
-        }
+    /// Stops watching for cancellation once the call is answered.
+    fn answered(&self) {
         if let Some(watch) = lock(&self.watch).take() {
             watch.abort();
         }
@@ -47,9 +45,7 @@ impl NativeContext {
 
 impl Drop for NativeContext {
     fn drop(&mut self) {
-        if let Some(watch) = lock(&self.watch).take() {
-            watch.abort();
-        }
+        self.answered();
     }
 }
 
@@ -58,7 +54,8 @@ impl NativeContext {
     /// Answers the call with the JSON text of the handler's value.
     #[napi(catch_unwind)]
     pub fn resolve(&self, value: String) {
-        self.settle(mcpweft_bridge::parse_json(&value, "the handler's result"));
+        self.reply.resolve(&value, "the handler's result");
+        self.answered();
     }
 
     /// Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
@@ -73,8 +70,8 @@ impl NativeContext {
         data: Option<String>,
         causes: Option<Vec<String>>,
     ) {
-        let error = Error::from_foreign_text(Some(&kind), code, message, data.as_deref(), causes.unwrap_or_default());
-        self.settle(Err(error));
+        self.reply.reject(kind, code, message, data, causes);
+        self.answered();
     }
 
     /// Returns the JSON text of the request's id, outside a request `null`.
@@ -227,7 +224,7 @@ impl NativeContext {
     /// when the call is answered.
     #[napi(catch_unwind, ts_args_type = "listener: () => void")]
     pub fn on_cancelled(&self, listener: Function<'_, (), ()>) -> napi::Result<()> {
-        if lock(&self.reply).is_none() {
+        if self.reply.is_answered() {
             return Ok(());
         }
         let listener = listener

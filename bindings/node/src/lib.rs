@@ -16,6 +16,7 @@ mod context;
 mod error;
 mod host;
 mod http;
+mod middleware;
 mod server;
 mod task;
 

@@ -8,6 +8,7 @@ use crate::{
     callback::callback,
     error::{parse_or_throw, throw},
     http::{NativeHttpEndpoint, NativeHttpServer},
+    middleware::middleware,
     task::{Done, Pending, settle},
 };
 
@@ -97,6 +98,23 @@ impl NativeServer {
     #[napi(catch_unwind, ts_args_type = "handler: (payloads: string[], contexts: NativeContext[]) => void")]
     pub fn on_roots_changed(&self, handler: Handler<'_>) -> napi::Result<()> {
         self.inner.on_roots_changed(callback(handler)?).map_err(throw)
+    }
+
+    /// Adds a JavaScript middleware around every message of the sessions started from now on,
+    /// inside those already added.
+    #[napi(catch_unwind, ts_args_type = "middleware: (payloads: string[], nexts: NativeNext[]) => void")]
+    pub fn add_middleware(&self, handler: Handler<'_>) -> napi::Result<()> {
+        self.inner.add_middleware(middleware(handler)?);
+        Ok(())
+    }
+
+    /// Adds one of the core's built-in middleware from the JSON text of its settings
+    /// (`{"timing": {}}`, `{"rateLimit": {...}}` or `{"cache": {...}}`), inside those already
+    /// added.
+    #[napi(catch_unwind)]
+    pub fn add_builtin_middleware(&self, spec: String) -> napi::Result<()> {
+        let spec = parse_or_throw(&spec, "built-in middleware")?;
+        self.inner.add_builtin_middleware(spec).map_err(throw)
     }
 
     /// Removes a tool, returning whether it existed.

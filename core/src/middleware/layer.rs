@@ -171,12 +171,16 @@ pub(crate) struct Outgoing {
     role: Role,
     /// The role's service, which describes the session; weak, since the service holds the peer.
     service: Weak<dyn Service>,
+    /// The runtime the session started on, where a notification whose chain waits goes on when
+    /// it is sent from a thread outside any runtime.
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 impl Outgoing {
-    /// The chain around what a session of `service` sends.
+    /// The chain around what a session of `service` sends, for a session starting on the
+    /// current runtime.
     pub(crate) fn new(chain: MiddlewareChain, role: Role, service: Weak<dyn Service>) -> Self {
-        Outgoing { chain, role, service }
+        Outgoing { chain, role, service, runtime: tokio::runtime::Handle::try_current().ok() }
     }
 
     fn message(&self, peer: &Peer, method: &str, params: Option<Value>, is_request: bool) -> Message {
@@ -209,7 +213,9 @@ impl Outgoing {
     }
 
     /// Sends a notification through the chain; its end queues it for the writer. A chain that
-    /// waits goes on in a task of its own, whose failure is logged.
+    /// waits goes on in a task of its own, whose failure is logged: on the current runtime, or
+    /// on the session's when the caller is outside any (a binding's thread, whose middleware
+    /// may need that very thread to go on).
     pub(crate) fn notify(
         &self,
         peer: &Peer,
@@ -233,9 +239,9 @@ impl Outgoing {
                         tracing::debug!(%error, "a notification was not sent");
                     }
                 });
-                match tokio::runtime::Handle::try_current() {
-                    Ok(runtime) => drop(runtime.spawn(finish)),
-                    Err(_) => futures::executor::block_on(finish),
+                match tokio::runtime::Handle::try_current().ok().or_else(|| self.runtime.clone()) {
+                    Some(runtime) => drop(runtime.spawn(finish)),
+                    None => futures::executor::block_on(finish),
                 }
                 Ok(())
             }

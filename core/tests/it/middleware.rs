@@ -275,3 +275,45 @@ async fn over_http_a_middleware_may_wait_before_it_passes_initialize_on() {
     let sum = within(client.call_tool("add", json!({"a": 2, "b": 3}))).await.unwrap();
     assert_eq!(first_text(&sum), "5");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_notification_sent_from_outside_the_runtime_goes_on_in_a_task_while_its_chain_waits() {
+    // The chain holds the list change until the thread that registered the tool says so: sending
+    // it must not hold that thread, which is what a binding's own thread (Node's, Python's event
+    // loop) needs when its middleware runs there.
+    let (release, released) = futures::channel::oneshot::channel::<()>();
+    let released = Arc::new(Mutex::new(Some(released)));
+    let server = adder(Arc::default())
+        .middleware(move |message: Message, next: Next| {
+            let released = released.clone();
+            async move {
+                if message.method == "notifications/tools/list_changed" {
+                    let wait = released.lock().unwrap().take();
+                    if let Some(wait) = wait {
+                        let _ = wait.await;
+                    }
+                }
+                next.run(message).await
+            }
+        })
+        .build()
+        .unwrap();
+    let (_client, mut events, _session) = connect(&server).await;
+    let registering = server.clone();
+    let (registered, done) = futures::channel::oneshot::channel();
+    // A thread of no runtime, left behind if it hangs, so that the test fails instead.
+    std::thread::spawn(move || {
+        let tool = Tool::without_arguments("late", "Registered once a client is connected.");
+        registering.add_tool(tool, |_args, _ctx| async { Ok(CallToolResult::text("late")) }).unwrap();
+        let _ = registered.send(());
+        let _ = release.send(());
+    });
+    let done = tokio::time::timeout(Duration::from_secs(5), done).await;
+    done.expect("registering does not wait for the chain").unwrap();
+    loop {
+        if let Event::ListChanged(method) = within(events.next()).await {
+            assert_eq!(method, "notifications/tools/list_changed");
+            break;
+        }
+    }
+}

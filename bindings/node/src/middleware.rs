@@ -1,0 +1,67 @@
+//! Middleware written in JavaScript, and the rest of the chain each one is given.
+//!
+//! A JavaScript middleware is the package's trampoline, called like a handler through
+//! [`Trampoline`]: its payload is the JSON text of the message, and the native object it
+//! settles through is a [`NativeNext`], which also passes the message on.
+
+use std::sync::Arc;
+
+use mcpweft_bridge::{MiddlewareCallback, Next};
+use napi::bindgen_prelude::Function;
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::{
+    callback::{Reply, Trampoline},
+    error::parse_or_throw,
+    task::{Done, Pending, settle},
+};
+
+/// The rest of a middleware chain, given to a JavaScript middleware with each message, and the
+/// answer of that middleware's call.
+#[napi]
+pub struct NativeNext {
+    inner: Next,
+    reply: Reply,
+}
+
+#[napi]
+impl NativeNext {
+    /// Passes the JSON text `message` on (the message the middleware received, changed or
+    /// not) and calls `done` with the JSON text of the outcome; it may be called more than once.
+    #[napi(catch_unwind, ts_args_type = "message: string, done: (error: string | null, value: string | null) => void")]
+    pub fn run(&self, message: String, done: Done<'_>) -> napi::Result<Pending> {
+        let message = parse_or_throw(&message, "middleware message")?;
+        settle(done, self.inner.run(message), |v| v.to_string())
+    }
+
+    /// Answers the middleware's call with the JSON text of its outcome.
+    #[napi(catch_unwind)]
+    pub fn resolve(&self, value: String) {
+        self.reply.resolve(&value, "the middleware's outcome");
+    }
+
+    /// Fails the middleware's call with what the thrown error says, as a handler's `reject`
+    /// does: an `rpc` error fails the message with its `code`, message and the JSON text of
+    /// its `data`.
+    #[napi(catch_unwind)]
+    pub fn reject(
+        &self,
+        kind: String,
+        code: Option<i64>,
+        message: String,
+        data: Option<String>,
+        causes: Option<Vec<String>>,
+    ) {
+        self.reply.reject(kind, code, message, data, causes);
+    }
+}
+
+/// Wraps the trampoline `middleware` as the bridge's middleware.
+pub(crate) fn middleware(middleware: Function<'_, (), ()>) -> napi::Result<Arc<dyn MiddlewareCallback>> {
+    let trampoline = Trampoline::new(middleware)?;
+    Ok(Arc::new(move |message: Value, next: Next| {
+        let trampoline = trampoline.clone();
+        async move { trampoline.call(message, |reply| NativeNext { inner: next, reply }).await }
+    }))
+}
