@@ -4,11 +4,12 @@ real server and client."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
-from mcpweft import Client, McpError, Server
+from mcpweft import Client, Context, McpError, Server
 from mcpweft.middleware import Cache, CallNext, Message, RateLimit, Timing
 
 
@@ -127,3 +128,24 @@ def test_a_middleware_is_async_or_built_in() -> None:
         server.add_middleware(plain)
     with pytest.raises(ValueError, match="perSecond"):
         server.add_middleware(RateLimit(0))
+
+
+async def test_a_tool_that_logs_while_a_python_middleware_runs_does_not_wait_for_itself() -> None:
+    server = Server("chatty")
+    seen: list[str] = []
+
+    @server.tool()
+    async def chatty(ctx: Context) -> str:
+        ctx.log("info", "from the loop's own thread")
+        return "done"
+
+    @server.middleware
+    async def watch(message: Message, call_next: CallNext) -> Any:
+        seen.append(message.method)
+        return await call_next(message)
+
+    logs: list[Any] = []
+    async with Client.memory(server, logging_handler=logs.append) as client:
+        result = await asyncio.wait_for(client.call_tool("chatty"), 10)
+        assert result["content"][0]["text"] == "done"
+    assert "notifications/message" in seen
