@@ -538,7 +538,21 @@ export declare const middleware: {
   rateLimit(options: RateLimitOptions): BuiltinMiddleware;
   /** Answers repeated requests from earlier results while they are fresh. */
   cache(options?: CacheOptions): BuiltinMiddleware;
+  /**
+   * Records an OpenTelemetry span around every message with `@opentelemetry/api` (which the
+   * application installs; without it this throws a `ConfigError`), on the tracer `mcpweft` of
+   * `tracerProvider` or the global provider: a server span, child of the trace context in the
+   * message's `_meta`, for what a side receives; a client span, whose context goes into the
+   * request's `_meta`, for a request it sends. Names and attributes are the official SDKs'.
+   */
+  openTelemetry(options?: OpenTelemetryOptions): Middleware;
 };
+
+/** The settings of `middleware.openTelemetry()`. */
+export interface OpenTelemetryOptions {
+  /** The provider of the tracer `mcpweft` (an `@opentelemetry/api` `TracerProvider`); the global one by default. */
+  tracerProvider?: { getTracer(name: string, version?: string): any };
+}
 
 // ---------------------------------------------------------------------------------------
 // Server
@@ -642,8 +656,47 @@ export interface ToolConfig<In extends SchemaInput | undefined = undefined, Out 
   icons?: Icon[];
   execution?: Tool['execution'];
   _meta?: Meta;
+  /** The `ui://` URI of the app view (MCP Apps, `server.appView`) that shows the tool's results: its `_meta.ui.resourceUri`. */
+  app?: string;
+  /** Who may call the tool when it has a view: the model, the view (`'app'`), or both (the default): its `_meta.ui.visibility`. */
+  visibility?: readonly AppVisibility[];
   /** Replaces a tool of the same name; without it, registering the name again throws a `ConfigError`. */
   replace?: boolean;
+}
+
+/** Who may call a tool bound to an app view: the model, or the view itself. */
+export type AppVisibility = 'model' | 'app';
+
+/** The origins an app view may reach (MCP Apps), as its `_meta.ui.csp` lists them. */
+export interface AppCsp {
+  connectDomains?: string[];
+  resourceDomains?: string[];
+  frameDomains?: string[];
+  baseUriDomains?: string[];
+}
+
+/** The settings of an app view, as its `_meta.ui` has them. */
+export interface AppViewMeta {
+  /** The origins the view may reach. */
+  csp?: AppCsp;
+  /** The browser features it asks for (`camera`, `microphone`, `geolocation`, `clipboardWrite`, each `{}`). */
+  permissions?: { camera?: {}; microphone?: {}; geolocation?: {}; clipboardWrite?: {} };
+  /** A dedicated origin for the view, in the host's format. */
+  domain?: string;
+  /** Whether the host draws a border around the view. */
+  prefersBorder?: boolean;
+}
+
+/** The options of `server.appView`: the view's name (its URI by default) and its settings. */
+export interface AppViewOptions extends AppViewMeta {
+  name?: string;
+}
+
+/** An app view as a client or host reads it: its URI, its HTML and its `_meta.ui`. */
+export interface AppView {
+  uri: string;
+  html: string;
+  meta: AppViewMeta;
 }
 
 /**
@@ -894,6 +947,13 @@ export declare class Server {
    * new one lacks. A bad name, frontmatter or path throws a `ConfigError`.
    */
   addSkill(skillMd: string, files?: Record<string, string>, options?: { replace?: boolean }): void;
+  /**
+   * Serves the HTML view of an app (MCP Apps) at `uri`, a `ui://` URI, which hosts that render
+   * apps show in a sandboxed frame; bind tools to it with `registerTool(name, { app: uri })`.
+   * The server then declares the Apps extension; clients without it see neither the view nor
+   * the tools only a view may call. Another scheme, or a URI already served, throws a `ConfigError`.
+   */
+  appView(uri: string, html: string, options?: AppViewOptions): void;
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string | URL): void;
   /** Sends a log message to every client whose level lets it through. */
@@ -931,6 +991,8 @@ export interface ClientOptions {
   requestTimeoutMs?: number;
   /** Capabilities declared beyond those the handlers imply. */
   capabilities?: ClientCapabilities;
+  /** Declares MCP Apps: the server then lists its app views and the tools only a view may call. */
+  apps?: boolean;
   /** Answers `sampling/createMessage`; `tools` declares sampling with tools. */
   sampling?:
     | ((params: CreateMessageRequestParams, ctx: Context) => MaybePromise<CreateMessageResult>)
@@ -1184,6 +1246,8 @@ export declare class Client extends EventEmitter {
   getTaskResult<T = CallToolResult>(taskId: string, options?: RequestOptions): Promise<T>;
   /** Cancels a task and returns its final state (`tasks/cancel`). */
   cancelTask(taskId: string, options?: RequestOptions): Promise<Task>;
+  /** Reads the app view (MCP Apps) at a `ui://` URI; the client needs the option `apps: true`. */
+  readAppView(uri: string): Promise<AppView>;
   /** Lists the server's skills, every page, reading no skill file. */
   listSkills(): Promise<SkillEntry[]>;
   /** Loads the skill of `entry`, its `SKILL.md` checked against the entry's size, digest and frontmatter. */
@@ -1229,6 +1293,8 @@ export interface HostOptions {
   capabilities?: ClientCapabilities;
   /** Between a server's prefix and a tool or prompt name: `__` by default (`calc__add`). */
   separator?: string;
+  /** Declares MCP Apps to every server: tools bound to a view say whether the model may call them. */
+  apps?: boolean;
   /** Answers `sampling/createMessage` of every server; `tools` declares sampling with tools. */
   sampling?:
     | ((params: CreateMessageRequestParams, ctx: HostContext) => MaybePromise<CreateMessageResult>)
@@ -1280,8 +1346,11 @@ export interface ServerState {
   stderr?: string;
 }
 
-/** A tool under its host name, with the server that offers it. */
-export type HostTool = Tool & { server: string };
+/**
+ * A tool under its host name, with the server that offers it and whether the model may call it
+ * (`false` for a tool only its app view may call).
+ */
+export type HostTool = Tool & { server: string; visibleToModel: boolean };
 /** A prompt under its host name, with the server that offers it. */
 export type HostPrompt = Prompt & { server: string };
 /** A resource with the server that lists it. */
@@ -1366,6 +1435,8 @@ export declare class Host extends EventEmitter {
   callTool(name: string, args?: { [key: string]: unknown }, options?: HostCallOptions): Promise<CallToolResult>;
   /** Reads a resource, from `options.server` or the server that lists or matches it. */
   readResource(uri: string, options?: HostCallOptions & { server?: string }): Promise<ReadResourceResult>;
+  /** Reads the app view (MCP Apps) of the tool of host name `tool`; the host needs the option `apps: true`. */
+  readAppView(tool: string): Promise<AppView>;
   getPrompt(name: string, args?: { [name: string]: string }, options?: HostCallOptions): Promise<GetPromptResult>;
   /**
    * Calls a tool as a task on the server that offers it; resolves at once to the task with the

@@ -107,6 +107,11 @@ export declare class NativeClient {
    */
   readSkillFile(entry: string, uri: string, done: (error: string | null, value: Buffer | null) => void): Pending
   /**
+   * Reads the view of an app (MCP Apps) at the `ui://` URI `uri`, as the JSON text of
+   * `{uri, html, meta}`.
+   */
+  readAppView(uri: string, done: (error: string | null, value: string | null) => void): Pending
+  /**
    * Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications the
    * JSON text `filter` names, once the server acknowledged it.
    */
@@ -224,6 +229,11 @@ export declare class NativeHost {
   callTool(name: string, args: string, options: string, onProgress: ((params: string) => void) | null, done: (error: string | null, value: string | null) => void): Pending
   /** Reads the resource at `uri`, from `server` when given. */
   readResource(uri: string, server: string | null, options: string, done: (error: string | null, value: string | null) => void): Pending
+  /**
+   * Reads the view of the app (MCP Apps) that the tool of host name `tool` is bound to, as the
+   * JSON text of `{uri, html, meta}`.
+   */
+  readAppView(tool: string, done: (error: string | null, value: string | null) => void): Pending
   /** Gets a prompt by its host name with the JSON text of its string arguments. */
   getPrompt(name: string, args: string, options: string, done: (error: string | null, value: string | null) => void): Pending
   /** Returns the JSON text of the state of the task `task_id` of the server `server`. */
@@ -357,6 +367,11 @@ export declare class NativeServer {
    * (`skillMd`, `files`); a skill of the same name is refused unless `replace`.
    */
   addSkill(descriptor: string, replace: boolean): void
+  /**
+   * Serves the HTML view of an app (MCP Apps) from the JSON text of its descriptor (`uri`,
+   * `name`, `html`, `csp`, `permissions`, `domain`, `prefersBorder`).
+   */
+  addAppView(descriptor: string): void
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void
   /** Sends a log message at `level`, with the JSON text `data`, to every client. */
@@ -422,6 +437,19 @@ export declare function errorCodes(): string
  * `{name, code, meaning}` (`code` is `null` for a kind without one).
  */
 export declare function errorKinds(): string
+
+/**
+ * Returns the JSON text of what the span of a message of `method` records of its outcome, the
+ * JSON text `outcome` (`{result}` or `{error: {kind, code, message}}`): `{attributes, error}`.
+ */
+export declare function telemetryOutcome(method: string, outcome: string): string
+
+/**
+ * Returns the JSON text of the span the package's OpenTelemetry middleware records around the
+ * message of the JSON text `message` (`{name, kind, attributes}`, or `null` for none), by the
+ * names every language shares.
+ */
+export declare function telemetrySpan(message: string): string
 
 /** Returns the version of the native module. */
 export declare function version(): string

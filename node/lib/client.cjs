@@ -22,7 +22,7 @@ const EVENTS = {
 };
 
 /** The keys of the client options that describe the client itself. */
-const SPEC_KEYS = ['name', 'version', 'title', 'icons', 'websiteUrl', 'protocolVersion', 'requestTimeoutMs', 'capabilities'];
+const SPEC_KEYS = ['name', 'version', 'title', 'icons', 'websiteUrl', 'protocolVersion', 'requestTimeoutMs', 'capabilities', 'apps'];
 
 function clientSpec(options) {
   return Object.fromEntries(SPEC_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
@@ -362,6 +362,15 @@ class Client extends EventEmitter {
   /** Cancels a task and returns its final state (`tasks/cancel`). Options: `signal` and `timeout`. */
   cancelTask(taskId, options = {}) {
     return this.#call((json, done) => this.#native.cancelTask(String(taskId), json, done), options);
+  }
+
+  /**
+   * Reads the view of an app (MCP Apps) at the `ui://` URI `uri` and resolves to
+   * `{ uri, html, meta }`, `meta` its `_meta.ui` (`csp`, `permissions`, `domain`,
+   * `prefersBorder`); the client needs the option `apps: true`.
+   */
+  readAppView(uri) {
+    return settle((done) => this.#native.readAppView(String(uri), done), { map: JSON.parse });
   }
 
   /**

@@ -22,7 +22,7 @@ const NOTIFICATIONS = {
 const EVENTS = { stateChanged: 'state', listChanged: 'listChanged', collisions: 'collisions', lagged: 'lagged' };
 
 /** The keys of the host options that go to the bridge. */
-const SPEC_KEYS = ['name', 'version', 'title', 'icons', 'websiteUrl', 'protocolVersion', 'requestTimeoutMs', 'capabilities', 'separator', 'redirectUri'];
+const SPEC_KEYS = ['name', 'version', 'title', 'icons', 'websiteUrl', 'protocolVersion', 'requestTimeoutMs', 'capabilities', 'separator', 'redirectUri', 'apps'];
 
 /** The JSON text of a host call's options as the bridge reads them, and its progress listener. */
 function callOptions(options, task) {
@@ -85,7 +85,9 @@ class Host extends EventEmitter {
    * `config` is the path of a configuration file (a string or a `file:` URL), the whole
    * configuration (`{ mcpServers }`), or the `mcpServers` object alone. Options: `name`,
    * `version`, `title` (the client the servers see), `protocolVersion`, `requestTimeoutMs`,
-   * `separator` (`__` by default, as in `calc__add`), `capabilities`, and the handlers that
+   * `separator` (`__` by default, as in `calc__add`), `capabilities`, `apps` (`true` declares
+   * MCP Apps: tools bound to a view say whether the model may call them, `visibleToModel`, and
+   * `readAppView` reads their view), and the handlers that
    * answer every server, whose context's `server` names the server that asks: `sampling` (a
    * function `(params, ctx)`, or `{ handler, tools }`), `elicitation` (a function, or
    * `{ handler, form, url }`) and `roots` (an array, or a function `(ctx)`). Servers
@@ -224,6 +226,15 @@ class Host extends EventEmitter {
       signal: options?.signal,
       map: JSON.parse,
     });
+  }
+
+  /**
+   * Reads the view of the app (MCP Apps) that the tool of host name `tool` is bound to, from its
+   * server, and resolves to `{ uri, html, meta }`; the host needs the option `apps: true`. A tool
+   * without a view rejects with a `ConfigError`.
+   */
+  readAppView(tool) {
+    return settle((done) => this.#native.readAppView(String(tool), done), { map: JSON.parse });
   }
 
   /** Gets a prompt by its host name with string arguments; options as for `callTool`. */

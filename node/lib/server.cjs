@@ -301,11 +301,18 @@ class Server {
   /**
    * Registers a tool. `inputSchema` and `outputSchema` are JSON Schema, zod schemas, or raw
    * shapes of zod schemas; with zod, the arguments are parsed by it before the handler gets
-   * them. A tool of the same name throws a `ConfigError` unless `config.replace` is true.
+   * them. `app`, a `ui://` URI of `appView`, binds the tool to that view (MCP Apps), and
+   * `visibility` (`['model']`, `['app']` or both) says who may call it; both go into the
+   * tool's `_meta.ui`. A tool of the same name throws a `ConfigError` unless `config.replace`
+   * is true.
    */
   registerTool(name, config, handler) {
-    const { inputSchema, outputSchema, replace = false, ...rest } = config ?? {};
+    const { inputSchema, outputSchema, replace = false, app, visibility, ...rest } = config ?? {};
     const zod = zodSchema(inputSchema);
+    if (app !== undefined || visibility !== undefined) {
+      const ui = defined({ resourceUri: app, visibility: visibility === undefined ? undefined : [...visibility] });
+      rest._meta = { ...rest._meta, ui };
+    }
     const descriptor = defined({
       name,
       ...rest,
@@ -445,6 +452,21 @@ class Server {
    */
   addSkill(skillMd, files = {}, { replace = false } = {}) {
     sync(() => this.#native.addSkill(JSON.stringify({ skillMd: String(skillMd), files }), replace === true));
+  }
+
+  /**
+   * Serves the HTML view of an app (MCP Apps) at `uri`, a `ui://` URI, which hosts that render
+   * apps show in a sandboxed frame; bind tools to it with `registerTool(name, { app: uri })`.
+   * `csp` lists the origins the view may reach (`connectDomains`, `resourceDomains`,
+   * `frameDomains`, `baseUriDomains`), `permissions` the browser features it asks for
+   * (`camera`, `microphone`, `geolocation`, `clipboardWrite`, each `{}`), `domain` a dedicated
+   * origin in the host's format and `prefersBorder` whether the host draws a border. The server
+   * then declares the Apps extension; clients without it see neither the view nor the tools
+   * only a view may call. Another scheme, or a URI already served, throws a `ConfigError`.
+   */
+  appView(uri, html, { name, csp, permissions, domain, prefersBorder } = {}) {
+    const descriptor = defined({ uri: String(uri), name: name ?? String(uri), html: String(html), csp, permissions, domain, prefersBorder });
+    sync(() => this.#native.addAppView(JSON.stringify(descriptor)));
   }
 
   /** Tells the clients subscribed to `uri` that the resource changed. */

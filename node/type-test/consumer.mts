@@ -12,6 +12,8 @@ import {
   ResourceTemplate,
   Server,
   middleware,
+  type AppView,
+  type AppVisibility,
   type AuthInfo,
   type CloseInfo,
   type CallToolResult,
@@ -129,6 +131,16 @@ const server2: Server = server
   .use(middleware.rateLimit({ perSecond: 10, burst: 20, per: 'session' }))
   .use(middleware.cache({ defaultTtlMs: 1000, maxTtlMs: 60000, maxEntries: 100, methods: ['tools/list'] }));
 console.error(server2 === server, middleware.cache().spec);
+const traced: Middleware = middleware.openTelemetry();
+server.use(traced).use(middleware.openTelemetry({ tracerProvider: { getTracer: (name: string) => name } }));
+server.appView('ui://adder/view', '<p></p>', {
+  name: 'Adder',
+  csp: { connectDomains: ['https://api.example.com'] },
+  permissions: { clipboardWrite: {} },
+  prefersBorder: true,
+});
+const onlyApp: AppVisibility[] = ['app'];
+server.registerTool('refresh', { app: 'ui://adder/view', visibility: onlyApp }, () => 'refreshed');
 server.log('warning', 'careful');
 server.notifyResourceUpdated('mem://readme');
 
@@ -144,8 +156,11 @@ const client = await Client.connectHttp(url, { headers: { 'x-test': '1' } }, {
   sampling: (params) => ({ role: 'assistant', content: { type: 'text', text: String(params.maxTokens) }, model: 'm' }),
   elicitation: { handler: async () => ({ action: 'accept', content: { name: 'Ada' } }), url: true },
   roots: [{ uri: 'file:///tmp' }],
-  middleware: [timed, middleware.cache({ defaultTtlMs: 60000 })],
+  middleware: [timed, middleware.cache({ defaultTtlMs: 60000 }), middleware.openTelemetry()],
+  apps: true,
 });
+const view: AppView = await client.readAppView('ui://adder/view');
+console.error(view.uri, view.html.length, view.meta.csp?.connectDomains, view.meta.prefersBorder);
 client.on('log', (params) => console.error(params.level, params.data));
 client.on('toolsChanged', () => undefined);
 client.on('notifications/custom', (params) => console.error(params));
@@ -228,11 +243,15 @@ const host = await Host.connect(
   {
     name: 'typed-host',
     separator: '.',
+    apps: true,
     sampling: (params, ctx) => ({ role: 'assistant', content: { type: 'text', text: ctx.server }, model: 'm', stopReason: String(params.maxTokens) }),
     roots: (ctx) => [{ uri: `file:///${ctx.server}` }],
   },
 );
 const hostTools: HostTool[] = host.tools();
+const modelTools: string[] = hostTools.filter((t) => t.visibleToModel).map((t) => t.name);
+const hostView: AppView = await host.readAppView('calc.add');
+console.error(modelTools, hostView.html);
 const calcState: ServerState = host.state('calc');
 const sum: CallToolResult = await host.callTool('calc.add', { a: 1, b: 2 }, { timeoutMs: 1000, maxTotalTimeoutMs: 5000, onprogress: (p) => p.progress });
 host.on('state', (event) => console.error(event.server, event.state));

@@ -358,6 +358,13 @@ impl NativeClient {
         settle(done, self.inner.read_skill_file(entry, uri), Buffer::from)
     }
 
+    /// Reads the view of an app (MCP Apps) at the `ui://` URI `uri`, as the JSON text of
+    /// `{uri, html, meta}`.
+    #[napi(catch_unwind, ts_args_type = "uri: string, done: (error: string | null, value: string | null) => void")]
+    pub fn read_app_view(&self, uri: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.read_app_view(&uri), |v| v.to_string())
+    }
+
     /// Opens a `subscriptions/listen` stream of a 2026-07-28 server for the notifications the
     /// JSON text `filter` names, once the server acknowledged it.
     #[napi(

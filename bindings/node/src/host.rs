@@ -114,6 +114,13 @@ impl NativeHost {
         settle(done, self.inner.read_resource(&uri, server, options), |v| v.to_string())
     }
 
+    /// Reads the view of the app (MCP Apps) that the tool of host name `tool` is bound to, as the
+    /// JSON text of `{uri, html, meta}`.
+    #[napi(catch_unwind, ts_args_type = "tool: string, done: (error: string | null, value: string | null) => void")]
+    pub fn read_app_view(&self, tool: String, done: Done<'_>) -> napi::Result<Pending> {
+        settle(done, self.inner.read_app_view(&tool), |v| v.to_string())
+    }
+
     /// Gets a prompt by its host name with the JSON text of its string arguments.
     #[napi(
         catch_unwind,

@@ -46,6 +46,23 @@ pub fn error_kinds() -> String {
     mcpweft_bridge::error_kinds().to_string()
 }
 
+/// Returns the JSON text of the span the package's OpenTelemetry middleware records around the
+/// message of the JSON text `message` (`{name, kind, attributes}`, or `null` for none), by the
+/// names every language shares.
+#[napi(catch_unwind)]
+pub fn telemetry_span(message: String) -> napi::Result<String> {
+    let message = error::parse_or_throw(&message, "middleware message")?;
+    mcpweft_bridge::telemetry_span(&message).map(|span| span.to_string()).map_err(error::throw)
+}
+
+/// Returns the JSON text of what the span of a message of `method` records of its outcome, the
+/// JSON text `outcome` (`{result}` or `{error: {kind, code, message}}`): `{attributes, error}`.
+#[napi(catch_unwind)]
+pub fn telemetry_outcome(method: String, outcome: String) -> napi::Result<String> {
+    let outcome = error::parse_or_throw(&outcome, "middleware outcome")?;
+    Ok(mcpweft_bridge::telemetry_outcome(&method, &outcome).to_string())
+}
+
 /// Runs the `mcpweft` command with `argv` (the program's name first) to its end, blocking the
 /// calling thread, and returns its exit code; the package's `bin/mcpweft.cjs` calls it and
 /// nothing else.

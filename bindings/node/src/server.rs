@@ -149,6 +149,14 @@ impl NativeServer {
         self.inner.add_skill(descriptor, replace).map_err(throw)
     }
 
+    /// Serves the HTML view of an app (MCP Apps) from the JSON text of its descriptor (`uri`,
+    /// `name`, `html`, `csp`, `permissions`, `domain`, `prefersBorder`).
+    #[napi(catch_unwind)]
+    pub fn add_app_view(&self, descriptor: String) -> napi::Result<()> {
+        let descriptor = parse_or_throw(&descriptor, "app view")?;
+        self.inner.add_app_view(descriptor).map_err(throw)
+    }
+
     /// Tells the clients subscribed to `uri` that the resource changed.
     #[napi(catch_unwind)]
     pub fn notify_resource_updated(&self, uri: String) {
