@@ -1,51 +1,18 @@
 //! A traced client calls a traced server: the server's span has the client's as its parent,
 //! across the trace context in `_meta`, and both carry the official SDK's names and attributes.
 
-use std::{
-    future::Future,
-    sync::{Arc, Mutex},
-};
+mod common;
 
+use common::{Collect, attribute};
 use mcpweft::{
     Client, ClientOptions, Server,
     model::{CallToolResult, Implementation, JsonObject, Tool},
     transport::memory_pair,
 };
 use mcpweft_otel::OpenTelemetry;
-use opentelemetry::{
-    KeyValue,
-    trace::{SpanKind, Status},
-};
-use opentelemetry_sdk::{
-    error::OTelSdkResult,
-    trace::{SdkTracerProvider, SpanData, SpanExporter},
-};
+use opentelemetry::trace::{SpanKind, Status};
+use opentelemetry_sdk::trace::SdkTracerProvider;
 use serde_json::json;
-
-/// Keeps every exported span.
-#[derive(Clone, Debug, Default)]
-struct Collect(Arc<Mutex<Vec<SpanData>>>);
-
-impl SpanExporter for Collect {
-    fn export(&self, batch: Vec<SpanData>) -> impl Future<Output = OTelSdkResult> + Send {
-        self.0.lock().unwrap().extend(batch);
-        std::future::ready(Ok(()))
-    }
-}
-
-impl Collect {
-    /// The span named `name`.
-    fn span(&self, name: &str) -> SpanData {
-        let spans = self.0.lock().unwrap();
-        let names: Vec<_> = spans.iter().map(|s| s.name.to_string()).collect();
-        spans.iter().find(|s| s.name == name).cloned().unwrap_or_else(|| panic!("no span {name} in {names:?}"))
-    }
-}
-
-/// The value of the attribute `key` of `span`, as a string.
-fn attribute(span: &SpanData, key: &str) -> Option<String> {
-    span.attributes.iter().find(|kv: &&KeyValue| kv.key.as_str() == key).map(|kv| kv.value.to_string())
-}
 
 #[tokio::test]
 async fn a_server_span_is_the_child_of_the_client_span_that_sent_its_request() {
