@@ -3,33 +3,17 @@
 
 mod common;
 
-use common::{Collect, attribute};
-use mcpweft::{
-    Client, ClientOptions, Server,
-    model::{CallToolResult, Implementation, JsonObject, Tool},
-    transport::memory_pair,
-};
+use common::{attribute, keep_spans, traced_pair};
+use mcpweft::ClientOptions;
 use mcpweft_otel::OpenTelemetry;
 use opentelemetry::trace::{SpanKind, Status};
-use opentelemetry_sdk::trace::SdkTracerProvider;
 use serde_json::json;
 
 #[tokio::test]
 async fn a_server_span_is_the_child_of_the_client_span_that_sent_its_request() {
-    let spans = Collect::default();
-    let provider = SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build();
-    opentelemetry::global::set_tracer_provider(provider.clone());
-
-    let tool = Tool::without_arguments("hello", "Says hello.");
-    let server = Server::builder(Implementation::new("traced", "1"))
-        .tool(tool, |_args: JsonObject, _ctx| async { Ok(CallToolResult::text("hello")) })
-        .middleware(OpenTelemetry::new())
-        .build()
-        .unwrap();
-    let (client_side, server_side) = memory_pair();
-    server.serve(server_side);
+    let (spans, provider) = keep_spans();
     let options = ClientOptions::new("traced-client", "1").with_middleware(OpenTelemetry::new());
-    let client = Client::connect(client_side, options).await.unwrap();
+    let client = traced_pair(options).await;
     client.call_tool("hello", json!({})).await.unwrap();
     let missing = client.call_tool("missing", json!({})).await.unwrap_err();
     let code = missing.rpc().expect("a JSON-RPC error").code;

@@ -5,10 +5,16 @@ use std::{
     sync::{Arc, Mutex},
 };
 
+use mcpweft::{
+    Client, ClientOptions, Server,
+    model::{CallToolResult, Implementation, JsonObject, Tool},
+    transport::memory_pair,
+};
+use mcpweft_otel::OpenTelemetry;
 use opentelemetry::KeyValue;
 use opentelemetry_sdk::{
     error::OTelSdkResult,
-    trace::{SpanData, SpanExporter},
+    trace::{SdkTracerProvider, SpanData, SpanExporter},
 };
 
 /// Keeps every exported span.
@@ -34,4 +40,26 @@ impl Collect {
 /// The value of the attribute `key` of `span`, as a string.
 pub fn attribute(span: &SpanData, key: &str) -> Option<String> {
     span.attributes.iter().find(|kv: &&KeyValue| kv.key.as_str() == key).map(|kv| kv.value.to_string())
+}
+
+/// Makes the process's global tracer provider one that keeps every span, returning both.
+pub fn keep_spans() -> (Collect, SdkTracerProvider) {
+    let spans = Collect::default();
+    let provider = SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build();
+    opentelemetry::global::set_tracer_provider(provider.clone());
+    (spans, provider)
+}
+
+/// Connects a client with `options` to a traced server whose tool `hello` says hello, over an
+/// in-memory pair.
+pub async fn traced_pair(options: ClientOptions) -> Client {
+    let tool = Tool::without_arguments("hello", "Says hello.");
+    let server = Server::builder(Implementation::new("traced", "1"))
+        .tool(tool, |_args: JsonObject, _ctx| async { Ok(CallToolResult::text("hello")) })
+        .middleware(OpenTelemetry::new())
+        .build()
+        .unwrap();
+    let (client_side, server_side) = memory_pair();
+    server.serve(server_side);
+    Client::connect(client_side, options).await.unwrap()
 }
