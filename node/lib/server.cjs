@@ -302,17 +302,13 @@ class Server {
    * Registers a tool. `inputSchema` and `outputSchema` are JSON Schema, zod schemas, or raw
    * shapes of zod schemas; with zod, the arguments are parsed by it before the handler gets
    * them. `app`, a `ui://` URI of `appView`, binds the tool to that view (MCP Apps), and
-   * `visibility` (`['model']`, `['app']` or both) says who may call it; both go into the
-   * tool's `_meta.ui`. A tool of the same name throws a `ConfigError` unless `config.replace`
+   * `visibility` (`['model']`, `['app']` or both) says who may call it; the core writes both
+   * into the tool's `_meta.ui`. A tool of the same name throws a `ConfigError` unless `config.replace`
    * is true.
    */
   registerTool(name, config, handler) {
-    const { inputSchema, outputSchema, replace = false, app, visibility, ...rest } = config ?? {};
+    const { inputSchema, outputSchema, replace = false, ...rest } = config ?? {};
     const zod = zodSchema(inputSchema);
-    if (app !== undefined || visibility !== undefined) {
-      const ui = defined({ resourceUri: app, visibility: visibility === undefined ? undefined : [...visibility] });
-      rest._meta = { ...rest._meta, ui };
-    }
     const descriptor = defined({
       name,
       ...rest,

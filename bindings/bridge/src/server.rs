@@ -10,6 +10,7 @@ use std::{
 
 use async_trait::async_trait;
 use futures::FutureExt;
+use mcpweft::model::apps::{AppToolMeta, Visibility};
 use mcpweft::{
     ErrorData, RequestContext,
     model::{
@@ -312,14 +313,23 @@ impl Server {
     /// against `inputSchema`, which defaults to `{"type": "object", "properties": {}}`) and
     /// returns JSON turned into a result by [`results::tool_result`].
     ///
+    /// Beside the `Tool` object's keys, `app` (a `ui://` URI of [`Server::add_app_view`]) and
+    /// `visibility` (`["model"]`, `["app"]` or both) bind the tool to an app view: they become
+    /// its `_meta.ui` as the core writes it.
+    ///
     /// A tool of the same name registered already is a configuration error unless `replace`
     /// asks to replace it: the one rule of duplicates for every registration and language.
     pub fn add_tool(&self, descriptor: Value, callback: Arc<dyn Callback>, replace: bool) -> Result<(), Error> {
         let mut descriptor = descriptor;
+        let mut app = None;
         if let Some(object) = descriptor.as_object_mut() {
             object.entry("inputSchema").or_insert_with(|| json!({ "type": "object", "properties": {} }));
+            app = app_binding(object.remove("app"), object.remove("visibility"))?;
         }
-        let tool: Tool = parse(descriptor, "tool")?;
+        let mut tool: Tool = parse(descriptor, "tool")?;
+        if let Some(app) = app {
+            app.apply(&mut tool);
+        }
         let adapter = Adapter { output_schema: tool.output_schema.clone(), ..Adapter::new(callback) };
         let outcome = if replace { self.inner.replace_tool(tool, adapter) } else { self.inner.add_tool(tool, adapter) };
         outcome.map_err(config_error)
@@ -526,4 +536,18 @@ fn config_error(e: mcpweft::Error) -> Error {
         other => other.to_string(),
     };
     Error::config(message)
+}
+
+/// A tool's binding to an app view from the descriptor keys `app` and `visibility`, if either
+/// is there.
+fn app_binding(app: Option<Value>, visibility: Option<Value>) -> Result<Option<AppToolMeta>, Error> {
+    if app.is_none() && visibility.is_none() {
+        return Ok(None);
+    }
+    let mut binding = AppToolMeta::default();
+    binding.resource_uri = app.map(|uri| parse::<String>(uri, "a tool's app (a ui:// URI)")).transpose()?;
+    binding.visibility = visibility
+        .map(|v| parse::<Vec<Visibility>>(v, "a tool's visibility (a list of \"model\" and \"app\")"))
+        .transpose()?;
+    Ok(Some(binding))
 }

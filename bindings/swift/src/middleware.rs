@@ -89,9 +89,8 @@ pub(crate) fn callback(middleware: Arc<dyn NativeMiddleware>) -> Arc<dyn Middlew
 }
 
 /// Sends the spans of the `openTelemetry` built-in middleware to the OTLP/HTTP collector at
-/// `endpoint` (its traces URL), naming the process `service_name`. An `openTelemetry`
-/// middleware records with the exporter installed when it was added (none before the first
-/// call), so this comes first.
+/// `endpoint` (its traces URL), naming the process `service_name`; `openTelemetry` middleware
+/// record with the exporter installed last, whenever they were added.
 #[uniffi::export]
 pub fn native_export_otlp(endpoint: String, service_name: String) -> Result<()> {
     Ok(mcpweft_bridge::export_otlp(&endpoint, &service_name)?)

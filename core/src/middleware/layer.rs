@@ -171,16 +171,16 @@ pub(crate) struct Outgoing {
     role: Role,
     /// The role's service, which describes the session; weak, since the service holds the peer.
     service: Weak<dyn Service>,
-    /// The runtime the session started on, where a notification whose chain waits goes on when
-    /// it is sent from a thread outside any runtime.
-    runtime: Option<tokio::runtime::Handle>,
+    /// The runtime the session started on (every session starts on one), where a notification
+    /// whose chain waits goes on when it is sent from a thread outside any runtime.
+    runtime: tokio::runtime::Handle,
 }
 
 impl Outgoing {
     /// The chain around what a session of `service` sends, for a session starting on the
     /// current runtime.
     pub(crate) fn new(chain: MiddlewareChain, role: Role, service: Weak<dyn Service>) -> Self {
-        Outgoing { chain, role, service, runtime: tokio::runtime::Handle::try_current().ok() }
+        Outgoing { chain, role, service, runtime: tokio::runtime::Handle::current() }
     }
 
     fn message(&self, peer: &Peer, method: &str, params: Option<Value>, is_request: bool) -> Message {
@@ -239,10 +239,8 @@ impl Outgoing {
                         tracing::debug!(%error, "a notification was not sent");
                     }
                 });
-                match tokio::runtime::Handle::try_current().ok().or_else(|| self.runtime.clone()) {
-                    Some(runtime) => drop(runtime.spawn(finish)),
-                    None => futures::executor::block_on(finish),
-                }
+                let runtime = tokio::runtime::Handle::try_current().unwrap_or_else(|_| self.runtime.clone());
+                drop(runtime.spawn(finish));
                 Ok(())
             }
         }

@@ -9,8 +9,8 @@ use super::{Server, ServerBuilder, session::ServerSession};
 use crate::{
     Error,
     model::{
-        ClientCapabilities, ReadResourceResult, Resource, Tool,
-        apps::{APP_MIME_TYPE, APP_URI_SCHEME, AppToolMeta, AppViewMeta, Visibility, client_supports_apps},
+        ClientCapabilities, ReadResourceResult, Resource,
+        apps::{APP_MIME_TYPE, APP_URI_SCHEME, AppViewMeta, client_supports_apps},
         meta_keys,
     },
 };
@@ -18,7 +18,7 @@ use crate::{
 impl Server {
     /// Serves the HTML view of an app at `uri` (a `ui://` URI) as a resource of MIME type
     /// `text/html;profile=mcp-app`, with `meta` (CSP, permissions, domain, border) on the resource
-    /// and on its contents; bind tools to it with [`AppToolMeta::apply`]. The server then
+    /// and on its contents; bind tools to it with [`AppToolMeta::apply`](crate::model::apps::AppToolMeta::apply). The server then
     /// declares the Apps extension. A URI of another scheme, or one already served, is
     /// [`Error::Config`].
     pub fn add_app_view(
@@ -78,11 +78,6 @@ impl ServerSession {
             .and_then(|c| serde_json::from_value::<ClientCapabilities>(c.clone()).ok())
             .is_some_and(|c| client_supports_apps(&c))
     }
-}
-
-/// Whether a client without Apps sees `tool`: not when only a view may call it.
-pub(super) fn listed_without_apps(tool: &Tool) -> bool {
-    AppToolMeta::of(tool).is_none_or(|ui| ui.allows(Visibility::Model))
 }
 
 /// Whether a client without Apps sees `resource`: not when it is an app's view.

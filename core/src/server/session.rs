@@ -189,7 +189,8 @@ impl ServerSession {
         let params: PaginatedRequestParams = request_params(params)?;
         let (page, next_cursor) =
             lock(&self.server.tools).page(params.cursor.as_deref(), self.server.options.page_size)?;
-        let tools = page.iter().filter(|e| apps || super::apps::listed_without_apps(&e.tool)).map(|e| e.tool.clone());
+        let tools =
+            page.iter().filter(|e| apps || crate::model::apps::visible_to_model(&e.tool)).map(|e| e.tool.clone());
         to_result(&ListToolsResult { tools: tools.collect(), next_cursor, meta: None })
     }
 

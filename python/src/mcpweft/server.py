@@ -423,9 +423,6 @@ class Server:
         sig = Signature(fn, Context)
         self._any_async |= sig.is_async
         tool_name = name or fn.__name__
-        if app is not None or visibility is not None:
-            ui = optional(resourceUri=app, visibility=None if visibility is None else list(visibility))
-            meta = {**(meta or {}), "ui": ui}
         tool = {
             "name": tool_name,
             "inputSchema": sig.input_schema() if input_schema is None else input_schema,
@@ -437,6 +434,8 @@ class Server:
                 outputSchema=sig.output_schema(),
                 execution=None if task_support is None else {"taskSupport": task_support},
                 _meta=meta,
+                app=app,
+                visibility=None if visibility is None else list(visibility),
             ),
         }
         tool_value = _convert.tool_value

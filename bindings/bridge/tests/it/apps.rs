@@ -18,6 +18,12 @@ fn a_view_is_served_bound_and_read_from_json() {
         .unwrap();
     let tool = json!({ "name": "show", "_meta": { "ui": { "resourceUri": "ui://apps/view", "visibility": ["app"] } } });
     server.add_tool(tool, callback(|_a, _c| async { Ok(json!("shown")) }), false).unwrap();
+    // The descriptor keys `app` and `visibility` bind a tool as `_meta.ui` does.
+    let bound = json!({ "name": "bound", "app": "ui://apps/view", "visibility": ["model", "app"] });
+    server.add_tool(bound, callback(|_a, _c| async { Ok(json!("bound")) }), false).unwrap();
+    let bad = json!({ "name": "bad", "app": "ui://apps/view", "visibility": ["everyone"] });
+    let refused = server.add_tool(bad, callback(|_a, _c| async { Ok(json!("bad")) }), false).unwrap_err();
+    assert!(refused.message.contains("visibility"), "{refused:?}");
 
     let options = json!({ "name": "t", "version": "1", "apps": true });
     let client = block_on(Client::connect_memory(&server, options, ClientCallbacks::new())).unwrap();
@@ -29,12 +35,18 @@ fn a_view_is_served_bound_and_read_from_json() {
     );
     let tools = block_on(client.request("tools/list", json!({}), CallOptions::new())).unwrap();
     assert_eq!(tools["tools"][0]["_meta"]["ui/resourceUri"], "ui://apps/view");
+    assert_eq!(
+        tools["tools"][1]["_meta"]["ui"],
+        json!({ "resourceUri": "ui://apps/view", "visibility": ["model", "app"] })
+    );
+    assert_eq!(tools["tools"][1]["_meta"]["ui/resourceUri"], "ui://apps/view");
 
     let plain =
         block_on(Client::connect_memory(&server, json!({ "name": "t", "version": "1" }), ClientCallbacks::new()))
             .unwrap();
     let tools = block_on(plain.request("tools/list", json!({}), CallOptions::new())).unwrap();
-    assert_eq!(tools["tools"], json!([]), "an app-only tool is not listed to a client without Apps");
+    let names: Vec<_> = tools["tools"].as_array().unwrap().iter().map(|t| t["name"].clone()).collect();
+    assert_eq!(names, [json!("bound")], "an app-only tool is not listed to a client without Apps");
 
     for (descriptor, says) in [
         (json!({ "uri": "https://x", "name": "x", "html": "" }), "ui://"),

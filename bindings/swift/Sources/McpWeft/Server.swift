@@ -75,14 +75,8 @@ public final class Server: Sendable {
         tool["name"] = .string(name)
         tool["description"] = description.map(JSONValue.string)
         tool["inputSchema"] = inputSchema
-        if app != nil || visibility != nil {
-            var meta = tool["_meta"]?.objectValue ?? [:]
-            meta["ui"] = .object(JSONObject(compacting: [
-                "resourceUri": app.map(JSONValue.string),
-                "visibility": visibility.map { .array($0.map { .string($0.rawValue) }) },
-            ]))
-            tool["_meta"] = .object(meta)
-        }
+        tool["app"] = app.map(JSONValue.string)
+        tool["visibility"] = visibility.map { .array($0.map { .string($0.rawValue) }) }
         let text = JSONValue.object(tool).jsonText
         try callNative { try native.addTool(descriptor: text, handler: HandlerBox(handler), replace: replace) }
     }

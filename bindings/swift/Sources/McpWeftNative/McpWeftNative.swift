@@ -6142,9 +6142,8 @@ public func nativeHostConnect(config: String, options: String?, handlers: Native
 }
 /**
  * Sends the spans of the `openTelemetry` built-in middleware to the OTLP/HTTP collector at
- * `endpoint` (its traces URL), naming the process `service_name`. An `openTelemetry`
- * middleware records with the exporter installed when it was added (none before the first
- * call), so this comes first.
+ * `endpoint` (its traces URL), naming the process `service_name`; `openTelemetry` middleware
+ * record with the exporter installed last, whenever they were added.
  */
 public func nativeExportOtlp(endpoint: String, serviceName: String)throws   {try rustCallWithError(FfiConverterTypeNativeError_lift) {
         uniffiCallStatus in
@@ -6194,7 +6193,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpweft_swift_checksum_func_native_host_connect() != 6432) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpweft_swift_checksum_func_native_export_otlp() != 30061) {
+    if (uniffi_mcpweft_swift_checksum_func_native_export_otlp() != 24927) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_func_native_flush_telemetry() != 20033) {
