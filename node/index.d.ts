@@ -1314,6 +1314,11 @@ export interface HostOptions {
   redirectUri?: string;
   /** Keeps every server's tokens between runs, under its resource URL (in memory by default). */
   tokenStore?: TokenStore;
+  /**
+   * Middleware around every message each server's connection sends and receives, the first
+   * outermost: functions `(message, next)` or built-in ones (`middleware.timing()`).
+   */
+  middleware?: readonly (Middleware | BuiltinMiddleware)[];
 }
 
 /** One server of an `mcpServers` configuration. */

@@ -77,10 +77,15 @@ function callbacksOf(options, emit, closed) {
   const callbacks = handlerCallbacks(options, handlerOf);
   callbacks.notification(trampoline((notification) => emit(notification)));
   callbacks.close(trampoline((info) => closed(info)));
+  return loginCallbacks(middlewareCallbacks(callbacks, options), options);
+}
+
+/** Adds the options' `middleware` to `callbacks`, in order, the first outermost. */
+function middlewareCallbacks(callbacks, options) {
   const { middleware = [] } = options;
   if (!Array.isArray(middleware)) throw new TypeError('middleware must be an array of middleware');
   for (const each of middleware) addMiddleware(callbacks, each);
-  return loginCallbacks(callbacks, options);
+  return callbacks;
 }
 
 /** Adds the options' `authorizer` and `tokenStore` (an OAuth login's callbacks) to `callbacks`. */
@@ -513,4 +518,4 @@ if (Symbol.asyncDispose !== undefined) {
   };
 }
 
-module.exports = { Client, Subscription, handlerCallbacks, loginCallbacks };
+module.exports = { Client, Subscription, handlerCallbacks, loginCallbacks, middlewareCallbacks };

@@ -9,7 +9,7 @@ const native = require('./native.cjs');
 const { sync } = require('./errors.cjs');
 const { settle, trampoline } = require('./call.cjs');
 const { Context } = require('./server.cjs');
-const { handlerCallbacks, loginCallbacks } = require('./client.cjs');
+const { handlerCallbacks, loginCallbacks, middlewareCallbacks } = require('./client.cjs');
 
 /** The event each notification of a server is also emitted as, with the server's name. */
 const NOTIFICATIONS = {
@@ -48,11 +48,14 @@ function handlerOf(handler) {
   });
 }
 
-/** Builds the native callbacks the options ask for, and the notification listener. */
+/**
+ * Builds the native callbacks the options ask for, the notification listener and the options'
+ * `middleware`, which every server's connection runs.
+ */
 function callbacksOf(options, hear) {
   const callbacks = handlerCallbacks(options, handlerOf);
   callbacks.notification(trampoline((notification) => hear(notification)));
-  return loginCallbacks(callbacks, options);
+  return loginCallbacks(middlewareCallbacks(callbacks, options), options);
 }
 
 /** Proves that a host comes from `Host.connect`. */

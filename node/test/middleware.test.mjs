@@ -2,7 +2,7 @@
 // changes, early answers, failures with a code), and the core's built-in ones.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InvalidInputError, McpError, Server, middleware } from '../index.mjs';
+import { Host, InvalidInputError, McpError, Server, middleware } from '../index.mjs';
 import { connect, next as nextEvent, waitFor } from './helpers.mjs';
 
 /** A server with an `echo` tool that returns its `text` argument, counting its calls. */
@@ -234,6 +234,33 @@ test('a client middleware changes what the client sends', async () => {
   const client = await connect(server, { middleware: [shout] });
   assert.equal(textOf(await client.callTool('echo', { text: 'quiet' })), 'QUIET');
   await client.close();
+});
+
+test('a host runs its middleware on the connection to every server', async () => {
+  const servers = [echoServer(), echoServer()];
+  const served = await Promise.all(servers.map((server) => server.serveHttp({ port: 0 })));
+  const seen = [];
+  const shout = async (message, next) => {
+    if (message.method === 'tools/call') message.params.arguments.text = message.params.arguments.text.toUpperCase();
+    const outcome = await next();
+    if (message.direction === 'sent') seen.push(`${message.method} ${message.target ?? ''}`.trim());
+    return outcome;
+  };
+  const host = await Host.connect(
+    { mcpServers: { one: { type: 'http', url: served[0].url }, two: { type: 'http', url: served[1].url } } },
+    { middleware: [shout, middleware.timing()] },
+  );
+  try {
+    assert.equal(textOf(await host.callTool('one__echo', { text: 'first' })), 'FIRST');
+    assert.equal(textOf(await host.callTool('two__echo', { text: 'second' })), 'SECOND');
+    assert.deepEqual(servers.map((server) => server.calls), [1, 1]);
+    assert.equal(seen.filter((entry) => entry === 'initialize').length, 2, JSON.stringify(seen));
+    assert.equal(seen.filter((entry) => entry === 'tools/call echo').length, 2, JSON.stringify(seen));
+    await assert.rejects(Host.connect({ mcpServers: {} }, { middleware: shout }), TypeError);
+  } finally {
+    await host.close();
+    await Promise.all(served.map((http) => http.close()));
+  }
 });
 
 test('the built-in rate limit refuses requests beyond its burst with -32003 and retryAfterMs', async () => {
