@@ -20,8 +20,23 @@ test('mcpweft lists and calls the tools of a server', () => {
   const sum = mcpweft('call', 'add', '{"a": 2, "b": 3}', '--json', '--', process.execPath, calculator);
   assert.equal(sum.status, 0, sum.stderr);
   assert.deepEqual(JSON.parse(sum.stdout).structuredContent, { sum: 5 });
+  const text = mcpweft('call', 'add', '{"a": 2, "b": 3}', '--', process.execPath, calculator);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /"sum": 5/);
   const failed = mcpweft('call', 'divide', '{"a": 1, "b": 0}', '--', process.execPath, calculator);
   assert.equal(failed.status, 1, 'a tool error exits with 1');
+});
+
+test('mcpweft inspects a server in text and as JSON', () => {
+  const inspected = mcpweft('inspect', '--', process.execPath, calculator);
+  assert.equal(inspected.status, 0, inspected.stderr);
+  assert.match(inspected.stdout, /calculator/);
+  assert.match(inspected.stdout, /\badd\b/);
+  const json = mcpweft('inspect', '--json', '--', process.execPath, calculator);
+  assert.equal(json.status, 0, json.stderr);
+  const everything = JSON.parse(json.stdout);
+  assert.equal(everything.serverInfo.name, 'calculator');
+  assert.deepEqual(everything.tools.map((tool) => tool.name), ['add', 'divide', 'count']);
 });
 
 test('mcpweft names its version, usage mistakes and a server that cannot start', () => {
