@@ -477,6 +477,19 @@ async fn no_prefix_with_one_server_relays_it_with_its_allow_and_deny_lists() {
     within("closing", client.close()).await;
 }
 
+#[tokio::test]
+async fn no_prefix_relays_one_server_at_a_url_with_its_requests_for_input() {
+    let (_remote, bound) = serve_remote(Arc::default()).await;
+    let config = config(json!({ "remote": { "type": "http", "url": bound.url(), "deniedTools": ["wait"] } }));
+    let gateway = Gateway::start(&config, &["--no-prefix"]).await;
+    let (client, _changed) = connect(&gateway).await;
+    assert_eq!(client.server().server_info.name, "remote");
+    assert_eq!(tool_names(&client).await, ["steps", "ask"]);
+    // The server's elicitation reaches this client through the relay, and its answer goes back.
+    assert_eq!(call(&client, "ask", json!({})).await, "Hello, Ada!");
+    within("closing", client.close()).await;
+}
+
 /// Signs a token of `issuer` for `audience` with `scope`, with the test key `k1` of the core's
 /// authorization tests, and returns it with the JWKS that holds that key.
 fn signed(issuer: &str, audience: &str, scope: &str) -> (String, Value) {
