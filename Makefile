@@ -173,12 +173,13 @@ test-apps: build-examples tests/apps/node_modules/.package-lock.json ## Renders 
 test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
-test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers and the Rust one behind `mcpweft proxy --listen`, client scenarios against the Rust and Python clients.
-	$(MAKE) -j4 --output-sync=target conformance-rust conformance-python conformance-node-swift conformance-proxy
+test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers and the Rust one behind `mcpweft proxy --listen` and `mcpweft gateway --no-prefix`, client scenarios against the Rust and Python clients.
+	$(MAKE) -j4 --output-sync=target conformance-rust conformance-python conformance-node-swift conformance-proxy conformance-gateway
 
-# The four parts of test-conformance, run side by side: a run of the suite keeps a CPU half busy
-# (its CLI and a fixture take turns, and client scenarios wait on time-outs), and each part names
-# its own fixtures, so none wipes another's results. The second suite runs on the first's builds.
+# The parts of test-conformance, four run side by side (the gateway's, the shortest with the
+# proxy's, when the first part ends): a run of the suite keeps a CPU half busy (its CLI and a
+# fixture take turns, and client scenarios wait on time-outs), and each part names its own
+# fixtures, so none wipes another's results. The second suite runs on the first's builds.
 conformance-rust conformance-python: conformance-%: tests/conformance/node_modules/.package-lock.json
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh all $*
 	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh all $*
@@ -192,12 +193,10 @@ conformance-next: tests/conformance/node_modules/.package-lock.json ## Runs conf
 	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh all rust python
 	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server node swift
 
-# Not part of test-conformance: the gateway forwards to a server of revision 2025-11-25, so the
-# second suite's task and input_required scenarios that need the server's own 2026-07-28 features
-# fail there (see tests/conformance/README.md).
 conformance-gateway: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suites (0.1.16, then 0.2.0-alpha.12) against `mcpweft gateway --no-prefix` in front of the Rust fixture server over stdio.
-	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server gateway
-	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server gateway
+	status=0; CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server gateway || status=1; \
+	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server gateway || status=1; \
+	exit $$status
 
 conformance-proxy: tests/conformance/node_modules/.package-lock.json ## Runs both conformance server suites (0.1.16 and 0.2.0-alpha.12) against the Rust fixture spoken to over stdio behind `mcpweft proxy --listen`, one fixture process per HTTP session.
 	status=0; CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server proxy || status=1; \

@@ -6,9 +6,9 @@
 //!   proxy.
 //! - `proxy --listen` and `gateway --no-prefix`: for each Rust echo server, a mcpweft client calls
 //!   the server's own Streamable HTTP build, and another calls its stdio build over Streamable
-//!   HTTP through the listening proxy (a process of the server per session) or the gateway (one
-//!   host of the server): what an HTTP client pays for reaching a stdio server through the
-//!   command, beside a server that speaks HTTP itself.
+//!   HTTP through the listening proxy or the gateway (each a process of the server per
+//!   session): what an HTTP client pays for reaching a stdio server through the command, beside
+//!   a server that speaks HTTP itself.
 //!
 //! Each way makes alternating blocks of sequential calls, whose latencies give the median
 //! (p50), then a burst of calls with [`IN_FLIGHT`] at once, which gives the calls per second.

@@ -14,6 +14,9 @@
 //! waiting on that server: when exactly one request to it is in flight, the server's request is
 //! sent through that request's context; otherwise the server is answered with an error, since
 //! the gateway cannot tell which of its clients the request is meant for.
+//!
+//! With `--no-prefix` and one server there is nothing to merge: the gateway is then a reverse
+//! proxy of that server ([`passthrough`]), which carries every feature the server speaks.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -46,6 +49,7 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use crate::{
     args::{GatewayArgs, GatewayAuthArgs},
     failure::Failure,
+    passthrough,
 };
 
 /// How many events already waiting are taken together before the registrations follow the
@@ -59,6 +63,17 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
     let auth = protection(&args.auth)?;
     if !args.path.starts_with('/') {
         return Err(Failure::usage(format!("--path {:?} must start with '/'", args.path)));
+    }
+    let options = http_options(&args, auth);
+    if let Some(server) = passthrough::relayed(&config, args.no_prefix) {
+        tracing::info!(server = %server.name, "one server without prefix: the gateway relays each session to it");
+        let relay = Arc::new(passthrough::ServerRelay::new(server.clone()));
+        let bound = StreamableHttpServer::bind_relay(relay, addr, options).await.map_err(bind_failure)?;
+        eprintln!("listening on {}", bound.url());
+        interrupted().await;
+        tracing::info!("stopping the gateway");
+        bound.shutdown().await;
+        return Ok(());
     }
     let front = Arc::new(Front::default());
     let host = Host::builder(config)
@@ -77,6 +92,25 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
     gateway.sync(&server);
     let follower = tokio::spawn(follow(gateway.clone(), server.clone(), events));
 
+    let bound = match StreamableHttpServer::bind(server, addr, options).await {
+        Ok(bound) => bound,
+        Err(e) => {
+            host.close().await;
+            return Err(bind_failure(e));
+        }
+    };
+    eprintln!("listening on {}", bound.url());
+    interrupted().await;
+    tracing::info!("stopping the gateway");
+    follower.abort();
+    bound.shutdown().await;
+    host.close().await;
+    Ok(())
+}
+
+/// The options of the gateway's HTTP side: its path, the `Host` and `Origin` checks, the
+/// version header, and the OAuth protection `auth`.
+fn http_options(args: &GatewayArgs, auth: Option<ResourceServerOptions>) -> HttpServerOptions {
     let mut options = HttpServerOptions::new().with_path(&args.path);
     if !args.allowed_hosts.is_empty() {
         options = options.with_allowed_hosts(&args.allowed_hosts);
@@ -90,23 +124,15 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
     if let Some(auth) = auth {
         options = options.with_auth(auth);
     }
-    let bound = match StreamableHttpServer::bind(server, addr, options).await {
-        Ok(bound) => bound,
-        Err(e) => {
-            host.close().await;
-            return Err(match e {
-                Error::Io(e) => Failure::failed(e.to_string()),
-                other => other.into(),
-            });
-        }
-    };
-    eprintln!("listening on {}", bound.url());
-    interrupted().await;
-    tracing::info!("stopping the gateway");
-    follower.abort();
-    bound.shutdown().await;
-    host.close().await;
-    Ok(())
+    options
+}
+
+/// Why the gateway could not listen: the address (exit code 1) or its options (2).
+fn bind_failure(error: Error) -> Failure {
+    match error {
+        Error::Io(e) => Failure::failed(e.to_string()),
+        other => other.into(),
+    }
 }
 
 /// The host configuration of the file `args.config`; with `--no-prefix` every server keeps

@@ -14,6 +14,7 @@ mod commands;
 mod failure;
 mod gateway;
 mod listen;
+mod passthrough;
 mod proxy;
 mod render;
 mod target;

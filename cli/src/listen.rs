@@ -147,9 +147,10 @@ impl Relay for ChildRelay {
     }
 }
 
-/// Writes the client's messages to the child's stdin, flushing whenever the queue is empty;
-/// once the queue is closed, closes the child (its stdin, then SIGTERM and SIGKILL).
-async fn write_to_child(
+/// Writes the client's messages to the child's stdin (or to any transport's writer), flushing
+/// whenever the queue is empty; once the queue is closed, closes the child (its stdin, then
+/// SIGTERM and SIGKILL) or the transport.
+pub(crate) async fn write_to_child(
     mut writer: Box<dyn mcpweft::transport::TransportWriter>,
     mut queued: mpsc::Receiver<JsonRpcMessage>,
 ) {

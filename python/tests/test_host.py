@@ -1,10 +1,12 @@
 """A host over three real servers at once: the Rust calculator over stdio, the Python calculator
 over Streamable HTTP, the official reference server (``@modelcontextprotocol/server-everything``)
-over stdio, and a server that cannot start."""
+over stdio, and a server that cannot start; and the same three servers behind ``mcpweft
+gateway``."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -18,7 +20,7 @@ from typing import Any, Callable, Optional
 
 import pytest
 
-from mcpweft import ConfigError, Host, InvalidInputError, RequestTimeout
+from mcpweft import Client, ConfigError, Host, InvalidInputError, McpError, RequestTimeout
 from mcpweft.host import HostEvent, HostEvents
 from mcpweft.types import JsonObject, LogMessage
 
@@ -215,6 +217,92 @@ async def test_a_host_of_three_real_servers_and_one_that_cannot_start(
     async for event in events:
         ends.append(event)
     assert {"type": "stateChanged", "server": "python", "state": "closed"} in ends
+
+
+@pytest.fixture
+def gateway(tmp_path: Path) -> Iterator[Callable[[JsonObject], str]]:
+    """Starts ``mcpweft gateway`` over a configuration on a free port of 127.0.0.1; returns its
+    URL once it listens. The gateways are stopped at the end of the test."""
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def start(config: JsonObject) -> str:
+        path = tmp_path / f"gateway-{len(processes)}.json"
+        path.write_text(json.dumps(config))
+        log = tmp_path / f"gateway-{len(processes)}.log"
+        with log.open("wb") as stderr:
+            command = [sys.executable, "-m", "mcpweft", "gateway", "--config", str(path), "--listen", "127.0.0.1:0"]
+            processes.append(
+                subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+            )
+        deadline = time.monotonic() + 120
+        while True:
+            listening = [line for line in log.read_text().splitlines() if line.startswith("listening on ")]
+            if listening:
+                return listening[0].removeprefix("listening on ")
+            if processes[-1].poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the gateway did not listen: {log.read_text()!r}")
+            time.sleep(0.05)
+
+    yield start
+    for process in processes:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+# Three servers start behind the gateway, among them a Node process.
+@pytest.mark.timeout(180)
+async def test_a_gateway_over_three_real_servers(
+    python_http: str, tmp_path: Path, gateway: Callable[[JsonObject], str]
+) -> None:
+    pidfile = tmp_path / "rust.pid"
+    url = gateway(
+        {
+            "mcpServers": {
+                "rust": {"command": "sh", "args": ["-c", f'echo $$ > "{pidfile}"; exec "{rust_calculator()}"']},
+                "python": {"type": "http", "url": python_http},
+                "everything": {
+                    "command": everything_command()[0],
+                    "args": everything_command()[1:],
+                    "deniedTools": ["trigger-long-running-operation"],
+                },
+            }
+        }
+    )
+    async with Client.http(url) as client:
+        assert client.server_info["serverInfo"]["name"] == "mcpweft-gateway"
+        # The tools of each server under its prefix, the denied one left out; each called.
+        names = {tool["name"] for tool in await client.list_tools()}
+        assert {"rust__add", "python__add", "everything__get-sum", "everything__echo"} <= names, names
+        assert "everything__trigger-long-running-operation" not in names
+        assert (await client.call_tool("rust__add", {"a": 2, "b": 3}))["structuredContent"] == {"sum": 5}
+        assert (await client.call_tool("python__add", {"a": 2, "b": 3}))["structuredContent"] == {"sum": 5}
+        assert text(await client.call_tool("everything__get-sum", {"a": 2, "b": 3})) == "The sum of 2 and 3 is 5."
+        assert text(await client.call_tool("everything__echo", {"message": "hi"})) == "Echo: hi"
+        prompt = await client.get_prompt("rust__explain", {"expression": "2+3"})
+        assert "2+3" in prompt["messages"][0]["content"]["text"]
+
+        # The Rust server killed: the gateway's host starts it again, and the same client's
+        # calls reach it again.
+        killed = pidfile.read_text().strip()
+        os.kill(int(killed), signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while True:
+            restarted = pidfile.read_text().strip() not in ("", killed)
+            if restarted:
+                try:
+                    answer = await client.call_tool("rust__add", {"a": 20, "b": 22}, timeout=10)
+                except McpError:
+                    answer = None
+                if answer is not None and answer.get("isError") is not True:
+                    break
+            assert time.monotonic() < deadline, "the Rust server did not come back behind the gateway"
+            await asyncio.sleep(0.1)
+        assert answer["structuredContent"] == {"sum": 42}
+        assert text(await client.call_tool("everything__echo", {"message": "still"})) == "Echo: still"
 
 
 async def test_a_host_reads_a_file_and_refuses_bad_settings(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 //! conformance fixture over stdio, a Streamable HTTP server of this process), with the core's
 //! client speaking Streamable HTTP to it: namespaced lists, calls, reads, prompts, completions,
 //! progress, a server's request for input, list changes, a server that is killed and comes
-//! back, `--no-prefix`, and configurations that are wrong.
+//! back, `--no-prefix` (one server relayed, with its allow and deny lists), and configurations
+//! that are wrong.
 
 use std::{
     net::SocketAddr,
@@ -442,6 +443,50 @@ async fn no_prefix_with_one_server_lists_its_own_names() {
     // With one server its instructions are the gateway's.
     let instructions = client.server().instructions.clone().unwrap_or_default();
     assert!(instructions.starts_with("A calculator"), "{instructions}");
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn no_prefix_with_one_server_relays_it_with_its_allow_and_deny_lists() {
+    let calculator = calculator_server().await;
+    let config = config(json!({ "calc": { "command": calculator, "deniedTools": ["divide"] } }));
+    let gateway = Gateway::start(&config, &["--no-prefix"]).await;
+    let (client, _changed) = connect(&gateway).await;
+    // The server itself answers: its name, not the gateway's.
+    assert_eq!(client.server().server_info.name, "calculator");
+    assert_eq!(tool_names(&client).await, ["add", "count"]);
+    assert_eq!(call(&client, "count", json!({ "n": 2 })).await, "counted to 2");
+    let refused = within("divide", client.call_tool("divide", json!({ "a": 1, "b": 2 }))).await;
+    match refused {
+        Err(mcpweft::Error::Rpc(error)) => {
+            assert_eq!(error.code, mcpweft::jsonrpc::INVALID_PARAMS);
+            assert!(error.message.contains("Unknown tool"), "{}", error.message);
+        }
+        other => panic!("a denied tool was called: {other:?}"),
+    }
+    within("closing", client.close()).await;
+
+    let allowed = TempFile::new(
+        "gateway-allowed",
+        &json!({ "mcpServers": { "calc": { "command": calculator, "allowedTools": ["add"] } } }).to_string(),
+    );
+    let gateway = Gateway::start(&allowed, &["--no-prefix"]).await;
+    let (client, _changed) = connect(&gateway).await;
+    assert_eq!(tool_names(&client).await, ["add"]);
+    assert!(within("count", client.call_tool("count", json!({ "n": 1 }))).await.is_err());
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn no_prefix_relays_one_server_at_a_url_with_its_requests_for_input() {
+    let (_remote, bound) = serve_remote(Arc::default()).await;
+    let config = config(json!({ "remote": { "type": "http", "url": bound.url(), "deniedTools": ["wait"] } }));
+    let gateway = Gateway::start(&config, &["--no-prefix"]).await;
+    let (client, _changed) = connect(&gateway).await;
+    assert_eq!(client.server().server_info.name, "remote");
+    assert_eq!(tool_names(&client).await, ["steps", "ask"]);
+    // The server's elicitation reaches this client through the relay, and its answer goes back.
+    assert_eq!(call(&client, "ask", json!({})).await, "Hello, Ada!");
     within("closing", client.close()).await;
 }
 
