@@ -203,11 +203,17 @@ conformance-proxy: tests/conformance/node_modules/.package-lock.json ## Runs bot
 	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_SKIP_BUILD=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server proxy || status=1; \
 	exit $$status
 
-SWIFT_ECHO = $(CURDIR)/bindings/swift/scripts/run.sh $(CURDIR)/bindings/swift/.build/release/echo-server
+# The Swift echo server of make bench, linked with the Swift standard library and Foundation
+# inside (--static-swift-stdlib, as Swift servers are deployed on Linux). Where Swift lives in the
+# root of toolchain.sh, the server runs outside that root through the root's dynamic loader and
+# C libraries, so that its start-up is its own, without the mount namespace and chroot of run.sh.
+SWIFT_ROOT = $(or $(MCPWEFT_SWIFT_ROOT),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mcpweft/swift-root)
+SWIFT_ECHO_BIN = $(CURDIR)/bindings/swift/.build/release/echo-server
+SWIFT_ECHO = $(if $(shell command -v swift),$(SWIFT_ECHO_BIN),$(SWIFT_ROOT)/lib64/ld-linux-x86-64.so.2 --library-path $(CARGO_TARGET_DIR)/release:$(SWIFT_ROOT)/lib/x86_64-linux-gnu:$(SWIFT_ROOT)/usr/lib/x86_64-linux-gnu $(SWIFT_ECHO_BIN))
 
 bench: ## Prints the stdio and HTTP benchmarks: mcpweft beside rmcp, mcpweft-py beside FastMCP, mcpweft-node beside the TypeScript SDK, mcpweft-swift beside mcpweft; then the host and the proxy sections (release builds).
 	$(CARGO) build --release -p mcpweft-bench -p mcpweft-cli
-	bindings/swift/scripts/build.sh --release --product echo-server
+	bindings/swift/scripts/build.sh --release --product echo-server --static-swift-stdlib
 	python="$$(bench/python/setup.sh)" && node="$$(bench/node/setup.sh)" && \
 		$(CARGO_TARGET_DIR)/release/mcpweft-bench --python "$$python" --node "$$node" \
 		--server "mcpweft-swift=$(SWIFT_ECHO)" --http-server "mcpweft-swift=$(SWIFT_ECHO) --http {port}"

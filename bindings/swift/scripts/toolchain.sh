@@ -4,8 +4,8 @@
 #   toolchain.sh            prints the root folder (building it first when it is missing)
 #
 # Debian 12 has no Swift, so the toolchain lives in a Debian trixie root made with debootstrap
-# (installed with apt-get when missing), holding `swiftlang`, `libc6-dev`, `ca-certificates` and
-# `python3`. The mirror is the one the host's apt sources already name. The root is cached under
+# (installed with apt-get when missing), holding `swiftlang`, `libc6-dev`, `libstdc++-14-dev`,
+# `ca-certificates` and `python3`. The mirror is the one the host's apt sources already name. The root is cached under
 # ${XDG_CACHE_HOME:-~/.cache}/mcpweft/swift-root (MCPWEFT_SWIFT_ROOT overrides it); it is built
 # in a temporary folder that is renamed at the end, so a killed run never looks complete.
 # Building takes about a minute and 2.6 GB; a second run returns at once. All mounting happens
@@ -15,10 +15,11 @@
 set -euo pipefail
 
 suite=trixie
-# libc6-dev for swiftc's libc module; ca-certificates for HTTPS clients in tests and tools;
-# python3 for the Python examples a Swift client spawns in interop.sh. The stamp lists them, so
-# adding one here installs it into roots made before.
-packages=(swiftlang libc6-dev ca-certificates python3)
+# libc6-dev for swiftc's libc module; libstdc++-14-dev for executables linked with
+# --static-swift-stdlib (the benchmark's echo server); ca-certificates for HTTPS clients in tests
+# and tools; python3 for the Python examples a Swift client spawns in interop.sh. The stamp lists
+# them, so adding one here installs it into roots made before.
+packages=(swiftlang libc6-dev libstdc++-14-dev ca-certificates python3)
 root="${MCPWEFT_SWIFT_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpweft/swift-root}"
 stamp="$root/.mcpweft-toolchain"
 
