@@ -14,9 +14,11 @@ mod commands;
 mod failure;
 mod gateway;
 mod listen;
+mod login;
 mod proxy;
 mod render;
 mod target;
+mod tokens;
 
 use std::{ffi::OsString, io::IsTerminal as _};
 
