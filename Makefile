@@ -143,8 +143,8 @@ tests/oidc/node_modules/.package-lock.json: tests/oidc/package.json tests/oidc/p
 
 # oidc-provider supports Node 22 and later: the tests run it with the Node 22 the conformance
 # suite's lockfile pins.
-test-oidc: tests/oidc/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Logs in at a real authorization server (oidc-provider on loopback) and calls a protected server.
-	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test $(RUST_TESTS) --test it -- --ignored auth_oidc::
+test-oidc: tests/oidc/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Logs in at a real authorization server (oidc-provider on loopback) and calls a protected server, from the core's client and through the command line (`mcpweft proxy URL`, `--url`, `--config`).
+	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test $(RUST_TESTS) --test it -- --ignored auth_oidc:: oauth_oidc::
 
 tests/conformance/node_modules/.package-lock.json: tests/conformance/package.json tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
