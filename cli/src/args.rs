@@ -6,7 +6,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 /// What `mcpweft --help` shows after the commands.
 const EXAMPLES: &str = "\
-Every command but proxy and gateway takes a target: a command after `--` (a stdio server), `--url URL`
+Every command but proxy, gateway and logout takes a target: a command after `--` (a stdio server), `--url URL`
 (Streamable HTTP, or the deprecated HTTP+SSE transport) or `--config FILE [--server NAME]` (a
 server of an `mcpServers` file, as Claude Desktop, Cursor and VS Code write it).
 
