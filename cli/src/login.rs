@@ -73,10 +73,15 @@ impl LoginArgs {
 
     /// Where the tokens are kept: a directory of files, or memory with `--token-store none`.
     fn store(&self) -> Arc<dyn TokenStore> {
-        match tokens::store_dir(self.token_store.as_deref()) {
-            Some(dir) => Arc::new(TokenFiles::new(dir)),
+        match self.files() {
+            Some(files) => Arc::new(files),
             None => Arc::new(InMemoryTokenStore::default()),
         }
+    }
+
+    /// The files the tokens are kept in; `None` when they are kept in memory.
+    fn files(&self) -> Option<TokenFiles> {
+        tokens::store_dir(self.token_store.as_deref()).map(TokenFiles::new)
     }
 
     /// Reads the environment variable `var` that an option names.
@@ -150,7 +155,18 @@ impl LoginArgs {
         if !self.scopes.is_empty() {
             options = options.with_scopes(self.scopes.clone());
         }
-        let client = OAuthClient::new(url, options.with_store(self.store()))?;
+        let store: Arc<dyn TokenStore> = match self.files() {
+            Some(files) => {
+                // Tokens bound to a DPoP key serve the next run only with that key.
+                match files.dpop_key(&tokens::resource_key(url)?) {
+                    Ok(key) => options = options.with_dpop_key(Arc::new(key)),
+                    Err(e) => tracing::warn!(error = %e, "no DPoP key kept: DPoP-bound tokens serve this run only"),
+                }
+                Arc::new(files)
+            }
+            None => Arc::new(InMemoryTokenStore::default()),
+        };
+        let client = OAuthClient::new(url, options.with_store(store))?;
         Ok(Some(Arc::new(client)))
     }
 

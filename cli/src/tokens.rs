@@ -6,15 +6,19 @@
 //! `%APPDATA%\mcpweft\tokens`), unless `--token-store` names another directory. Each is named
 //! after the server's resource URL (the key the core gives), holds that URL and the tokens as
 //! JSON, is readable by its owner only (mode 0600 on Unix, in a directory of mode 0700), and
-//! is replaced atomically: written beside its final name, then renamed over it.
+//! is replaced atomically: written beside its final name, then renamed over it. Beside it, the
+//! DPoP key the tokens may be bound to (a PKCS#8 P-256 key, `.dpop.p8`), so that tokens bound
+//! to it still serve the next run.
 
 use std::{
     fs,
     io::Write as _,
     path::{Path, PathBuf},
+    sync::{Mutex, PoisonError},
 };
 
-use mcpweft::auth::{StoredTokens, TokenStore};
+use mcpweft::auth::{DpopKey, StoredTokens, TokenStore};
+use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
 use serde::{Deserialize, Serialize};
 
 use crate::failure::Failure;
@@ -66,39 +70,51 @@ struct TokenFile {
 }
 
 /// Keeps each server's tokens in a file of one directory.
-#[derive(Debug, Clone)]
 pub(crate) struct TokenFiles {
     dir: PathBuf,
+    /// A DPoP key made in this run, with its server, kept with that server's first tokens.
+    new_key: Mutex<Option<(String, Vec<u8>)>>,
 }
 
 impl TokenFiles {
     /// A store in `dir`, which is created when the first tokens are saved.
     pub(crate) fn new(dir: PathBuf) -> Self {
-        TokenFiles { dir }
+        TokenFiles { dir, new_key: Mutex::default() }
     }
 
     /// The file of `resource`: its URL with every byte but ASCII letters, digits, `.` and `-`
     /// written as `_` and two hexadecimal digits, so that two URLs never share a file.
     pub(crate) fn path(&self, resource: &str) -> PathBuf {
-        let mut name = String::with_capacity(resource.len() + 5);
-        for byte in resource.bytes() {
-            if byte.is_ascii_alphanumeric() || byte == b'.' || byte == b'-' {
-                name.push(char::from(byte));
-            } else {
-                name.push_str(&format!("_{byte:02X}"));
-            }
-        }
-        name.push_str(".json");
-        self.dir.join(name)
+        self.dir.join(file_stem(resource) + ".json")
     }
 
-    /// Removes the file of `resource`, returning whether there was one.
+    /// The file of the DPoP key of `resource`.
+    fn key_path(&self, resource: &str) -> PathBuf {
+        self.dir.join(file_stem(resource) + ".dpop.p8")
+    }
+
+    /// Removes the files of `resource`, returning whether it had tokens.
     pub(crate) fn remove(&self, resource: &str) -> std::io::Result<bool> {
-        match fs::remove_file(self.path(resource)) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(e),
-        }
+        remove_file(&self.key_path(resource))?;
+        remove_file(&self.path(resource))
+    }
+
+    /// The DPoP key of `resource`: the one kept, or a new one, kept with the first tokens
+    /// saved for `resource` (a server that never asks for a login leaves no file).
+    pub(crate) fn dpop_key(&self, resource: &str) -> std::io::Result<DpopKey> {
+        let der = match fs::read(self.key_path(resource)) {
+            Ok(der) => der,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let random = ring::rand::SystemRandom::new();
+                let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &random)
+                    .map_err(|_| std::io::Error::other("generating a P-256 key failed"))?;
+                let der = pkcs8.as_ref().to_vec();
+                *self.new_key.lock().unwrap_or_else(PoisonError::into_inner) = Some((resource.to_owned(), der.clone()));
+                der
+            }
+            Err(e) => return Err(e),
+        };
+        DpopKey::from_pkcs8_der(&der).map_err(std::io::Error::other)
     }
 
     /// Reads the tokens of `resource`; a missing file is `Ok(None)`.
@@ -115,24 +131,57 @@ impl TokenFiles {
     /// Writes the tokens of `resource` to a file readable by its owner only, replacing the old
     /// one atomically.
     fn write(&self, resource: &str, tokens: StoredTokens) -> std::io::Result<()> {
-        create_private_dir(&self.dir)?;
-        let path = self.path(resource);
+        let mut new_key = self.new_key.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, der)) = new_key.as_ref().filter(|(owner, _)| owner == resource) {
+            write_private(&self.dir, &self.key_path(resource), der)?;
+            *new_key = None;
+        }
+        drop(new_key);
         let text = serde_json::to_vec_pretty(&TokenFile { resource: resource.to_owned(), tokens })
             .map_err(std::io::Error::other)?;
-        let mut partial = path.clone().into_os_string();
-        partial.push(format!(".{}.partial", std::process::id()));
-        let partial = PathBuf::from(partial);
-        let written = (|| {
-            let mut file = private_file(&partial)?;
-            file.write_all(&text)?;
-            file.sync_all()?;
-            fs::rename(&partial, &path)
-        })();
-        if written.is_err() {
-            let _ = fs::remove_file(&partial);
-        }
-        written
+        write_private(&self.dir, &self.path(resource), &text)
     }
+}
+
+/// The name of the files of `resource`, without their extension.
+fn file_stem(resource: &str) -> String {
+    let mut name = String::with_capacity(resource.len() + 16);
+    for byte in resource.bytes() {
+        if byte.is_ascii_alphanumeric() || byte == b'.' || byte == b'-' {
+            name.push(char::from(byte));
+        } else {
+            name.push_str(&format!("_{byte:02X}"));
+        }
+    }
+    name
+}
+
+/// Removes the file at `path`, returning whether there was one.
+fn remove_file(path: &Path) -> std::io::Result<bool> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes `bytes` to `path` in `dir` (created if needed), readable by its owner only: first
+/// to a file beside it, then renamed over it.
+fn write_private(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    create_private_dir(dir)?;
+    let mut partial = path.to_path_buf().into_os_string();
+    partial.push(format!(".{}.partial", std::process::id()));
+    let partial = PathBuf::from(partial);
+    let written = (|| {
+        let mut file = private_file(&partial)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&partial, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&partial);
+    }
+    written
 }
 
 #[async_trait::async_trait]
@@ -217,6 +266,29 @@ mod tests {
         let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&store.path("https://mcp.example.com/mcp")), 0o600);
         assert_eq!(mode(&dir), 0o700);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_dpop_key_is_kept_with_the_tokens() {
+        let dir = temp_dir("dpop");
+        let store = TokenFiles::new(dir.clone());
+        let key = store.dpop_key("https://mcp.example.com/mcp").unwrap();
+        assert!(!store.key_path("https://mcp.example.com/mcp").exists(), "no file before any tokens");
+        store.save("https://mcp.example.com/mcp", tokens("bound")).await;
+        let next_run = TokenFiles::new(dir.clone());
+        let again = next_run.dpop_key("https://mcp.example.com/mcp").unwrap();
+        assert_eq!(key.thumbprint(), again.thumbprint(), "the next run signs with the same key");
+        let other = next_run.dpop_key("https://other.example.com/mcp").unwrap();
+        assert_ne!(key.thumbprint(), other.thumbprint(), "a key per server");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = fs::metadata(store.key_path("https://mcp.example.com/mcp")).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        assert!(store.remove("https://mcp.example.com/mcp").unwrap());
+        assert!(!store.key_path("https://mcp.example.com/mcp").exists(), "the key goes with the tokens");
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -146,9 +146,10 @@ async fn sign_in(authorization_url: &str) {
 fn token_file(dir: &Path) -> (PathBuf, Value) {
     let files: Vec<PathBuf> =
         std::fs::read_dir(dir).expect("the token store exists").map(|e| e.unwrap().path()).collect();
-    assert_eq!(files.len(), 1, "one file per server: {files:?}");
-    let text = std::fs::read_to_string(&files[0]).unwrap();
-    (files[0].clone(), serde_json::from_str(&text).expect("a token file is JSON"))
+    let tokens: Vec<&PathBuf> = files.iter().filter(|f| f.extension().is_some_and(|e| e == "json")).collect();
+    assert_eq!(tokens.len(), 1, "one token file per server: {files:?}");
+    let text = std::fs::read_to_string(tokens[0]).unwrap();
+    (tokens[0].clone(), serde_json::from_str(&text).expect("a token file is JSON"))
 }
 
 #[tokio::test]
@@ -190,6 +191,8 @@ async fn a_user_signs_in_through_the_browser_once_and_later_runs_find_the_tokens
     assert!(kept["tokens"]["accessToken"].is_string(), "{kept}");
     assert!(kept["tokens"]["clientId"].is_string(), "the dynamic registration is kept: {kept}");
     assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    let key = file.with_extension("dpop.p8");
+    assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600, "the DPoP key is kept too");
 
     // A second proxy, `call --url` and `call --config` find the tokens: no browser opens.
     let client = within("the second connection", proxy(&proxy_args, &[("BROWSER", script)])).await;
@@ -206,6 +209,7 @@ async fn a_user_signs_in_through_the_browser_once_and_later_runs_find_the_tokens
     let logout = run(&["logout", &url, "--token-store", store], None).await;
     assert!(logout.expect_code(0).stderr.contains("forgot the tokens"), "{}", logout.stderr);
     assert!(!file.exists(), "the token file is removed");
+    assert!(!key.exists(), "the DPoP key is removed");
 }
 
 #[tokio::test]
