@@ -143,8 +143,8 @@ tests/oidc/node_modules/.package-lock.json: tests/oidc/package.json tests/oidc/p
 
 # oidc-provider supports Node 22 and later: the tests run it with the Node 22 the conformance
 # suite's lockfile pins.
-test-oidc: tests/oidc/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Logs in at a real authorization server (oidc-provider on loopback) and calls a protected server.
-	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test $(RUST_TESTS) --test it -- --ignored auth_oidc::
+test-oidc: tests/oidc/node_modules/.package-lock.json tests/conformance/node_modules/.package-lock.json ## Logs in at a real authorization server (oidc-provider on loopback) and calls a protected server, from the core's client and through the command line (`mcpweft proxy URL`, `--url`, `--config`).
+	PATH="$(CURDIR)/tests/conformance/node_modules/node/bin:$$PATH" $(CARGO) test $(RUST_TESTS) --test it -- --ignored auth_oidc:: oauth_oidc::
 
 tests/conformance/node_modules/.package-lock.json: tests/conformance/package.json tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
@@ -170,7 +170,11 @@ test-apps: build-examples tests/apps/node_modules/.package-lock.json ## Renders 
 	tests/install-packages.sh chromium
 	cd tests/apps && node --test --test-reporter=spec
 
-test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways.
+test-interop: build-examples ## Runs the official TypeScript SDK against the Rust examples, both ways, and the official TypeScript and Python SDK clients over stdio through `mcpweft proxy URL` to the Rust conformance fixture over HTTP.
+	$(CARGO) build -p mcpweft-cli
+	tests/conformance/server-rust --build
+	test -x .venv/bin/python || python3 -m venv .venv
+	.venv/bin/python -m pip install --quiet --disable-pip-version-check "$$(grep '^mcp==' python/requirements-dev.txt)"
 	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error && node --test
 
 test-conformance: tests/conformance/node_modules/.package-lock.json ## Runs the official MCP conformance suites against the fixtures: 0.1.16 (server and client scenarios), and 0.2.0-alpha.12 (revision 2026-07-28, extensions): server scenarios against the Rust, Python, Node and Swift servers and the Rust one behind `mcpweft proxy --listen` and `mcpweft gateway --no-prefix`, client scenarios against the Rust and Python clients.

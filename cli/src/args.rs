@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgGroup, Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 /// What `mcpweft --help` shows after the commands.
 const EXAMPLES: &str = "\
-Every command but proxy and gateway takes a target: a command after `--` (a stdio server), `--url URL`
+Every command but proxy, gateway and logout takes a target: a command after `--` (a stdio server), `--url URL`
 (Streamable HTTP, or the deprecated HTTP+SSE transport) or `--config FILE [--server NAME]` (a
 server of an `mcpServers` file, as Claude Desktop, Cursor and VS Code write it).
 
@@ -16,11 +16,15 @@ Examples:
   mcpweft inspect --url http://127.0.0.1:8080/mcp --bearer-env API_TOKEN
   mcpweft read calc://constants --config servers.json --server calc
   mcpweft proxy https://example.com/mcp --header 'X-Team: blue'
+  mcpweft proxy https://example.com/mcp --scope mcp:read
   mcpweft gateway --config servers.json --listen 127.0.0.1:8080
   mcpweft proxy --listen 127.0.0.1:8080 -- ./calculator_server
 
 Exit codes: 0 success, 1 the call failed or the tool reported an error, 2 usage or
 configuration error, 3 the server could not be started or reached.
+A server reached over HTTP that asks for OAuth (401 naming its Protected Resource Metadata) is
+logged in to (a browser, or --grant client_credentials); the tokens are kept per server in
+$XDG_CONFIG_HOME/mcpweft/tokens (~/.config/mcpweft/tokens; on Windows %APPDATA%\\mcpweft\\tokens).
 Logs go to stderr; MCPWEFT_LOG sets their filter (such as `debug` or `mcpweft=trace`).";
 
 /// The `mcpweft` command.
@@ -123,9 +127,21 @@ pub(crate) enum Command {
     /// --session-idle-timeout); a process that exits ends its session, and the client's next
     /// request gets 404. Requests of no session (revision 2026-07-28, --stateless) share one
     /// process, their ids rewritten so that clients cannot collide.
+    ///
+    /// A server that asks for OAuth (401 naming its Protected Resource Metadata) is logged in
+    /// to: by default a user signs in in a browser (the URL is printed on stderr, and opened
+    /// with $BROWSER, or the system's opener), which comes back to a loopback port of the
+    /// proxy; --grant client_credentials logs the client in as itself, and --id-token-env with
+    /// --idp-token-endpoint uses the user's sign-in at an enterprise identity provider. The
+    /// tokens are kept per server (--token-store), so that the next run signs in no more, and
+    /// refreshed when they expire.
     #[command(after_help = r#"Examples:
   mcpweft proxy https://example.com/mcp --bearer-env EXAMPLE_TOKEN
   mcpweft proxy http://127.0.0.1:8080/mcp --header 'X-Team: blue'
+  mcpweft proxy https://example.com/mcp --scope mcp:read --redirect-port 8765
+  mcpweft proxy https://example.com/mcp --grant client_credentials --client-id ci --client-secret-env CI_SECRET
+  mcpweft proxy https://example.com/mcp --client-id mcp-client --id-token-env ID_TOKEN \
+    --idp-token-endpoint https://idp.example.com/oauth2/token
   mcpweft proxy --listen 127.0.0.1:8080 -- ./calculator_server
   mcpweft proxy --listen 0.0.0.0:8080 --allowed-host mcp.example.com --allow-remote -- npx -y @modelcontextprotocol/server-everything
 
@@ -151,6 +167,12 @@ In a client's configuration:
     --auth-resource https://mcp.example.com/mcp --auth-issuer https://auth.example.com \
     --auth-jwks-url https://auth.example.com/.well-known/jwks.json --auth-scope mcp"#)]
     Gateway(GatewayArgs),
+    /// Forgets the OAuth tokens and client registration kept for a server, so that the next
+    /// command reaching it logs in again.
+    #[command(after_help = "Examples:
+  mcpweft logout https://example.com/mcp
+  mcpweft logout http://127.0.0.1:8080/mcp --token-store ./tokens")]
+    Logout(LogoutArgs),
 }
 
 /// How a result is printed.
@@ -235,6 +257,84 @@ pub(crate) struct HttpArgs {
     pub(crate) bearer_env: Option<String>,
 }
 
+/// How a client gets its OAuth tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Grant {
+    /// A user signs in in a browser (the authorization code flow with PKCE).
+    #[default]
+    #[value(name = "authorization_code")]
+    AuthorizationCode,
+    /// The client signs in as itself with its id and secret, without a browser.
+    #[value(name = "client_credentials")]
+    ClientCredentials,
+}
+
+/// How a server reached over HTTP is logged in to when it asks for OAuth: it answers 401 with
+/// a `WWW-Authenticate` challenge, and the core's OAuth client discovers its authorization
+/// server from its Protected Resource Metadata.
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct LoginArgs {
+    /// The client id registered at the authorization server; by default the command registers
+    /// itself there (dynamic registration) and keeps that registration with the tokens.
+    #[arg(long, value_name = "ID")]
+    pub(crate) client_id: Option<String>,
+    /// Reads the secret of --client-id from the environment variable VAR, so that it stays out
+    /// of the command line.
+    #[arg(long, value_name = "VAR", requires = "client_id")]
+    pub(crate) client_secret_env: Option<String>,
+    /// A scope to ask for (repeatable); by default those the server names in its challenge or
+    /// its metadata.
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub(crate) scopes: Vec<String>,
+    /// How the tokens are got: authorization_code, a user signing in in a browser (the
+    /// default), or client_credentials, the client signing in as itself without a browser
+    /// (with --client-id and --client-secret-env).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "GRANT",
+        default_value_t = Grant::AuthorizationCode,
+        requires_ifs = [("client_credentials", "client_id"), ("client_credentials", "client_secret_env")]
+    )]
+    pub(crate) grant: Grant,
+    /// Enterprise-managed authorization: reads the user's ID token from the enterprise identity
+    /// provider in the environment variable VAR, exchanges it there for an identity assertion
+    /// for this server's authorization server, and trades that for an access token, without a
+    /// browser. Needs --idp-token-endpoint and --client-id (the client at the server's
+    /// authorization server; --client-secret-env its secret, if it has one).
+    #[arg(long, value_name = "VAR", requires_all = ["idp_token_endpoint", "client_id"], conflicts_with = "grant")]
+    pub(crate) id_token_env: Option<String>,
+    /// The token endpoint of the enterprise identity provider, where --id-token-env's token is
+    /// exchanged.
+    #[arg(long, value_name = "URL", requires = "id_token_env")]
+    pub(crate) idp_token_endpoint: Option<String>,
+    /// The client id at the enterprise identity provider, if it wants one in the exchange.
+    #[arg(long, value_name = "ID", requires = "id_token_env")]
+    pub(crate) idp_client_id: Option<String>,
+    /// The loopback port the browser comes back to after signing in
+    /// (http://127.0.0.1:PORT/callback); 0, the default, picks a free one.
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    pub(crate) redirect_port: u16,
+    /// Only prints the sign-in URL on stderr, without opening a browser.
+    #[arg(long)]
+    pub(crate) no_browser: bool,
+    /// Where the tokens are kept, one file per server: a directory, or `none` to keep them in
+    /// memory for this run only. By default $XDG_CONFIG_HOME/mcpweft/tokens, or
+    /// ~/.config/mcpweft/tokens (on Windows %APPDATA%\mcpweft\tokens).
+    #[arg(long, value_name = "DIR|none")]
+    pub(crate) token_store: Option<String>,
+}
+
+/// The arguments of `logout`.
+#[derive(Debug, Args)]
+pub(crate) struct LogoutArgs {
+    /// The URL of the server, as it was given to --url or proxy.
+    pub(crate) url: String,
+    /// Where the tokens are kept, as --token-store of the other commands.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) token_store: Option<String>,
+}
+
 /// Which server a command talks to.
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("server_target").required(true).args(["url", "config", "command"])))]
@@ -246,6 +346,9 @@ pub(crate) struct TargetArgs {
     /// The HTTP headers and token of --url.
     #[command(flatten, next_help_heading = "Target")]
     pub(crate) http: HttpArgs,
+    /// How --url and the HTTP servers of --config are logged in to when they ask for OAuth.
+    #[command(flatten, next_help_heading = "OAuth login")]
+    pub(crate) login: LoginArgs,
     /// A configuration file with an `mcpServers` (or `servers`) object.
     #[arg(long, value_name = "FILE", help_heading = "Target")]
     pub(crate) config: Option<PathBuf>,
@@ -275,6 +378,9 @@ pub(crate) struct ProxyArgs {
     /// Its headers and token.
     #[command(flatten)]
     pub(crate) http: HttpArgs,
+    /// How it is logged in to when it asks for OAuth.
+    #[command(flatten, next_help_heading = "OAuth login")]
+    pub(crate) login: LoginArgs,
     /// Serves the command after `--` over Streamable HTTP at this address, as HOST:PORT (or
     /// PORT alone, on 127.0.0.1; port 0 picks a free one). The URL is printed on stderr.
     #[arg(long, value_name = "HOST:PORT", requires = "command", help_heading = "Serving over HTTP")]

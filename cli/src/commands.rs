@@ -24,7 +24,7 @@ use tokio::io::AsyncReadExt as _;
 use crate::{
     args::{CallArgs, Command, GetArgs, ListArgs, ReadArgs},
     failure::Failure,
-    gateway, listen, proxy, render,
+    gateway, listen, login, proxy, render,
     target::Connection,
 };
 
@@ -41,6 +41,7 @@ pub(crate) async fn run(command: Command) -> Result<(), Failure> {
         Command::Proxy(args) if args.listen.is_some() => listen::run(args).await,
         Command::Proxy(args) => proxy::run(args).await,
         Command::Gateway(args) => gateway::run(args).await,
+        Command::Logout(args) => login::logout(&args),
     }
 }
 

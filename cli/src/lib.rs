@@ -14,10 +14,12 @@ mod commands;
 mod failure;
 mod gateway;
 mod listen;
+mod login;
 mod passthrough;
 mod proxy;
 mod render;
 mod target;
+mod tokens;
 
 use std::{ffi::OsString, io::IsTerminal as _};
 

@@ -32,6 +32,9 @@ const STOP_WAIT: Duration = Duration::from_secs(5);
 
 /// Serves the command of `args` over Streamable HTTP at `args.listen` until interrupted.
 pub(crate) async fn run(args: ProxyArgs) -> Result<(), Failure> {
+    if let Some(option) = args.login.given() {
+        return Err(Failure::usage(format!("{option} goes only with the URL of a server, not with --listen")));
+    }
     let relay = Arc::new(ChildRelay::from_args(&args)?);
     let addr = listen_address(args.listen.as_deref().unwrap_or_default()).await?;
     let mut options = HttpServerOptions::new().with_path(args.path.clone()).with_stateful(!args.stateless);

@@ -92,7 +92,7 @@ impl Unanswered {
 
 /// Relays between stdin and stdout and the server at `args.url` until either side ends.
 pub(crate) async fn run(args: ProxyArgs) -> Result<(), Failure> {
-    let (to_server, from_server) = http_transport(&args)?.split();
+    let (to_server, from_server) = http_transport(&args).await?.split();
     let (stdout, stdin) = mcpweft::transport::stdio().split();
     let (to_client, queued) = mpsc::channel(TO_CLIENT_CAPACITY);
     let writer = tokio::spawn(write_to_client(stdout, queued));
@@ -120,11 +120,12 @@ pub(crate) async fn run(args: ProxyArgs) -> Result<(), Failure> {
 }
 
 /// The HTTP transport to `args.url`, with the headers and token read as a configuration's
-/// (`${VAR}` expanded, values kept out of logs).
-fn http_transport(args: &ProxyArgs) -> Result<StreamableHttpClientTransport, Failure> {
+/// (`${VAR}` expanded, values kept out of logs), and the OAuth login of `args.login`.
+async fn http_transport(args: &ProxyArgs) -> Result<StreamableHttpClientTransport, Failure> {
     let Some(url) = args.url.as_deref() else {
         return Err(Failure::usage("proxy needs the URL of a server, or --listen and a command"));
     };
+    args.login.authorized_by(&args.http)?;
     let entry = target::http_entry(url, &args.http)?;
     let mut servers = serde_json::Map::new();
     servers.insert(url.to_owned(), serde_json::Value::Object(entry));
@@ -139,6 +140,9 @@ fn http_transport(args: &ProxyArgs) -> Result<StreamableHttpClientTransport, Fai
         let mut value = http::HeaderValue::from_str(value).map_err(|e| bad(e.to_string()))?;
         value.set_sensitive(true);
         options = options.with_header(name, value);
+    }
+    if let Some(provider) = args.login.provider(url, &args.http).await? {
+        options = options.with_auth(provider);
     }
     Ok(StreamableHttpClientTransport::with_options(url, options)?)
 }

@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 use crate::{
     args::{HttpArgs, TargetArgs},
     failure::Failure,
+    login,
 };
 
 /// The name of the client in every `initialize` request.
@@ -34,7 +35,10 @@ impl TargetArgs {
         let (name, mut entry) = if let Some(url) = &self.url {
             (url.clone(), http_entry(url, &self.http)?)
         } else if let Some(path) = &self.config {
-            config_entry(path, self.server.as_deref())?
+            self.login.check_for_config()?;
+            let (name, mut entry) = config_entry(path, self.server.as_deref())?;
+            login::login_when_asked(&mut entry);
+            (name, entry)
         } else {
             command_entry(&self.command, &self.env)?
         };
@@ -52,6 +56,14 @@ impl TargetArgs {
 impl TargetArgs {
     /// Refuses the options that do not go with the kind of target given.
     fn check(&self) -> Result<(), Failure> {
+        if let Some(option) = self.login.given()
+            && !self.command.is_empty()
+        {
+            return Err(Failure::usage(format!("{option} goes only with --url or --config")));
+        }
+        if self.url.is_some() {
+            self.login.authorized_by(&self.http)?;
+        }
         let misplaced = [
             (!self.http.headers.is_empty(), "--header", self.url.is_none(), "--url"),
             (self.http.bearer_env.is_some(), "--bearer-env", self.url.is_none(), "--url"),
@@ -166,7 +178,15 @@ impl Connection {
     /// failure with exit code 3, which says why (its stderr reached ours as it was written).
     pub(crate) async fn open(target: &TargetArgs) -> Result<Self, Failure> {
         let (config, name) = target.host_config()?;
-        let host = Host::builder(config).with_info(client_info()).with_handler(ServerLogs).connect().await?;
+        let builder = Host::builder(config.clone()).with_info(client_info()).with_handler(ServerLogs);
+        let builder = match &target.url {
+            Some(url) => match target.login.provider(url, &target.http).await? {
+                Some(provider) => builder.with_auth_provider(&name, provider),
+                None => builder,
+            },
+            None => target.login.host(builder, &config).await?,
+        };
+        let host = builder.connect().await?;
         let failure = match host.state(&name) {
             Some(ServerState::Ready) => match host.client(&name) {
                 Some(client) => return Ok(Connection { host, name, client }),

@@ -29,6 +29,14 @@ const RUST_CLIENT = join(EXAMPLES_DIR, 'calculator_client');
 const TS_SERVER = join(HERE, 'ts_server.mjs');
 const TS_CLIENT = join(HERE, 'ts_client.mjs');
 const NODE = process.execPath;
+// `mcpweft proxy URL` in front of the conformance fixture served over HTTP (tests (f) and (g)):
+// the command line from `cargo build -p mcpweft-cli`, the fixture from
+// `tests/conformance/server-rust --build`, and the official Python SDK in <repo>/.venv.
+const MCPWEFT = join(TARGET_DIR, 'debug', 'mcpweft');
+const FIXTURE_SERVER = join(TARGET_DIR, 'debug', 'conformance-server');
+const PYTHON = join(REPO_ROOT, '.venv', 'bin', 'python');
+const TS_PROXY_CLIENT = join(HERE, 'ts_proxy_client.mjs');
+const PY_PROXY_CLIENT = join(HERE, 'py_proxy_client.py');
 
 const TEST_TIMEOUT_MS = 30_000;
 // Children are killed a little before the test timeout so that their output
@@ -206,3 +214,48 @@ test('(c) sanity: TS SDK client against the TS SDK server', { timeout: TEST_TIME
   assert.equal(r.code, 0, report);
   assert.match(r.stdout, /all \d+ checks passed/, report);
 });
+
+/** Serves the conformance fixture over HTTP on a free port while `use(url)` runs. */
+async function withFixtureOverHttp(use) {
+  requireBinary(FIXTURE_SERVER);
+  requireBinary(MCPWEFT);
+  const server = spawn(FIXTURE_SERVER, ['0'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  running.add(server);
+  try {
+    const url = await new Promise((resolvePromise, reject) => {
+      let stderr = '';
+      server.stderr.setEncoding('utf8').on('data', (d) => {
+        stderr += d;
+        const serving = stderr.match(/serving (http:\/\/\S+)/);
+        if (serving) resolvePromise(serving[1]);
+      });
+      server.on('error', reject);
+      server.on('exit', (code) => reject(new Error(`the fixture server exited with code ${code}: ${stderr}`)));
+    });
+    return await use(url);
+  } finally {
+    killGroup(server);
+    running.delete(server);
+  }
+}
+
+test('(f) TS SDK client over stdio through `mcpweft proxy URL` to the Rust fixture over HTTP', { timeout: TEST_TIMEOUT_MS }, async () => {
+  await withFixtureOverHttp(async (url) => {
+    const r = await run(NODE, [TS_PROXY_CLIENT, MCPWEFT, 'proxy', url]);
+    const report = describeRun(`node ts_proxy_client.mjs mcpweft proxy ${url}`, r);
+    assert.equal(r.code, 0, report);
+    assert.match(r.stdout, /all \d+ checks passed \(2025-11-25\)/, report);
+  });
+});
+
+for (const [mode, version] of [['legacy', '2025-11-25'], ['auto', '2026-07-28']]) {
+  test(`(g) Python SDK client over stdio through \`mcpweft proxy URL\` to the Rust fixture over HTTP, ${version}`, { timeout: TEST_TIMEOUT_MS }, async () => {
+    assert.ok(existsSync(PYTHON), `no ${PYTHON}: make test-interop installs the official Python SDK there`);
+    await withFixtureOverHttp(async (url) => {
+      const r = await run(PYTHON, [PY_PROXY_CLIENT, mode, MCPWEFT, 'proxy', url]);
+      const report = describeRun(`py_proxy_client.py ${mode} mcpweft proxy ${url}`, r);
+      assert.equal(r.code, 0, report);
+      assert.match(r.stdout, new RegExp(`all \\d+ checks passed \\(${version}\\)`), report);
+    });
+  });
+}

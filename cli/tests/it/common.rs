@@ -1,12 +1,23 @@
-//! What the command line's tests share: running the binary within a time limit, and finding
-//! (or building) the core's calculator example and the conformance fixture server.
+//! What the command line's tests share: running the binary within a time limit, finding (or
+//! building) the core's calculator example and the conformance fixture server, and a server
+//! protected by OAuth with a client of the binary's `proxy` in front of it.
 
 use std::{
+    net::SocketAddr,
     path::{Path, PathBuf},
     process::{Output, Stdio},
+    sync::Arc,
     time::Duration,
 };
 
+use mcpweft::{
+    Client, ClientOptions, ErrorData, RequestContext, Server,
+    auth::{ResourceServerOptions, TokenVerifier},
+    http::{BoundHttpServer, HttpServerOptions, StreamableHttpServer},
+    model::{CallToolResult, Implementation, JsonObject, Tool},
+    transport::ChildProcessTransport,
+};
+use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
 /// The longest a run of the binary may take.
@@ -127,4 +138,82 @@ impl Drop for TempFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
     }
+}
+
+/// A directory in the temporary directory that is removed when dropped.
+pub(crate) struct TempDir(PathBuf);
+
+impl TempDir {
+    /// Creates an empty directory whose name starts with `stem`.
+    pub(crate) fn new(stem: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("mcpweft-cli-{stem}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        TempDir(dir)
+    }
+
+    /// The path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A free loopback address, and the resource URL of an MCP endpoint bound there.
+pub(crate) fn free_resource() -> (SocketAddr, String) {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port");
+    (addr, format!("http://{addr}/mcp"))
+}
+
+/// Binds at `addr` a server whose tokens `verifier` checks, published as the resource
+/// `resource` of the authorization server `issuer`: every request needs `mcp:read`, the tool
+/// `write` `mcp:write` too, and `whoami` answers the token's subject.
+pub(crate) async fn protected_server(
+    addr: SocketAddr,
+    resource: &str,
+    issuer: &str,
+    verifier: Arc<dyn TokenVerifier>,
+) -> BoundHttpServer {
+    let auth = ResourceServerOptions::new(resource, verifier)
+        .with_authorization_server(issuer)
+        .with_required_scopes(["mcp:read"])
+        .with_scopes_supported(["mcp:read", "mcp:write"])
+        .with_tool_scopes("write", ["mcp:write"]);
+    let server = Server::builder(Implementation::new("protected", "1"))
+        .tool(Tool::without_arguments("whoami", "Who calls."), |_a: JsonObject, ctx: RequestContext| async move {
+            Ok::<_, ErrorData>(CallToolResult::text(ctx.auth().and_then(|a| a.subject.clone()).unwrap_or_default()))
+        })
+        .tool(Tool::without_arguments("write", "Writes."), |_a: JsonObject, _ctx: RequestContext| async move {
+            Ok::<_, ErrorData>(CallToolResult::text("written"))
+        })
+        .build()
+        .expect("a valid server");
+    StreamableHttpServer::bind(server, addr, HttpServerOptions::new().with_auth(auth)).await.expect("the server binds")
+}
+
+/// Starts `mcpweft proxy` with `args` and the environment variables `env`, and connects a
+/// client to it over its stdio.
+pub(crate) async fn proxy(args: &[&str], env: &[(&str, &str)]) -> Client {
+    let mut command = tokio::process::Command::new(mcpweft());
+    command.arg("proxy").args(args).env_remove("MCPWEFT_LOG").envs(env.iter().copied());
+    let transport = ChildProcessTransport::spawn(command).expect("the proxy starts");
+    let connecting = Client::connect(transport, ClientOptions::new("proxied-client", "1.0.0"));
+    tokio::time::timeout(RUN_LIMIT, connecting)
+        .await
+        .expect("connected within the time limit")
+        .expect("connected through the proxy")
+}
+
+/// Calls the tool `name` without arguments and returns the text of its result.
+pub(crate) async fn call_text(client: &Client, name: &str) -> String {
+    let called = tokio::time::timeout(RUN_LIMIT, client.call_tool(name, json!({}))).await;
+    let result = called.expect("answered within the time limit").unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_ne!(result.is_error, Some(true), "{name}: {result:?}");
+    let content = serde_json::to_value(&result.content).expect("content");
+    content[0]["text"].as_str().unwrap_or_else(|| panic!("{name} returned no text: {result:?}")).to_owned()
 }

@@ -492,7 +492,7 @@ async fn no_prefix_relays_one_server_at_a_url_with_its_requests_for_input() {
 
 /// Signs a token of `issuer` for `audience` with `scope`, with the test key `k1` of the core's
 /// authorization tests, and returns it with the JWKS that holds that key.
-fn signed(issuer: &str, audience: &str, scope: &str) -> (String, Value) {
+pub(crate) fn signed(issuer: &str, audience: &str, scope: &str) -> (String, Value) {
     use jsonwebtoken::{Algorithm, EncodingKey, Header, jwk::Jwk};
     mcpweft::install_crypto_provider();
     let key = EncodingKey::from_ec_pem(include_bytes!("../../../core/tests/data/auth_ec_key.pem")).expect("a key");

@@ -4,4 +4,6 @@ mod commands;
 mod common;
 mod gateway;
 mod listen;
+mod login;
+mod oauth_oidc;
 mod proxy;

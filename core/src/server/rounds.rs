@@ -156,8 +156,10 @@ impl Rounds {
         principal: Option<String>,
     ) -> Result<Round, ErrorData> {
         let (responses, state) = match params {
+            // Removed in place, the other members keeping their order, which the request's
+            // digest follows: a client may send these two first (the official Python SDK does).
             Some(Value::Object(map)) if method != crate::model::methods::TASKS_UPDATE => {
-                (map.remove("inputResponses"), map.remove("requestState"))
+                (map.shift_remove("inputResponses"), map.shift_remove("requestState"))
             }
             _ => (None, None),
         };
@@ -324,6 +326,11 @@ mod tests {
         assert_eq!(round.state(), Some(&json!({ "step": 1 })));
         assert!(round.take_response("guests").unwrap().is_some());
         assert!(rounds.close(&round).is_none());
+
+        // The round's own members may come first, as the official Python SDK sends them.
+        let leading = json!({ "inputResponses": { "guests": { "action": "decline" } }, "requestState": state,
+            "name": "book", "arguments": { "n": 1 }, "_meta": { "a": 1 } });
+        assert_eq!(open(&rounds, leading, None).unwrap().state(), Some(&json!({ "step": 1 })));
 
         let other = json!({ "name": "book", "arguments": { "n": 2 }, "requestState": state });
         assert!(open(&rounds, other, None).is_err(), "replayed for another request");
