@@ -456,6 +456,9 @@ pub(crate) struct GatewayArgs {
     /// The OAuth protection of the gateway's endpoint.
     #[command(flatten, next_help_heading = "Authorization")]
     pub(crate) auth: GatewayAuthArgs,
+    /// How the servers whose `oauth` settings ask for it are logged in to.
+    #[command(flatten, next_help_heading = "OAuth login to the servers")]
+    pub(crate) login: LoginArgs,
 }
 
 /// The OAuth protection of the gateway: every request needs a bearer token (a JWT) that the

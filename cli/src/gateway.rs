@@ -59,6 +59,7 @@ const EVENT_BATCH: usize = 256;
 /// Serves the servers of `args.config` at `args.listen` until the process is interrupted.
 pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
     let config = host_config(&args)?;
+    args.login.check_for_config()?;
     let addr = listen_address(&args.listen)?;
     let auth = protection(&args.auth)?;
     if !args.path.starts_with('/') {
@@ -76,12 +77,11 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
         return Ok(());
     }
     let front = Arc::new(Front::default());
-    let host = Host::builder(config)
+    let builder = Host::builder(config.clone())
         .with_info(Implementation::new("mcpweft-gateway", env!("CARGO_PKG_VERSION")))
         .with_capabilities(backend_capabilities())
-        .with_handler(FrontHandler { front: front.clone() })
-        .connect()
-        .await?;
+        .with_handler(FrontHandler { front: front.clone() });
+    let host = args.login.host(builder, &config).await?.connect().await?;
     for (name, state) in host.servers() {
         report_state(&name, &state);
     }

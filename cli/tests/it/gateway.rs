@@ -136,7 +136,7 @@ async fn serve_remote(waiting: Arc<Waiting>) -> (Server, BoundHttpServer) {
 }
 
 /// A running `mcpweft gateway`, killed when dropped, and what it wrote on stderr.
-struct Gateway {
+pub(crate) struct Gateway {
     _child: tokio::process::Child,
     url: String,
     stderr: Arc<Mutex<String>>,
@@ -145,7 +145,7 @@ struct Gateway {
 impl Gateway {
     /// Starts the gateway over the configuration `config` with the options `extra`, and waits
     /// until it says where it listens.
-    async fn start(config: &TempFile, extra: &[&str]) -> Gateway {
+    pub(crate) async fn start(config: &TempFile, extra: &[&str]) -> Gateway {
         let mut command = tokio::process::Command::new(mcpweft());
         command.args(["gateway", "--config", config.path()]);
         if !extra.contains(&"--listen") {
@@ -184,7 +184,7 @@ impl Gateway {
         Gateway { _child: child, url, stderr }
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().expect("the log").clone()
     }
 }
@@ -208,7 +208,7 @@ impl ClientHandler for Front {
 
 /// Connects the core's client to the gateway over Streamable HTTP; the receiver gets the list
 /// changes the gateway announces.
-async fn connect(gateway: &Gateway) -> (Client, mpsc::UnboundedReceiver<String>) {
+pub(crate) async fn connect(gateway: &Gateway) -> (Client, mpsc::UnboundedReceiver<String>) {
     let (client, changed) = try_connect(gateway, HttpClientOptions::new()).await;
     let client = client.unwrap_or_else(|e| panic!("connecting to the gateway failed: {e}\n{}", gateway.stderr()));
     (client, changed)

@@ -1,6 +1,6 @@
 //! OAuth login of the command line without an authorization server: tokens kept in the token
-//! store (as a login writes them) reach a protected server through `proxy URL`, `--url` and
-//! `--config`; without tokens a 401 starts a login; and the options of the login are refused
+//! store (as a login writes them) reach a protected server through `proxy URL`, `--url`,
+//! `--config` and a gateway; without tokens a 401 starts a login; and the options of the login are refused
 //! where they do not apply.
 
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::{
     common::{TempDir, TempFile, call_text, free_resource, protected_server, proxy, run},
-    gateway::signed,
+    gateway::{Gateway, connect, signed},
 };
 
 /// The issuer the tokens of these tests name; nothing listens there.
@@ -49,6 +49,13 @@ async fn kept_tokens_reach_a_protected_server_through_every_kind_of_target() {
     let client = proxy(&[&url, "--token-store", store, "--no-browser"], &[]).await;
     assert_eq!(call_text(&client, "whoami").await, "ada");
     client.close().await;
+    // A gateway logs in to the servers whose configuration has `oauth` settings.
+    let config =
+        TempFile::new("login-gateway", &json!({ "mcpServers": { "p": { "url": url, "oauth": {} } } }).to_string());
+    let gateway = Gateway::start(&config, &["--token-store", store, "--no-browser"]).await;
+    let (client, _changes) = connect(&gateway).await;
+    assert_eq!(call_text(&client, "p__whoami").await, "ada", "{}", gateway.stderr());
+    client.close().await;
 
     // The token lacks `mcp:write`: `write` asks for it (403), and the login that follows
     // cannot reach the authorization server.
@@ -85,4 +92,6 @@ async fn login_options_are_refused_where_they_do_not_apply() {
     let config = TempFile::new("login-refused", &json!({ "mcpServers": { "p": { "url": url } } }).to_string());
     let refused = run(&["tools", "--config", config.path(), "--client-id", "c"], None).await;
     assert!(refused.expect_code(2).stderr.contains("--client-id goes only with --url"), "{}", refused.stderr);
+    let refused = run(&["gateway", "--config", config.path(), "--scope", "s"], None).await;
+    assert!(refused.expect_code(2).stderr.contains("--scope goes only with --url"), "{}", refused.stderr);
 }
