@@ -316,6 +316,9 @@ pub(crate) struct ProxyArgs {
     /// arguments.
     #[arg(last = true, value_name = "COMMAND", help_heading = "Serving over HTTP")]
     pub(crate) command: Vec<String>,
+    /// Cluster mode, with --listen.
+    #[command(flatten, next_help_heading = "Cluster mode (with --listen)")]
+    pub(crate) cluster: ClusterArgs,
 }
 
 /// The arguments of `gateway`.
@@ -350,6 +353,9 @@ pub(crate) struct GatewayArgs {
     /// The OAuth protection of the gateway's endpoint.
     #[command(flatten, next_help_heading = "Authorization")]
     pub(crate) auth: GatewayAuthArgs,
+    /// Cluster mode.
+    #[command(flatten, next_help_heading = "Cluster mode")]
+    pub(crate) cluster: ClusterArgs,
 }
 
 /// The OAuth protection of the gateway: every request needs a bearer token (a JWT) that the
@@ -373,4 +379,19 @@ pub(crate) struct GatewayAuthArgs {
     /// A scope every request needs (repeatable); the scopes are published in the metadata.
     #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth_resource")]
     pub(crate) auth_scopes: Vec<String>,
+}
+
+/// Cluster mode: many processes behind a load balancer without session affinity share their
+/// sessions through Redis.
+#[derive(Debug, Args)]
+pub(crate) struct ClusterArgs {
+    /// Shares the sessions with the other processes started with the same Redis and prefix,
+    /// so that a load balancer may send any request to any of them: redis://HOST:PORT/DB,
+    /// rediss:// (TLS) or redis+unix:///PATH. Until Redis answers, requests get 503.
+    #[arg(long, value_name = "URL")]
+    pub(crate) redis: Option<String>,
+    /// The prefix of the cluster's keys and channels in Redis, so that several clusters
+    /// share one Redis (by default `mcpweft-proxy` or `mcpweft-gateway`).
+    #[arg(long, value_name = "PREFIX", requires = "redis")]
+    pub(crate) redis_prefix: Option<String>,
 }

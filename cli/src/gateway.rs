@@ -57,6 +57,7 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
     let config = host_config(&args)?;
     let addr = listen_address(&args.listen)?;
     let auth = protection(&args.auth)?;
+    let cluster = crate::cluster::options(&args.cluster, "mcpweft-gateway")?;
     if !args.path.starts_with('/') {
         return Err(Failure::usage(format!("--path {:?} must start with '/'", args.path)));
     }
@@ -89,6 +90,9 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
         .with_require_negotiated_version(!args.any_protocol_version);
     if let Some(auth) = auth {
         options = options.with_auth(auth);
+    }
+    if let Some(cluster) = cluster {
+        options = options.with_cluster(cluster);
     }
     let bound = match StreamableHttpServer::bind(server, addr, options).await {
         Ok(bound) => bound,

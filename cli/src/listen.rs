@@ -19,7 +19,7 @@ use mcpweft::{
 };
 use tokio::sync::mpsc;
 
-use crate::{args::ProxyArgs, failure::Failure, target};
+use crate::{args::ProxyArgs, cluster, failure::Failure, target};
 
 /// How many of the client's messages wait for a child's stdin before senders wait.
 const TO_CHILD_CAPACITY: usize = 256;
@@ -51,6 +51,12 @@ pub(crate) async fn run(args: ProxyArgs) -> Result<(), Failure> {
     options = options
         .with_allow_remote_without_auth(args.allow_remote)
         .with_require_negotiated_version(!args.any_version_header);
+    if args.stateless && args.cluster.redis.is_some() {
+        return Err(Failure::usage("--redis shares sessions, which --stateless does not keep"));
+    }
+    if let Some(cluster) = cluster::options(&args.cluster, "mcpweft-proxy")? {
+        options = options.with_cluster(cluster);
+    }
     let bound = StreamableHttpServer::bind_relay(relay, addr, options).await?;
     eprintln!("listening on {}", bound.url());
     stopped().await;
