@@ -378,3 +378,26 @@ async fn a_gateway_session_is_served_by_every_process_and_outlives_one() {
     let called = raw.request(&c.url, &session, 11, "tools/call", json!({ "name": "test_simple_text" })).await;
     assert!(called.last().is_some_and(|m| m.get("result").is_some()), "{called:?}");
 }
+
+#[tokio::test]
+async fn cluster_options_are_checked_before_anything_starts() {
+    let servers = json!({ "mcpServers": { "none": { "command": "mcpweft-no-such-command" } } });
+    let config = TempFile::new("cluster-options", &servers.to_string());
+    let cases: [(&[&str], &str); 4] = [
+        (&["proxy", "http://127.0.0.1:9/mcp", "--redis", "redis://127.0.0.1/0"], "--redis needs --listen"),
+        (
+            &["proxy", "--listen", "127.0.0.1:0", "--stateless", "--redis", "redis://127.0.0.1/0", "--", "true"],
+            "--stateless",
+        ),
+        (&["proxy", "--listen", "127.0.0.1:0", "--redis", "127.0.0.1:6379", "--", "true"], "is not a Redis URL"),
+        (
+            &["gateway", "--config", config.path(), "--redis", "redis://127.0.0.1/0", "--redis-prefix", "a b"],
+            "--redis-prefix",
+        ),
+    ];
+    for (args, said) in cases {
+        let run = crate::common::run(args, None).await;
+        run.expect_code(2);
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+    }
+}
