@@ -355,6 +355,41 @@ async fn a_proxied_session_is_served_through_every_process_and_ends_with_its_own
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxied_session_used_through_another_process_is_not_idle_where_its_process_runs() {
+    let Some(redis) = Redis::start("idle") else { return };
+    let fixture = conformance_server().await;
+    let args = ["proxy", "--listen", "127.0.0.1:0", "--session-idle-timeout", "3"];
+    let [a, b, c] = Member::three(&args, &redis, &["--", &fixture, "--stdio"]).await;
+    let raw = Raw::new();
+    let (session, _) = raw.initialize(&a.url, &b.url).await;
+    a.wait_for_children(1).await;
+
+    // The client only holds its GET stream on another member for twice the idle time.
+    let get = raw
+        .http
+        .get(&b.url)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("accept", "text/event-stream");
+    let held = within("GET", get.send()).await.expect("an answer");
+    assert_eq!(held.status(), 200);
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    assert_eq!(a.children().len(), 1, "the session's process still runs");
+    assert!(raw.request(&c.url, &session, 1, "tools/list", json!({})).await[0].get("result").is_some());
+
+    // Unused anywhere, it ends where its process runs, and everywhere: once the member holding
+    // the GET stream finds its client gone (at its next keep-alive comment, within 15 seconds)
+    // and the session's idle time passed.
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while !a.children().is_empty() {
+        assert!(Instant::now() < deadline, "the idle session's process still runs");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    wait_for_status(&raw, &b.url, &session, 404, 404).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gateway_session_is_served_by_every_process_and_outlives_one() {
     let Some(redis) = Redis::start("gateway") else { return };
     let fixture = conformance_server().await;

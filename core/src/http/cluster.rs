@@ -480,6 +480,12 @@ impl Cluster {
         Ok(kept && alive)
     }
 
+    /// Returns whether the directory has a session, without renewing its expiry.
+    pub(super) async fn exists(&self, session: &str) -> Result<bool, Unavailable> {
+        let mut conn = self.conn.clone();
+        Ok(conn.exists(self.key(&format!("session:{session}"))).await?)
+    }
+
     /// Reads a session's directory entry, renewing its expiry.
     pub(super) async fn load(&self, session: &str) -> Result<Option<DirectoryEntry>, Unavailable> {
         let key = self.key(&format!("session:{session}"));
