@@ -122,7 +122,9 @@ pub(crate) enum Command {
     /// on its initialize and ended with the session (DELETE, or idle for
     /// --session-idle-timeout); a process that exits ends its session, and the client's next
     /// request gets 404. Requests of no session (revision 2026-07-28, --stateless) share one
-    /// process, their ids rewritten so that clients cannot collide.
+    /// process, their ids rewritten so that clients cannot collide. With --redis, proxies behind
+    /// a load balancer without session affinity share their sessions: a session's process runs
+    /// in the proxy that initialized it, and the others forward its messages there.
     #[command(after_help = r#"Examples:
   mcpweft proxy https://example.com/mcp --bearer-env EXAMPLE_TOKEN
   mcpweft proxy http://127.0.0.1:8080/mcp --header 'X-Team: blue'
@@ -142,8 +144,9 @@ In a client's configuration:
     /// and cancellation pass through. A server's request for input (sampling, elicitation,
     /// roots) goes to the client whose request is waiting on that server when there is exactly
     /// one; otherwise the server gets an error. With --no-prefix every server keeps its own
-    /// names: with one server the gateway is a plain reverse proxy. Prints `listening on URL` on
-    /// stderr once it serves.
+    /// names: with one server the gateway is a plain reverse proxy. With --redis, gateways
+    /// behind a load balancer without session affinity share their sessions. Prints `listening
+    /// on URL` on stderr once it serves.
     #[command(after_help = r#"Examples:
   mcpweft gateway --config servers.json --listen 127.0.0.1:8080
   mcpweft gateway --config one-server.json --listen 127.0.0.1:9000 --no-prefix --path /
