@@ -257,6 +257,19 @@ impl Events {
     }
 }
 
+impl Events {
+    /// Waits for the answer to end with no message more.
+    async fn ends(&mut self) {
+        loop {
+            let chunk = within("the end of the stream", self.response.chunk()).await.expect("reading the answer");
+            let Some(bytes) = chunk else { break };
+            self.buffer.push_str(&String::from_utf8_lossy(&bytes));
+        }
+        let messages: Vec<&str> = self.buffer.lines().filter(|l| l.starts_with("data:") && l.len() > 6).collect();
+        assert!(messages.is_empty(), "no message after the end: {messages:?}");
+    }
+}
+
 /// The text of a `tools/call` result.
 fn text_of(message: &Value) -> &str {
     message["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text result: {message}"))
@@ -333,6 +346,15 @@ async fn a_proxied_session_is_served_through_every_process_and_ends_with_its_own
     one_session_across(&raw, &session, &a, &b, &c).await;
     one_session_across(&raw, &session, &a, &c, &b).await;
     assert_eq!((b.children().len(), c.children().len()), (0, 0), "no other member started a process");
+
+    // A call cancelled through another member ends its stream, with no answer, where it is read.
+    let params = json!({ "name": "test_elicitation", "arguments": { "message": "Who are you?" } });
+    let body = json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params });
+    let mut running = Events::new(raw.post(&b.url, Some(&session), &body).await);
+    assert_eq!(running.message().await["method"], "elicitation/create");
+    let cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 7 } });
+    assert_eq!(raw.post(&c.url, Some(&session), &cancel).await.status(), 202);
+    running.ends().await;
 
     // A DELETE through another member ends the process where it runs, and the session everywhere.
     let deleted = within("DELETE", raw.http.delete(&c.url).header("mcp-session-id", &session).send()).await;

@@ -210,7 +210,8 @@ struct Append {
     key: String,
     /// The Redis entry id, or `*` for one Redis picks.
     entry: String,
-    message: Vec<u8>,
+    /// The encoded message; `None` marks the end of a stream whose request was cancelled.
+    message: Option<Vec<u8>>,
     request: Option<String>,
     notice: String,
     /// The set of its session's request streams, for a request stream's event.
@@ -618,7 +619,7 @@ impl Cluster {
         let append = Append {
             key,
             entry: format!("{seq}-0"),
-            message: encoded,
+            message: Some(encoded),
             request: serde_json::to_string(request).ok(),
             notice,
             streams: Some(self.streams_key(session)),
@@ -626,6 +627,25 @@ impl Cluster {
             bytes,
         };
         self.hand_over(append, matches!(message, JsonRpcMessage::Notification(_)));
+    }
+
+    /// Marks the end of a request stream whose request was cancelled, as its event `seq`: the
+    /// processes following it end it there, with no answer, as a lone server ends it.
+    pub(super) fn end_stream(&self, session: &str, stream: u64, seq: u64) {
+        let key = self.events_key(session, stream);
+        let notice = notice(session, stream);
+        let bytes = 2 * key.len() + notice.len() + 64;
+        let append = Append {
+            key,
+            entry: format!("{seq}-0"),
+            message: None,
+            request: None,
+            notice,
+            streams: Some(self.streams_key(session)),
+            last: true,
+            bytes,
+        };
+        self.hand_over(append, false);
     }
 
     /// Stores a message of a session's standalone stream, for whichever process holds the
@@ -638,7 +658,7 @@ impl Cluster {
         let append = Append {
             key,
             entry: "*".to_owned(),
-            message: encoded,
+            message: Some(encoded),
             request: None,
             notice,
             streams: None,
@@ -780,9 +800,10 @@ impl Cluster {
                 if request.is_none() {
                     request = entry.request.clone();
                 }
-                let is_final = request.is_some() && entry.message.answers() == request.as_ref();
+                let Some(message) = entry.message else { return Ok(()) };
+                let is_final = request.is_some() && message.answers() == request.as_ref();
                 let event_id = EventId::Written(format!("{stream}_{}", client_entry(stream, &entry.id)));
-                if tx.send(Box::new(Frame::Event(event_id, entry.message))).await.is_err() {
+                if tx.send(Box::new(Frame::Event(event_id, message))).await.is_err() {
                     return Ok(());
                 }
                 if is_final {
@@ -817,8 +838,9 @@ impl Cluster {
                     // more, then the request fails.
                     for entry in self.read(session, stream, &after).await? {
                         after = entry.id.clone();
+                        let Some(message) = entry.message else { return Ok(()) };
                         let event_id = EventId::Written(format!("{stream}_{}", client_entry(stream, &entry.id)));
-                        if tx.send(Box::new(Frame::Event(event_id, entry.message))).await.is_err() {
+                        if tx.send(Box::new(Frame::Event(event_id, message))).await.is_err() {
                             return Ok(());
                         }
                     }
@@ -952,22 +974,28 @@ struct Position {
 /// One stored event read back.
 struct Entry {
     id: String,
-    message: JsonRpcMessage,
+    /// The message; `None` for the end of a stream whose request was cancelled.
+    message: Option<JsonRpcMessage>,
     request: Option<RequestId>,
 }
 
 impl Entry {
     fn parse((id, fields): (String, Vec<String>)) -> Option<Entry> {
         let mut message = None;
+        let mut ended = false;
         let mut request = None;
         for pair in fields.chunks(2) {
             match (pair[0].as_str(), pair.get(1)) {
                 ("m", Some(m)) => message = JsonRpcMessage::decode(m.as_bytes()).ok(),
+                ("e", Some(_)) => ended = true,
                 ("r", Some(r)) => request = serde_json::from_str(r).ok(),
                 _ => {}
             }
         }
-        Some(Entry { id, message: message?, request })
+        if message.is_none() && !ended {
+            return None;
+        }
+        Some(Entry { id, message, request })
     }
 }
 
@@ -1091,13 +1119,11 @@ async fn run_appends(
             events += 1;
             bytes += append.bytes;
             let mut xadd = redis::cmd("XADD");
-            xadd.arg(&append.key)
-                .arg("MAXLEN")
-                .arg("~")
-                .arg(appender.max_events)
-                .arg(&append.entry)
-                .arg("m")
-                .arg(&append.message);
+            xadd.arg(&append.key).arg("MAXLEN").arg("~").arg(appender.max_events).arg(&append.entry);
+            match &append.message {
+                Some(message) => xadd.arg("m").arg(message),
+                None => xadd.arg("e").arg(1u8),
+            };
             if let Some(request) = &append.request {
                 xadd.arg("r").arg(request);
             }

@@ -220,12 +220,19 @@ impl HttpSession {
         }
     }
 
-    /// Forgets request `request`, which its client cancelled: its stream ends.
+    /// Forgets request `request`, which its client cancelled: its stream ends, here and, in a
+    /// cluster, on the processes following it in Redis.
     pub(super) fn abandon(&self, request: &RequestId) {
         let mut routes = lock(&self.routes);
         if let Some(stream) = routes.by_request.remove(request) {
             // Dropping the queue's sender ends the response once it drained.
-            routes.streams.remove(&stream);
+            let removed = routes.streams.remove(&stream);
+            #[cfg(feature = "redis")]
+            if let (Some(cluster), Some(state)) = (&self.cluster, removed) {
+                cluster.end_stream(&self.id, stream, state.next_seq);
+            }
+            #[cfg(not(feature = "redis"))]
+            drop(removed);
         }
     }
 
