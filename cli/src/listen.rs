@@ -6,7 +6,9 @@
 //! each connection the relay opens is the command spawned with the core's child transport, a
 //! reader task handing the child's messages to the session and a writer task writing the
 //! client's to its stdin. Ending the connection (DELETE, an idle session, the proxy stopping)
-//! closes the child's stdin, then terminates it; a child that exits ends its session.
+//! closes the child's stdin, then terminates it; a child that exits ends its session. With
+//! `--redis`, the core shares the sessions with the other proxies of a cluster and forwards a
+//! session's messages to the proxy running its child.
 
 use std::{future::Future, net::SocketAddr, pin::Pin, sync::Arc, time::Duration};
 
