@@ -190,14 +190,6 @@ pub(super) async fn register(session: &Arc<HttpSession>) -> Result<(), Response>
     cluster.create(&session.id, &version, &params, &owner, relay).await.map_err(unavailable)
 }
 
-/// Returns whether the directory still has a relayed session held here, which means that a
-/// process of the cluster used it within its idle time; a Redis failure counts as used, so that
-/// a session outlives an outage.
-pub(super) async fn used_elsewhere(session: &HttpSession) -> bool {
-    let Some(cluster) = &session.cluster else { return false };
-    cluster.exists(&session.id).await.unwrap_or(true)
-}
-
 /// Removes a session whose connection was held by a process that is gone (or that no longer
 /// holds it), here and from the directory, and answers 404 so that its client initializes again.
 async fn relay_gone(state: &HttpState, cluster: &Cluster, id: &str) -> Response {

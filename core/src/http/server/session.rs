@@ -236,6 +236,19 @@ impl HttpSession {
         }
     }
 
+    /// Returns whether a relayed session whose connection this process holds for a cluster was
+    /// used through any process within its idle time (its directory entry has not expired); a
+    /// Redis failure counts as used, so that the session outlives an outage. False for any other
+    /// session, whose own use is all there is.
+    #[cfg_attr(not(feature = "redis"), allow(clippy::unused_async))]
+    pub(super) async fn used_elsewhere(&self) -> bool {
+        #[cfg(feature = "redis")]
+        if let (Some(cluster), Core::Relay(_)) = (&self.cluster, &self.core) {
+            return cluster.exists(&self.id).await.unwrap_or(true);
+        }
+        false
+    }
+
     /// Marks the session as used: a flag the sweeper reads, as reading the clock for each
     /// request would cost more than the sweeper's precision needs.
     pub(super) fn touch(&self) {

@@ -72,32 +72,14 @@ impl HttpState {
             loop {
                 tokio::time::sleep(period).await;
                 let Some(state) = weak.upgrade() else { return };
-                #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
-                let (mut expired, shared): (Vec<_>, Vec<Arc<HttpSession>>) = {
-                    let mut sessions = lock(&state.sessions);
-                    let dead: Vec<String> = sessions
-                        .iter()
-                        .filter(|(_, s)| s.closed.is_cancelled() || s.usage.quiet_for(quiet_looks, || s.is_busy()))
-                        .map(|(id, _)| id.clone())
-                        .collect();
-                    let mut expired = Vec::new();
-                    let mut shared = Vec::new();
-                    for id in dead {
-                        match sessions.get(&id) {
-                            #[cfg(feature = "redis")]
-                            Some(s) if !s.closed.is_cancelled() && s.relay().is_some() && s.cluster.is_some() => {
-                                shared.push(s.clone());
-                            }
-                            _ => expired.extend(sessions.remove(&id)),
-                        }
-                    }
-                    (expired, shared)
-                };
-                // A relayed session held here for a cluster is idle only when no process used it
-                // (its directory entry expired): its client may use it through the others.
-                #[cfg(feature = "redis")]
-                for session in shared {
-                    if cluster_glue::used_elsewhere(&session).await {
+                let dead: Vec<Arc<HttpSession>> = lock(&state.sessions)
+                    .values()
+                    .filter(|s| s.closed.is_cancelled() || s.usage.quiet_for(quiet_looks, || s.is_busy()))
+                    .cloned()
+                    .collect();
+                for session in dead {
+                    // A relayed session held for a cluster may be in use through the others.
+                    if !session.closed.is_cancelled() && session.used_elsewhere().await {
                         session.touch();
                         continue;
                     }
@@ -106,11 +88,6 @@ impl HttpState {
                         sessions.remove(&session.id);
                     }
                     drop(sessions);
-                    expired.push(session);
-                }
-                #[cfg(not(feature = "redis"))]
-                drop(shared);
-                for session in expired {
                     tracing::debug!(target: LOG_TARGET, session = %session.id, "session expired");
                     session.end();
                 }
