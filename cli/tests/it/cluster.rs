@@ -255,9 +255,7 @@ impl Events {
             }
         }
     }
-}
 
-impl Events {
     /// Waits for the answer to end with no message more.
     async fn ends(&mut self) {
         loop {
