@@ -33,9 +33,10 @@ cluster-suites: tests/conformance/node_modules/.package-lock.json ## Runs the cl
 	@if tests/cluster/setup.sh; then $(MAKE) demo-cluster conformance-cluster; \
 	else echo "SKIPPED: the demo (Rust, TypeScript and Python SDK clients) and the conformance suites through the balancer need redis-server and haproxy"; fi
 
-conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suites (0.1.16, then 0.2.0-alpha.12 with revision 2026-07-28 and the tasks extension) against three Rust fixture processes sharing their sessions and tasks in Redis, through haproxy without session affinity.
+conformance-cluster: tests/conformance/node_modules/.package-lock.json ## Runs the conformance server suites (0.1.16, then 0.2.0-alpha.12 with revision 2026-07-28 and the tasks extension) against three Rust fixture processes sharing their sessions and tasks in Redis, through haproxy without session affinity, and suite 0.1.16 against three `mcpweft proxy --listen --redis` processes and three `mcpweft gateway --redis` processes in front of the fixture over stdio.
 	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server rust-cluster
 	CONFORMANCE_NEXT=1 CONFORMANCE_SKIP_INSTALL=1 CONFORMANCE_RESULTS=$(CURDIR)/tests/conformance/results/next tests/conformance/run.sh server rust-cluster
+	CONFORMANCE_SKIP_INSTALL=1 tests/conformance/run.sh server proxy-cluster gateway-cluster
 
 # The steps of make test, in order; tests/all.sh runs them, with the check of the shipped crates for
 # Windows and macOS and the build of the fuzz targets in the background from the start, then a

@@ -92,6 +92,9 @@ struct Options {
     http_servers: Vec<Server>,
     /// Whether the cluster section runs.
     cluster: bool,
+    /// The Python, Node and given servers the proxy section puts behind `proxy --listen`: each
+    /// stdio server beside its own HTTP build.
+    proxied: Vec<(Server, Server)>,
 }
 
 /// Parses the command line.
@@ -141,21 +144,36 @@ fn parse_args() -> Result<Options> {
     let cluster = cluster || only.as_deref() == Some("--cluster-only");
     let exe = std::env::current_exe()?;
     let dir = exe.parent().unwrap_or(Path::new("."));
+    let mut others = Vec::new();
+    others.extend(python.iter().flat_map(|python| servers::python(python, false)));
+    others.extend(node.iter().flat_map(|node| servers::node(node, false)));
+    others.extend(extra_stdio);
+    let mut others_http = Vec::new();
+    others_http.extend(python.iter().flat_map(|python| servers::python(python, true)));
+    others_http.extend(node.iter().flat_map(|node| servers::node(node, true)));
+    others_http.extend(extra_http);
+    let proxied = if proxy {
+        others
+            .iter()
+            .filter_map(|server| {
+                let own = others_http.iter().find(|own| own.name == server.name)?;
+                Some((server.clone(), own.clone()))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut servers = Vec::new();
     if stdio {
         servers.extend(servers::rust_stdio(dir));
-        servers.extend(python.iter().flat_map(|python| servers::python(python, false)));
-        servers.extend(node.iter().flat_map(|node| servers::node(node, false)));
-        servers.extend(extra_stdio);
+        servers.extend(others);
     }
     let mut http_servers = Vec::new();
     if http {
         http_servers.extend(servers::rust_http(dir));
-        http_servers.extend(python.iter().flat_map(|python| servers::python(python, true)));
-        http_servers.extend(node.iter().flat_map(|node| servers::node(node, true)));
-        http_servers.extend(extra_http);
+        http_servers.extend(others_http);
     }
-    Ok(Options { quick, stdio, http, memory, host, proxy, servers, http_servers, cluster })
+    Ok(Options { quick, stdio, http, memory, host, proxy, servers, http_servers, cluster, proxied })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -195,7 +213,7 @@ async fn main() -> ExitCode {
         if options.stdio || options.http || options.memory || options.host {
             println!();
         }
-        ok &= proxy_bench::run(dir, options.quick).await;
+        ok &= proxy_bench::run(dir, &options.proxied, options.quick).await;
     }
     if options.cluster {
         if options.stdio || options.http || options.memory || options.host || options.proxy {

@@ -8,7 +8,9 @@
 //!   the server's own Streamable HTTP build, and another calls its stdio build over Streamable
 //!   HTTP through the listening proxy or the gateway (each a process of the server per
 //!   session): what an HTTP client pays for reaching a stdio server through the command, beside
-//!   a server that speaks HTTP itself.
+//!   a server that speaks HTTP itself. The Python and Node servers (the official SDKs' among
+//!   them) and those given with `--server` and `--http-server` under one name go behind
+//!   `proxy --listen` the same way.
 //!
 //! Each way makes alternating blocks of sequential calls, whose latencies give the median
 //! (p50), then a burst of calls with [`IN_FLIGHT`] at once, which gives the calls per second.
@@ -33,8 +35,9 @@ use crate::{
 const IN_FLIGHT: usize = 32;
 
 /// Runs the section against the HTTP echo servers and the `mcpweft` command found in `dir`,
+/// and behind `proxy --listen` each stdio server of `proxied` beside its own HTTP build,
 /// dividing its counts by 10 when `quick`; prints its table and returns whether it could run.
-pub(crate) async fn run(dir: &Path, quick: bool) -> bool {
+pub(crate) async fn run(dir: &Path, proxied: &[(servers::Server, servers::Server)], quick: bool) -> bool {
     println!("== proxy: calls through mcpweft proxy URL, proxy --listen and gateway beside direct ones ==");
     let command = dir.join("mcpweft");
     if !command.is_file() {
@@ -59,6 +62,10 @@ pub(crate) async fn run(dir: &Path, quick: bool) -> bool {
             let row = listening(&server, own, &command, way, divisor).await;
             rows.push((format!("{} {}", server.name, way.label()), row));
         }
+    }
+    for (server, own) in proxied {
+        let row = listening(server, own, &command, Way::Listen, divisor).await;
+        rows.push((format!("{} {}", server.name, Way::Listen.label()), row));
     }
     for (label, row) in rows {
         match row {

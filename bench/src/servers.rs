@@ -34,6 +34,7 @@ const NODE_FLOOR: (&str, &str) = ("node-floor", "floor_echo.mjs");
 const NODE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
 
 /// A server to measure: its row name and its command line.
+#[derive(Clone)]
 pub(crate) struct Server {
     pub(crate) name: String,
     pub(crate) command: Vec<String>,

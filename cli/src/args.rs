@@ -126,7 +126,9 @@ pub(crate) enum Command {
     /// on its initialize and ended with the session (DELETE, or idle for
     /// --session-idle-timeout); a process that exits ends its session, and the client's next
     /// request gets 404. Requests of no session (revision 2026-07-28, --stateless) share one
-    /// process, their ids rewritten so that clients cannot collide.
+    /// process, their ids rewritten so that clients cannot collide. With --redis, proxies behind
+    /// a load balancer without session affinity share their sessions: a session's process runs
+    /// in the proxy that initialized it, and the others forward its messages there.
     ///
     /// A server that asks for OAuth (401 naming its Protected Resource Metadata) is logged in
     /// to: by default a user signs in in a browser (the URL is printed on stderr, and opened
@@ -158,8 +160,9 @@ In a client's configuration:
     /// and cancellation pass through. A server's request for input (sampling, elicitation,
     /// roots) goes to the client whose request is waiting on that server when there is exactly
     /// one; otherwise the server gets an error. With --no-prefix every server keeps its own
-    /// names: with one server the gateway is a plain reverse proxy. Prints `listening on URL` on
-    /// stderr once it serves.
+    /// names: with one server the gateway is a plain reverse proxy. With --redis, gateways
+    /// behind a load balancer without session affinity share their sessions. Prints `listening
+    /// on URL` on stderr once it serves.
     #[command(after_help = r#"Examples:
   mcpweft gateway --config servers.json --listen 127.0.0.1:8080
   mcpweft gateway --config one-server.json --listen 127.0.0.1:9000 --no-prefix --path /
@@ -422,6 +425,9 @@ pub(crate) struct ProxyArgs {
     /// arguments.
     #[arg(last = true, value_name = "COMMAND", help_heading = "Serving over HTTP")]
     pub(crate) command: Vec<String>,
+    /// Cluster mode, with --listen.
+    #[command(flatten, next_help_heading = "Cluster mode (with --listen)")]
+    pub(crate) cluster: ClusterArgs,
 }
 
 /// The arguments of `gateway`.
@@ -459,6 +465,9 @@ pub(crate) struct GatewayArgs {
     /// How the servers whose `oauth` settings ask for it are logged in to.
     #[command(flatten, next_help_heading = "OAuth login to the servers")]
     pub(crate) login: LoginArgs,
+    /// Cluster mode.
+    #[command(flatten, next_help_heading = "Cluster mode")]
+    pub(crate) cluster: ClusterArgs,
 }
 
 /// The OAuth protection of the gateway: every request needs a bearer token (a JWT) that the
@@ -482,4 +491,19 @@ pub(crate) struct GatewayAuthArgs {
     /// A scope every request needs (repeatable); the scopes are published in the metadata.
     #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth_resource")]
     pub(crate) auth_scopes: Vec<String>,
+}
+
+/// Cluster mode: many processes behind a load balancer without session affinity share their
+/// sessions through Redis.
+#[derive(Debug, Args)]
+pub(crate) struct ClusterArgs {
+    /// Shares the sessions with the other processes started with the same Redis and prefix,
+    /// so that a load balancer may send any request to any of them: redis://HOST:PORT/DB,
+    /// rediss:// (TLS) or redis+unix:///PATH. Until Redis answers, requests get 503.
+    #[arg(long, value_name = "URL")]
+    pub(crate) redis: Option<String>,
+    /// The prefix of the cluster's keys and channels in Redis, so that several clusters
+    /// share one Redis (by default `mcpweft-proxy` or `mcpweft-gateway`).
+    #[arg(long, value_name = "PREFIX", requires = "redis")]
+    pub(crate) redis_prefix: Option<String>,
 }

@@ -39,6 +39,7 @@ pub(crate) async fn run(command: Command) -> Result<(), Failure> {
         Command::Get(args) => get(args).await,
         Command::Inspect(args) => inspect(args).await,
         Command::Proxy(args) if args.listen.is_some() => listen::run(args).await,
+        Command::Proxy(args) if args.cluster.redis.is_some() => Err(Failure::usage("--redis needs --listen")),
         Command::Proxy(args) => proxy::run(args).await,
         Command::Gateway(args) => gateway::run(args).await,
         Command::Logout(args) => login::logout(&args),

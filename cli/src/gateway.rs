@@ -32,7 +32,7 @@ use mcpweft::{
     Error, ErrorData, RequestContext, RequestOptions, Server,
     auth::{JwtVerifier, ResourceServerOptions},
     host::{CallOptions, Host, HostConfig, HostEvent, HostHandler, ServerState},
-    http::{HttpServerOptions, StreamableHttpServer},
+    http::{ClusterOptions, HttpServerOptions, StreamableHttpServer},
     jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT},
     model::{
         CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult, CompletionReference,
@@ -62,11 +62,15 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
     args.login.check_for_config()?;
     let addr = listen_address(&args.listen)?;
     let auth = protection(&args.auth)?;
+    let cluster = crate::cluster::options(&args.cluster, "mcpweft-gateway")?;
     if !args.path.starts_with('/') {
         return Err(Failure::usage(format!("--path {:?} must start with '/'", args.path)));
     }
-    let options = http_options(&args, auth);
-    if let Some(server) = passthrough::relayed(&config, args.no_prefix) {
+    // In cluster mode the sessions live in Redis and outlive the process that created them,
+    // which a relayed session, bound to its connection, would not: the host serves them.
+    let relayed = if cluster.is_none() { passthrough::relayed(&config, args.no_prefix) } else { None };
+    let options = http_options(&args, auth, cluster);
+    if let Some(server) = relayed {
         tracing::info!(server = %server.name, "one server without prefix: the gateway relays each session to it");
         let relay = Arc::new(passthrough::ServerRelay::new(server.clone()));
         let bound = StreamableHttpServer::bind_relay(relay, addr, options).await.map_err(bind_failure)?;
@@ -109,8 +113,12 @@ pub(crate) async fn run(args: GatewayArgs) -> Result<(), Failure> {
 }
 
 /// The options of the gateway's HTTP side: its path, the `Host` and `Origin` checks, the
-/// version header, and the OAuth protection `auth`.
-fn http_options(args: &GatewayArgs, auth: Option<ResourceServerOptions>) -> HttpServerOptions {
+/// version header, the OAuth protection `auth` and the cluster mode `cluster`.
+fn http_options(
+    args: &GatewayArgs,
+    auth: Option<ResourceServerOptions>,
+    cluster: Option<ClusterOptions>,
+) -> HttpServerOptions {
     let mut options = HttpServerOptions::new().with_path(&args.path);
     if !args.allowed_hosts.is_empty() {
         options = options.with_allowed_hosts(&args.allowed_hosts);
@@ -123,6 +131,9 @@ fn http_options(args: &GatewayArgs, auth: Option<ResourceServerOptions>) -> Http
         .with_require_negotiated_version(!args.any_protocol_version);
     if let Some(auth) = auth {
         options = options.with_auth(auth);
+    }
+    if let Some(cluster) = cluster {
+        options = options.with_cluster(cluster);
     }
     options
 }

@@ -10,6 +10,7 @@
 //! and `npx mcpweft`), so that one build of the core serves both the library and the command.
 
 mod args;
+mod cluster;
 mod commands;
 mod failure;
 mod gateway;

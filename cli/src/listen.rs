@@ -6,7 +6,9 @@
 //! each connection the relay opens is the command spawned with the core's child transport, a
 //! reader task handing the child's messages to the session and a writer task writing the
 //! client's to its stdin. Ending the connection (DELETE, an idle session, the proxy stopping)
-//! closes the child's stdin, then terminates it; a child that exits ends its session.
+//! closes the child's stdin, then terminates it; a child that exits ends its session. With
+//! `--redis`, the core shares the sessions with the other proxies of a cluster and forwards a
+//! session's messages to the proxy running its child.
 
 use std::{future::Future, net::SocketAddr, pin::Pin, sync::Arc, time::Duration};
 
@@ -19,7 +21,7 @@ use mcpweft::{
 };
 use tokio::sync::mpsc;
 
-use crate::{args::ProxyArgs, failure::Failure, target};
+use crate::{args::ProxyArgs, cluster, failure::Failure, target};
 
 /// How many of the client's messages wait for a child's stdin before senders wait.
 const TO_CHILD_CAPACITY: usize = 256;
@@ -54,6 +56,12 @@ pub(crate) async fn run(args: ProxyArgs) -> Result<(), Failure> {
     options = options
         .with_allow_remote_without_auth(args.allow_remote)
         .with_require_negotiated_version(!args.any_version_header);
+    if args.stateless && args.cluster.redis.is_some() {
+        return Err(Failure::usage("--redis shares sessions, which --stateless does not keep"));
+    }
+    if let Some(cluster) = cluster::options(&args.cluster, "mcpweft-proxy")? {
+        options = options.with_cluster(cluster);
+    }
     let bound = StreamableHttpServer::bind_relay(relay, addr, options).await?;
     eprintln!("listening on {}", bound.url());
     stopped().await;

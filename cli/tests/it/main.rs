@@ -1,5 +1,6 @@
 //! The command line's tests: the binary run as a process against the core's example servers.
 
+mod cluster;
 mod commands;
 mod common;
 mod gateway;

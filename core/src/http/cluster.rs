@@ -25,6 +25,9 @@
 //!   by the process running it after every change and expiring with the task, from which any
 //!   process answers; cancellations and input responses go to the running process through its
 //!   channel.
+//! - **relayed sessions** (a [`Relay`](super::Relay)'s, such as a child process): the directory
+//!   names the process holding the connection, which alone can serve it; the others forward
+//!   the client's messages to it on its channel and read the answers from Redis.
 //!
 //! Any Redis failure on a request's path is answered `503 Service Unavailable`; connections are
 //! re-established when Redis is back.
@@ -169,12 +172,15 @@ pub(super) struct DirectoryEntry {
     pub(super) owner: Value,
     /// The log level the client last set, if it set one.
     pub(super) level: Option<Value>,
+    /// The process that holds the connection of a relayed session, which only it can serve.
+    pub(super) relay: Option<u64>,
 }
 
 /// What another process asks this one to do with a session it may hold.
 pub(super) enum BusEvent {
-    /// Hand a message from the client to the session.
-    Deliver { session: String, message: JsonRpcMessage },
+    /// Hand a message from the client to the session; a request forwarded to the process that
+    /// holds a relayed session names the stream, minted by the sender, that its events go to.
+    Deliver { session: String, message: JsonRpcMessage, stream: Option<u64> },
     /// The session was deleted: end it here too.
     End { session: String },
     /// The client set the session's log level through another process.
@@ -204,7 +210,8 @@ struct Append {
     key: String,
     /// The Redis entry id, or `*` for one Redis picks.
     entry: String,
-    message: Vec<u8>,
+    /// The encoded message; `None` marks the end of a stream whose request was cancelled.
+    message: Option<Vec<u8>>,
     request: Option<String>,
     notice: String,
     /// The set of its session's request streams, for a request stream's event.
@@ -359,22 +366,26 @@ impl Cluster {
         }
     }
 
-    /// Records a new session in the directory.
+    /// Records a new session in the directory; `relay` names the process holding the
+    /// connection of a relayed session (this one).
     pub(super) async fn create(
         &self,
         session: &str,
         version: &str,
         params: &Value,
         owner: &Value,
+        relay: Option<u64>,
     ) -> Result<(), Unavailable> {
         let key = self.key(&format!("session:{session}"));
+        let mut fields =
+            vec![("version", version.to_owned()), ("params", params.to_string()), ("owner", owner.to_string())];
+        if let Some(process) = relay {
+            fields.push(("relay", process.to_string()));
+        }
         let mut conn = self.conn.clone();
         let () = redis::pipe()
             .atomic()
-            .hset_multiple(
-                &key,
-                &[("version", version.to_owned()), ("params", params.to_string()), ("owner", owner.to_string())],
-            )
+            .hset_multiple(&key, &fields)
             .ignore()
             .expire(&key, self.session_ttl as i64)
             .ignore()
@@ -454,10 +465,26 @@ impl Cluster {
         Ok(())
     }
 
-    /// Renews a session's expiry; returns false when the directory no longer has it.
-    pub(super) async fn touch(&self, session: &str) -> Result<bool, Unavailable> {
+    /// Renews a session's expiry; returns false when the directory no longer has it, or when
+    /// `relay`, the process holding the connection of a relayed session, is no longer alive.
+    pub(super) async fn touch(&self, session: &str, relay: Option<u64>) -> Result<bool, Unavailable> {
         let mut conn = self.conn.clone();
-        Ok(conn.expire(self.key(&format!("session:{session}")), self.session_ttl as i64).await?)
+        let key = self.key(&format!("session:{session}"));
+        let Some(process) = relay.filter(|p| *p != self.process) else {
+            return Ok(conn.expire(key, self.session_ttl as i64).await?);
+        };
+        let (kept, alive): (bool, bool) = redis::pipe()
+            .expire(key, self.session_ttl as i64)
+            .exists(self.key(&format!("alive:{process}")))
+            .query_async(&mut conn)
+            .await?;
+        Ok(kept && alive)
+    }
+
+    /// Returns whether the directory has a session, without renewing its expiry.
+    pub(super) async fn exists(&self, session: &str) -> Result<bool, Unavailable> {
+        let mut conn = self.conn.clone();
+        Ok(conn.exists(self.key(&format!("session:{session}"))).await?)
     }
 
     /// Reads a session's directory entry, renewing its expiry.
@@ -473,6 +500,7 @@ impl Cluster {
             params,
             owner: parse("owner").unwrap_or(Value::Null),
             level: parse("level"),
+            relay: fields.get("relay").and_then(|p| p.parse().ok()),
         }))
     }
 
@@ -495,21 +523,25 @@ impl Cluster {
     }
 
     /// Sends a message from the client to the copies of `session` on other processes: to the
-    /// one process `target` when given, else to all.
+    /// one process `target` when given, else to all; a request for a relayed session names the
+    /// `stream` its events are to be stored in. Returns how many processes heard it.
     pub(super) async fn forward(
         &self,
         target: Option<u64>,
         session: &str,
         message: &JsonRpcMessage,
-    ) -> Result<(), Unavailable> {
+        stream: Option<u64>,
+    ) -> Result<u64, Unavailable> {
         let channel = match target {
             Some(process) => self.key(&format!("process:{process}")),
             None => self.key("bus"),
         };
-        let payload = json!({ "k": "deliver", "s": session, "from": self.process, "m": message }).to_string();
+        let mut payload = json!({ "k": "deliver", "s": session, "from": self.process, "m": message });
+        if let Some(stream) = stream {
+            payload["st"] = json!(stream);
+        }
         let mut conn = self.conn.clone();
-        let _: u64 = conn.publish(channel, payload).await?;
-        Ok(())
+        Ok(conn.publish(channel, payload.to_string()).await?)
     }
 
     fn task_key(&self, scope: &str, task_id: &str) -> String {
@@ -587,7 +619,7 @@ impl Cluster {
         let append = Append {
             key,
             entry: format!("{seq}-0"),
-            message: encoded,
+            message: Some(encoded),
             request: serde_json::to_string(request).ok(),
             notice,
             streams: Some(self.streams_key(session)),
@@ -595,6 +627,25 @@ impl Cluster {
             bytes,
         };
         self.hand_over(append, matches!(message, JsonRpcMessage::Notification(_)));
+    }
+
+    /// Marks the end of a request stream whose request was cancelled, as its event `seq`: the
+    /// processes following it end it there, with no answer, as a lone server ends it.
+    pub(super) fn end_stream(&self, session: &str, stream: u64, seq: u64) {
+        let key = self.events_key(session, stream);
+        let notice = notice(session, stream);
+        let bytes = 2 * key.len() + notice.len() + 64;
+        let append = Append {
+            key,
+            entry: format!("{seq}-0"),
+            message: None,
+            request: None,
+            notice,
+            streams: Some(self.streams_key(session)),
+            last: true,
+            bytes,
+        };
+        self.hand_over(append, false);
     }
 
     /// Stores a message of a session's standalone stream, for whichever process holds the
@@ -607,7 +658,7 @@ impl Cluster {
         let append = Append {
             key,
             entry: "*".to_owned(),
-            message: encoded,
+            message: Some(encoded),
             request: None,
             notice,
             streams: None,
@@ -676,13 +727,17 @@ impl Cluster {
     /// Opens the client's view of a stream stored in Redis from just after `after` (a Redis
     /// entry id, or `None` to start after what an earlier GET stream delivered), checking that
     /// nothing was trimmed in between. Events then arrive on the returned queue; a request
-    /// stream ends after its response, or with an error when the process that ran it died.
-    /// `guard` is dropped when the stream ends.
+    /// stream ends after its response, or with an error when the process that produces it died
+    /// (`producer`, by default the one whose range the stream id is drawn from), and the
+    /// standalone stream of a relayed session ends when `producer` died. `guard` is dropped when
+    /// the stream ends.
+    #[allow(clippy::too_many_arguments)] // one follower's whole setting, given once
     pub(super) async fn follow(
         self: &Arc<Self>,
         session: String,
         stream: u64,
         after: Option<String>,
+        producer: Option<u64>,
         queue: usize,
         closed: CancellationToken,
         guard: impl Send + 'static,
@@ -713,7 +768,7 @@ impl Cluster {
         tokio::spawn(async move {
             let _guard = guard;
             let waiter = cluster.waiter(&session, stream);
-            let position = Position { session: session.clone(), stream, after, request };
+            let position = Position { session: session.clone(), stream, after, request, producer };
             let result = cluster.run_follower(position, &tx, &waiter, &closed).await;
             cluster.forget_waiter(&session, stream, &waiter);
             if let Err(Unavailable(e)) = result {
@@ -730,7 +785,7 @@ impl Cluster {
         waiter: &Arc<Notify>,
         closed: &CancellationToken,
     ) -> Result<(), Unavailable> {
-        let Position { session, stream, mut after, mut request } = position;
+        let Position { session, stream, mut after, mut request, producer } = position;
         let session = session.as_str();
         let delivered_key = self.key(&format!("delivered:{session}"));
         let mut idle_rounds = 0u32;
@@ -745,9 +800,10 @@ impl Cluster {
                 if request.is_none() {
                     request = entry.request.clone();
                 }
-                let is_final = request.is_some() && entry.message.answers() == request.as_ref();
+                let Some(message) = entry.message else { return Ok(()) };
+                let is_final = request.is_some() && message.answers() == request.as_ref();
                 let event_id = EventId::Written(format!("{stream}_{}", client_entry(stream, &entry.id)));
-                if tx.send(Box::new(Frame::Event(event_id, entry.message))).await.is_err() {
+                if tx.send(Box::new(Frame::Event(event_id, message))).await.is_err() {
                     return Ok(());
                 }
                 if is_final {
@@ -771,10 +827,10 @@ impl Cluster {
             }
             if idle_rounds > 0 && idle_rounds.is_multiple_of(2) {
                 if stream == 0 {
-                    if !self.touch(session).await? {
+                    if !self.touch(session, producer).await? {
                         return Ok(());
                     }
-                } else if let Some(process) = owner_of(stream)
+                } else if let Some(process) = producer.or_else(|| owner_of(stream))
                     && process != self.process
                     && !self.is_alive(process).await?
                 {
@@ -782,8 +838,9 @@ impl Cluster {
                     // more, then the request fails.
                     for entry in self.read(session, stream, &after).await? {
                         after = entry.id.clone();
+                        let Some(message) = entry.message else { return Ok(()) };
                         let event_id = EventId::Written(format!("{stream}_{}", client_entry(stream, &entry.id)));
-                        if tx.send(Box::new(Frame::Event(event_id, entry.message))).await.is_err() {
+                        if tx.send(Box::new(Frame::Event(event_id, message))).await.is_err() {
                             return Ok(());
                         }
                     }
@@ -909,27 +966,36 @@ struct Position {
     after: String,
     /// The request a request stream answers, once known.
     request: Option<RequestId>,
+    /// The process whose death ends the stream, when it is not the one whose range the
+    /// stream id is drawn from (a relayed session's).
+    producer: Option<u64>,
 }
 
 /// One stored event read back.
 struct Entry {
     id: String,
-    message: JsonRpcMessage,
+    /// The message; `None` for the end of a stream whose request was cancelled.
+    message: Option<JsonRpcMessage>,
     request: Option<RequestId>,
 }
 
 impl Entry {
     fn parse((id, fields): (String, Vec<String>)) -> Option<Entry> {
         let mut message = None;
+        let mut ended = false;
         let mut request = None;
         for pair in fields.chunks(2) {
             match (pair[0].as_str(), pair.get(1)) {
                 ("m", Some(m)) => message = JsonRpcMessage::decode(m.as_bytes()).ok(),
+                ("e", Some(_)) => ended = true,
                 ("r", Some(r)) => request = serde_json::from_str(r).ok(),
                 _ => {}
             }
         }
-        Some(Entry { id, message: message?, request })
+        if message.is_none() && !ended {
+            return None;
+        }
+        Some(Entry { id, message, request })
     }
 }
 
@@ -1053,13 +1119,11 @@ async fn run_appends(
             events += 1;
             bytes += append.bytes;
             let mut xadd = redis::cmd("XADD");
-            xadd.arg(&append.key)
-                .arg("MAXLEN")
-                .arg("~")
-                .arg(appender.max_events)
-                .arg(&append.entry)
-                .arg("m")
-                .arg(&append.message);
+            xadd.arg(&append.key).arg("MAXLEN").arg("~").arg(appender.max_events).arg(&append.entry);
+            match &append.message {
+                Some(message) => xadd.arg("m").arg(message),
+                None => xadd.arg("e").arg(1u8),
+            };
             if let Some(request) = &append.request {
                 xadd.arg("r").arg(request);
             }
@@ -1168,7 +1232,7 @@ async fn listen(
                 }
                 Some("deliver") if payload["from"].as_u64() != Some(process) => {
                     let Ok(message) = serde_json::from_value::<JsonRpcMessage>(payload["m"].clone()) else { continue };
-                    on_event(BusEvent::Deliver { session, message });
+                    on_event(BusEvent::Deliver { session, message, stream: payload["st"].as_u64() });
                 }
                 _ => {}
             }

@@ -179,14 +179,15 @@ impl StreamableHttpServer {
     /// Creates an HTTP front for the server `relay` connects to, one connection per HTTP
     /// session and one shared by the requests of no session, with everything the front of a
     /// [`Server`] has (host and origin checks, authorization, sessions bound to their
-    /// identity, idle sessions ended, resumable streams). A cluster
-    /// ([`HttpServerOptions::with_cluster`]) is an [`Error::Config`]: a relayed session lives
-    /// in the one process that holds its connection.
+    /// identity, idle sessions ended, resumable streams).
+    ///
+    /// In a cluster ([`HttpServerOptions::with_cluster`]) a relayed session stays in the
+    /// process that holds its connection: the others forward its client's messages to that
+    /// process and read the answers from Redis, and once that process is gone the session is
+    /// too (404, so that the client initializes again). Requests of no session are relayed by
+    /// each process to a connection of its own. It does not fail today; the `Result` leaves room
+    /// for options a relayed server cannot honour.
     pub fn relay(relay: Arc<dyn Relay>, options: HttpServerOptions) -> Result<Self, Error> {
-        #[cfg(feature = "redis")]
-        if options.cluster.is_some() {
-            return Err(Error::Config("a relayed server cannot be shared with a cluster".to_owned()));
-        }
         Ok(Self::with_backend(Backend::Relay(relay::RelayBackend::new(relay)), options))
     }
 

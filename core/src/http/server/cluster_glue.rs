@@ -1,6 +1,13 @@
 //! Where the HTTP server meets the cluster (feature `redis`): connecting on the first request,
 //! finding and rebuilding sessions through the directory, routing the client's messages to the
 //! process they belong to, and serving GET streams from Redis.
+//!
+//! A relayed session cannot be rebuilt: its connection (a child process) lives in the process
+//! that initialized it, which the directory names. Another process keeps a copy that forwards
+//! every message of the client to that one over its channel, a request with the id of a
+//! stream it mints, and answers the request by following that stream in Redis, where the
+//! owning process stores the relayed server's messages for it. When the owning process is
+//! gone, the session is removed and its client gets 404, so that it initializes again.
 
 use std::sync::{
     Arc,
@@ -19,7 +26,7 @@ use crate::{
         cluster::{BusEvent, Cluster, ClusterTasks, Unavailable, entry_of, owner_of},
         response::error_response,
     },
-    jsonrpc::{JsonRpcMessage, RequestId},
+    jsonrpc::{ErrorData, JsonRpcMessage, RequestId},
     model::methods,
     sync::lock,
 };
@@ -27,9 +34,9 @@ use crate::{
 use super::{
     HttpState,
     caller::Caller,
-    post::deliver_request,
+    post::{deliver_request, post_to_session},
     request::RequestHeaders,
-    session::{HttpSession, STANDALONE},
+    session::{Collected, HttpSession, STANDALONE},
     streams::{frames_response, reply, resume},
 };
 
@@ -56,7 +63,7 @@ pub(super) fn unavailable(error: Unavailable) -> Response {
 
 /// Joins the cluster the options name, once; until that succeeds every request is answered 503.
 pub(super) async fn connect(state: &Arc<HttpState>) -> Result<(), Response> {
-    let (Some(options), Some(server)) = (&state.options.cluster, state.server()) else { return Ok(()) };
+    let Some(options) = &state.options.cluster else { return Ok(()) };
     if state.cluster.initialized() {
         return Ok(());
     }
@@ -71,6 +78,8 @@ pub(super) async fn connect(state: &Arc<HttpState>) -> Result<(), Response> {
         .get_or_try_init(|| async {
             let (cluster, key) =
                 Cluster::connect(options.clone(), state.options.session_idle_timeout, on_event).await?;
+            // A relayed server keeps its own tasks, keys and resources.
+            let Some(server) = state.server() else { return Ok(cluster) };
             server.share_round_key(key);
             server.share_tasks(Arc::new(ClusterTasks(Arc::downgrade(&cluster))));
             let updates = Arc::downgrade(&cluster);
@@ -89,14 +98,26 @@ pub(super) async fn connect(state: &Arc<HttpState>) -> Result<(), Response> {
 /// Acts on what another process asks of a session this one may hold.
 fn on_bus_event(state: &Arc<HttpState>, event: BusEvent) {
     match event {
-        BusEvent::Deliver { session, message } => {
-            let Some(session) = lock(&state.sessions).get(&session).cloned() else {
-                tracing::debug!(session, "a message for a session this process does not hold was dropped");
+        BusEvent::Deliver { session: id, message, stream } => {
+            let Some(session) = lock(&state.sessions).get(&id).cloned() else {
+                tracing::debug!(session = id, "a message for a session this process does not hold was dropped");
+                if let (Some(stream), JsonRpcMessage::Request(request), Some(cluster)) =
+                    (stream, &message, state.cluster.get())
+                {
+                    // The process that forwarded it follows the stream: it ends with an error.
+                    let error = ErrorData::new(-32001, "Session not found");
+                    cluster.append(
+                        &id,
+                        stream,
+                        1,
+                        &request.id,
+                        &JsonRpcMessage::error(Some(request.id.clone()), error),
+                    );
+                }
                 return;
             };
-            tokio::spawn(async move {
-                let _ = session.deliver(message).await;
-            });
+            session.touch();
+            tokio::spawn(async move { deliver_forwarded(&session, message, stream).await });
         }
         BusEvent::End { session } => {
             if let Some(session) = lock(&state.sessions).remove(&session) {
@@ -114,12 +135,34 @@ fn on_bus_event(state: &Arc<HttpState>, event: BusEvent) {
             }
         }
         BusEvent::Level { session, level } => {
-            let Some(session) = lock(&state.sessions).get(&session).cloned() else { return };
+            let Some(session) = lock(&state.sessions).get(&session).cloned().filter(|s| !s.is_relayed()) else {
+                return;
+            };
             tokio::spawn(async move {
                 replay_request(&session, set_level_request(level)).await;
             });
         }
     }
+}
+
+/// Hands a message that another process forwarded to the session it belongs to; a request for
+/// a relayed session held here goes on the stream the forwarding process minted, which it reads
+/// from Redis.
+async fn deliver_forwarded(session: &Arc<HttpSession>, message: JsonRpcMessage, stream: Option<u64>) {
+    if let (Some(stream), JsonRpcMessage::Request(request), Some(cluster)) = (stream, &message, &session.cluster) {
+        let id = request.id.clone();
+        if !session.open_forwarded_stream(id.clone(), stream) {
+            let error = ErrorData::invalid_request(format!("request id {id} is already in use"));
+            cluster.append(&session.id, stream, 1, &id, &JsonRpcMessage::error(Some(id.clone()), error));
+            return;
+        }
+        if session.deliver(message).await.is_err() {
+            let error = ErrorData::new(-32001, "Session not found");
+            cluster.append(&session.id, stream, 1, &id, &JsonRpcMessage::error(Some(id.clone()), error));
+        }
+        return;
+    }
+    let _ = session.deliver(message).await;
 }
 
 /// The identity a caller speaks for, as the directory records it.
@@ -132,13 +175,32 @@ fn identity(caller: &Caller) -> Value {
     Value::Null
 }
 
-/// Records a session that was just initialized in the directory.
+/// Records a session that was just initialized in the directory: what rebuilds it, or for a
+/// relayed session, this process, which holds its connection.
 pub(super) async fn register(session: &Arc<HttpSession>) -> Result<(), Response> {
-    let (Some(cluster), Some(handle)) = (&session.cluster, session.handle()) else { return Ok(()) };
-    let version = handle.protocol_version().unwrap_or_default();
-    let params = handle.client_params().map(|p| serde_json::to_value(p).unwrap_or_default());
-    let params = params.unwrap_or_default();
-    cluster.create(&session.id, &version, &params, &identity(&session.owner)).await.map_err(unavailable)
+    let Some(cluster) = &session.cluster else { return Ok(()) };
+    let (version, params, relay) = match session.handle() {
+        Some(handle) => {
+            let params = handle.client_params().map(|p| serde_json::to_value(p).unwrap_or_default());
+            (handle.protocol_version().unwrap_or_default(), params.unwrap_or_default(), None)
+        }
+        None => (session.negotiated_version().unwrap_or_default().to_owned(), Value::Null, Some(cluster.process())),
+    };
+    let owner = identity(&session.owner);
+    cluster.create(&session.id, &version, &params, &owner, relay).await.map_err(unavailable)
+}
+
+/// Removes a session whose connection was held by a process that is gone (or that no longer
+/// holds it), here and from the directory, and answers 404 so that its client initializes again.
+async fn relay_gone(state: &HttpState, cluster: &Cluster, id: &str) -> Response {
+    tracing::debug!(session = %id, "the process holding a relayed session is gone: the session ends");
+    if let Some(local) = lock(&state.sessions).remove(id) {
+        local.end();
+    }
+    if let Err(e) = cluster.delete(id).await {
+        return unavailable(e);
+    }
+    error_response(StatusCode::NOT_FOUND, -32001, "Session not found")
 }
 
 /// Finds the session a request names, rebuilding it from the directory when this process
@@ -154,9 +216,10 @@ pub(super) async fn find_session(
     };
     let local = lock(&state.sessions).get(id).cloned();
     if let Some(local) = local {
-        match cluster.touch(id).await {
+        match cluster.touch(id, local.relay_process()).await {
             Err(e) => return Err(unavailable(e)),
             Ok(true) => return state.session(sent, caller),
+            Ok(false) if local.relay_process().is_some() => return Err(relay_gone(state, &cluster, id).await),
             Ok(false) => {
                 lock(&state.sessions).remove(id);
                 local.end();
@@ -172,6 +235,16 @@ pub(super) async fn find_session(
     if entry.owner != identity(caller) {
         tracing::debug!(session = %id, "a request for a session of another identity was refused");
         return Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found"));
+    }
+    match (entry.relay, state.server()) {
+        (None, Some(_)) => {}
+        (Some(process), None) => return copy_relayed(state, &cluster, sent, caller, process, entry.version).await,
+        // A relayed session met by a process serving its own server, or the reverse: processes of
+        // different kinds share one prefix.
+        _ => {
+            tracing::warn!(session = %id, "a session of another kind of server was found in the directory: is the Redis prefix shared?");
+            return Err(error_response(StatusCode::NOT_FOUND, -32001, "Session not found"));
+        }
     }
     let session = state.new_session(id.to_owned(), caller.clone());
     let mut params = entry.params;
@@ -207,6 +280,35 @@ pub(super) async fn find_session(
     state.session(sent, caller)
 }
 
+/// Keeps a copy of a relayed session whose connection process `process` holds, unless that
+/// process is this one (which no longer holds it) or is gone.
+async fn copy_relayed(
+    state: &Arc<HttpState>,
+    cluster: &Cluster,
+    sent: &RequestHeaders<'_>,
+    caller: &Caller,
+    process: u64,
+    version: String,
+) -> Result<Arc<HttpSession>, Response> {
+    let Some(id) = sent.session_id else { return state.session(sent, caller) };
+    let alive = process != cluster.process() && cluster.is_alive(process).await.map_err(unavailable)?;
+    if !alive {
+        return Err(relay_gone(state, cluster, id).await);
+    }
+    let session = state.new_remote_session(id.to_owned(), caller.clone(), process, version);
+    state.ensure_sweeper();
+    {
+        let mut sessions = lock(&state.sessions);
+        match sessions.get(id) {
+            Some(other) if !other.closed.is_cancelled() => {}
+            _ => {
+                sessions.insert(id.to_owned(), session);
+            }
+        }
+    }
+    state.session(sent, caller)
+}
+
 /// A `logging/setLevel` request made on the client's behalf.
 fn set_level_request(level: Value) -> JsonRpcMessage {
     let id = RequestId::String("mcpweft-cluster-level".into());
@@ -230,6 +332,12 @@ pub(super) async fn post(
     cluster: Arc<Cluster>,
     message: JsonRpcMessage,
 ) -> Response {
+    if session.is_relayed() {
+        return match session.relay_process() {
+            Some(process) => forward_relayed(state, session, &cluster, process, message).await,
+            None => post_to_session(state, session, message).await,
+        };
+    }
     let JsonRpcMessage::Request(request) = &message else {
         return deliver(session, cluster, message).await;
     };
@@ -248,6 +356,42 @@ pub(super) async fn post(
         return response;
     }
     reply(state, session, stream, collected).await
+}
+
+/// Forwards a message of the client of a relayed session to process `process`, which holds its
+/// connection: a request's answer is the stream minted for it here, followed in Redis.
+async fn forward_relayed(
+    state: &Arc<HttpState>,
+    session: &Arc<HttpSession>,
+    cluster: &Arc<Cluster>,
+    process: u64,
+    message: JsonRpcMessage,
+) -> Response {
+    let stream = matches!(message, JsonRpcMessage::Request(_)).then(|| session.mint_stream());
+    match cluster.forward(Some(process), &session.id, &message, stream).await {
+        Err(e) => return unavailable(e),
+        Ok(0) => {
+            return match cluster.is_alive(process).await {
+                Err(e) => unavailable(e),
+                Ok(false) => relay_gone(state, cluster, &session.id).await,
+                // Alive, but not listening at this moment (its channel is being restored).
+                Ok(true) => unavailable(Unavailable(format!("process {process} of the cluster did not hear"))),
+            };
+        }
+        Ok(_) => {}
+    }
+    let Some(stream) = stream else { return StatusCode::ACCEPTED.into_response() };
+    session.followers.fetch_add(1, Ordering::Relaxed);
+    let guard = Follower(session.followers.clone());
+    let closed = session.closed.clone();
+    let after = Some("0-0".to_owned());
+    let followed =
+        cluster.follow(session.id.clone(), stream, after, Some(process), session.max_queued, closed, guard).await;
+    match followed {
+        Err(e) => unavailable(e),
+        Ok(Err(message)) => error_response(StatusCode::INTERNAL_SERVER_ERROR, -32603, message),
+        Ok(Ok(rx)) => reply(state, session, stream, Collected::Queue(rx)).await,
+    }
 }
 
 /// Records a `logging/setLevel` request's level in the directory, for the processes that
@@ -301,13 +445,13 @@ async fn deliver(session: &Arc<HttpSession>, cluster: Arc<Cluster>, message: Jso
     let forwarded = match (answered, target) {
         // A response for another process: only that one waits for it.
         (Some(_), Some(process)) if process != cluster.process() => {
-            return match cluster.forward(Some(process), &session.id, &message).await {
-                Ok(()) => StatusCode::ACCEPTED.into_response(),
+            return match cluster.forward(Some(process), &session.id, &message, None).await {
+                Ok(_) => StatusCode::ACCEPTED.into_response(),
                 Err(e) => unavailable(e),
             };
         }
-        (Some(_), _) => Ok(()),
-        (None, _) => cluster.forward(None, &session.id, &message).await,
+        (Some(_), _) => Ok(0),
+        (None, _) => cluster.forward(None, &session.id, &message, None).await,
     };
     if let Err(e) = forwarded {
         return unavailable(e);
@@ -341,11 +485,12 @@ pub(super) async fn get(
             (stream, Some(after))
         }
     };
+    let producer = session.relay_process();
     // A session whose client follows a stream here is busy: its copy here is not swept.
     session.followers.fetch_add(1, Ordering::Relaxed);
     let guard = Follower(session.followers.clone());
     let closed = session.closed.clone();
-    let followed = cluster.follow(session.id.clone(), stream, after, session.max_queued, closed, guard).await;
+    let followed = cluster.follow(session.id.clone(), stream, after, producer, session.max_queued, closed, guard).await;
     let rx = match followed {
         Err(e) => return unavailable(e),
         Ok(Err(message)) => return bad(message),

@@ -114,16 +114,25 @@ where
     if let Some(cluster) = session.cluster.clone() {
         return cluster_glue::post(&state, &session, cluster, message).await;
     }
+    post_to_session(&state, &session, message).await
+}
+
+/// Hands a message to a session served by this process: a request runs on a stream of its own,
+/// a notification or response is accepted once handed over.
+pub(super) async fn post_to_session(
+    state: &Arc<HttpState>,
+    session: &Arc<HttpSession>,
+    message: JsonRpcMessage,
+) -> Response {
     let JsonRpcMessage::Request(req) = &message else {
-        // Notifications and responses are accepted once handed to the session.
         return match session.deliver(message).await {
             Ok(()) => StatusCode::ACCEPTED.into_response(),
             Err(()) => error_response(StatusCode::NOT_FOUND, -32001, "Session not found"),
         };
     };
     let id = req.id.clone();
-    match deliver_request(&state, &session, id, message).await {
-        Ok((stream, collected)) => reply(&state, &session, stream, collected).await,
+    match deliver_request(state, session, id, message).await {
+        Ok((stream, collected)) => reply(state, session, stream, collected).await,
         Err(response) => response,
     }
 }

@@ -113,6 +113,15 @@ pub(super) enum Core {
     },
     /// A connection to a relayed server.
     Relay(RelayPart),
+    /// A relayed session whose connection another process of the cluster holds: the client's
+    /// messages are forwarded to it, and the events of its streams read from Redis.
+    #[cfg(feature = "redis")]
+    Remote {
+        /// The process that holds the connection.
+        process: u64,
+        /// The protocol version the session negotiated.
+        version: String,
+    },
 }
 
 /// One MCP session over HTTP.
@@ -153,6 +162,9 @@ impl HttpSession {
                 }
             }
             Core::Relay(part) => part.deliver(message).await,
+            // The cluster's glue forwards what belongs to the process holding the connection.
+            #[cfg(feature = "redis")]
+            Core::Remote { .. } => return Err(()),
         }
         Ok(())
     }
@@ -162,15 +174,31 @@ impl HttpSession {
     pub(super) fn handle(&self) -> Option<&SessionHandle> {
         match &self.core {
             Core::Direct { handle, .. } => Some(handle),
-            Core::Relay(_) => None,
+            Core::Relay(_) | Core::Remote { .. } => None,
         }
+    }
+
+    /// Returns the process of the cluster holding the connection of a relayed session held
+    /// elsewhere; `None` for a session served here.
+    #[cfg(feature = "redis")]
+    pub(super) fn relay_process(&self) -> Option<u64> {
+        match &self.core {
+            Core::Remote { process, .. } => Some(*process),
+            Core::Direct { .. } | Core::Relay(_) => None,
+        }
+    }
+
+    /// Returns whether the session is relayed, here or by another process of the cluster.
+    #[cfg(feature = "redis")]
+    pub(super) fn is_relayed(&self) -> bool {
+        !matches!(self.core, Core::Direct { .. })
     }
 
     /// Returns the relay part of a relayed session.
     pub(super) fn relay(&self) -> Option<&RelayPart> {
         match &self.core {
             Core::Relay(part) => Some(part),
-            Core::Direct { .. } => None,
+            _ => None,
         }
     }
 
@@ -179,6 +207,8 @@ impl HttpSession {
         match &self.core {
             Core::Direct { handle, .. } => handle.negotiated_version(),
             Core::Relay(part) => part.negotiated_version(),
+            #[cfg(feature = "redis")]
+            Core::Remote { version, .. } => Some(version),
         }
     }
 
@@ -190,13 +220,33 @@ impl HttpSession {
         }
     }
 
-    /// Forgets request `request`, which its client cancelled: its stream ends.
+    /// Forgets request `request`, which its client cancelled: its stream ends, here and, in a
+    /// cluster, on the processes following it in Redis.
     pub(super) fn abandon(&self, request: &RequestId) {
         let mut routes = lock(&self.routes);
         if let Some(stream) = routes.by_request.remove(request) {
             // Dropping the queue's sender ends the response once it drained.
-            routes.streams.remove(&stream);
+            let removed = routes.streams.remove(&stream);
+            #[cfg(feature = "redis")]
+            if let (Some(cluster), Some(state)) = (&self.cluster, removed) {
+                cluster.end_stream(&self.id, stream, state.next_seq);
+            }
+            #[cfg(not(feature = "redis"))]
+            drop(removed);
         }
+    }
+
+    /// Returns whether a relayed session whose connection this process holds for a cluster was
+    /// used through any process within its idle time (its directory entry has not expired); a
+    /// Redis failure counts as used, so that the session outlives an outage. False for any other
+    /// session, whose own use is all there is.
+    #[cfg_attr(not(feature = "redis"), allow(clippy::unused_async))]
+    pub(super) async fn used_elsewhere(&self) -> bool {
+        #[cfg(feature = "redis")]
+        if let (Some(cluster), Core::Relay(_)) = (&self.cluster, &self.core) {
+            return cluster.exists(&self.id).await.unwrap_or(true);
+        }
+        false
     }
 
     /// Marks the session as used: a flag the sweeper reads, as reading the clock for each
@@ -271,6 +321,28 @@ impl HttpSession {
     pub(super) async fn request(&self, stream: u64, message: JsonRpcMessage) -> Result<Collected, ()> {
         self.deliver(message).await?;
         Ok(self.collect(stream))
+    }
+
+    /// Opens stream `stream`, minted by the process of the cluster the client sent request `id`
+    /// to, which reads its events from Redis: no response of this process reads it. Returns
+    /// false when a request with that id is still running.
+    #[cfg(feature = "redis")]
+    pub(super) fn open_forwarded_stream(&self, id: RequestId, stream: u64) -> bool {
+        let mut routes = lock(&self.routes);
+        if routes.by_request.contains_key(&id) || routes.streams.contains_key(&stream) {
+            return false;
+        }
+        routes.by_request.insert(id.clone(), stream);
+        routes
+            .streams
+            .insert(stream, StreamState { sink: Sink::Gone, next_seq: 1, request: Some(id), json_candidate: false });
+        true
+    }
+
+    /// Mints the id of a new stream of this session, from this process's range.
+    #[cfg(feature = "redis")]
+    pub(super) fn mint_stream(&self) -> u64 {
+        self.next_stream.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Returns whether `stream` still exists (it is forgotten once answered or abandoned).
@@ -369,7 +441,21 @@ impl HttpSession {
         self.store.remove_session(&self.id);
         match &self.core {
             Core::Direct { handle, .. } => handle.close(),
-            Core::Relay(part) => part.end(),
+            Core::Relay(part) => {
+                part.end();
+                // Only this process could serve it: the session is gone for the whole cluster.
+                #[cfg(feature = "redis")]
+                if let (Some(cluster), Ok(runtime)) = (self.cluster.clone(), tokio::runtime::Handle::try_current()) {
+                    let id = self.id.clone();
+                    runtime.spawn(async move {
+                        if let Err(e) = cluster.delete(&id).await {
+                            tracing::warn!(target: LOG_TARGET, session = %id, error = %e.0, "an ended relayed session could not be removed from Redis");
+                        }
+                    });
+                }
+            }
+            #[cfg(feature = "redis")]
+            Core::Remote { .. } => {}
         }
     }
 }
@@ -422,6 +508,24 @@ impl HttpState {
     /// Creates a session with id `id` (empty for a request that belongs to no session) for the
     /// identity `owner`; the caller keeps it in the table of sessions or not.
     pub(super) fn new_session(self: &Arc<Self>, id: String, owner: Caller) -> Arc<HttpSession> {
+        self.make_session(id, owner, None)
+    }
+
+    /// Creates the copy of a relayed session whose connection process `process` of the
+    /// cluster holds, as the directory describes it.
+    #[cfg(feature = "redis")]
+    pub(super) fn new_remote_session(
+        self: &Arc<Self>,
+        id: String,
+        owner: Caller,
+        process: u64,
+        version: String,
+    ) -> Arc<HttpSession> {
+        self.make_session(id, owner, Some(Core::Remote { process, version }))
+    }
+
+    /// Creates a session served by `core`, or by this server's backend when `None`.
+    fn make_session(self: &Arc<Self>, id: String, owner: Caller, core: Option<Core>) -> Arc<HttpSession> {
         // Sessions without an id (stateless requests) are never shared.
         #[cfg(feature = "redis")]
         let cluster = self.cluster.get().filter(|_| !id.is_empty()).cloned();
@@ -430,7 +534,7 @@ impl HttpState {
         #[cfg(not(feature = "redis"))]
         let first_stream = STANDALONE + 1;
         Arc::new_cyclic(|weak: &Weak<HttpSession>| {
-            let core = match &self.backend {
+            let core = core.unwrap_or_else(|| match &self.backend {
                 Backend::Server(server) => {
                     let (handle, input) = server.serve_direct(Arc::new(SessionWriter(weak.clone())));
                     set_caller(&handle, &owner);
@@ -443,7 +547,7 @@ impl HttpState {
                     Core::Direct { input, handle }
                 }
                 Backend::Relay(relay) => Core::Relay(relay.part_for(weak, id.is_empty())),
-            };
+            });
             HttpSession {
                 id,
                 core,

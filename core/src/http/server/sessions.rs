@@ -72,16 +72,22 @@ impl HttpState {
             loop {
                 tokio::time::sleep(period).await;
                 let Some(state) = weak.upgrade() else { return };
-                let expired: Vec<_> = {
+                let dead: Vec<Arc<HttpSession>> = lock(&state.sessions)
+                    .values()
+                    .filter(|s| s.closed.is_cancelled() || s.usage.quiet_for(quiet_looks, || s.is_busy()))
+                    .cloned()
+                    .collect();
+                for session in dead {
+                    // A relayed session held for a cluster may be in use through the others.
+                    if !session.closed.is_cancelled() && session.used_elsewhere().await {
+                        session.touch();
+                        continue;
+                    }
                     let mut sessions = lock(&state.sessions);
-                    let dead: Vec<String> = sessions
-                        .iter()
-                        .filter(|(_, s)| s.closed.is_cancelled() || s.usage.quiet_for(quiet_looks, || s.is_busy()))
-                        .map(|(id, _)| id.clone())
-                        .collect();
-                    dead.iter().filter_map(|id| sessions.remove(id)).collect()
-                };
-                for session in expired {
+                    if sessions.get(&session.id).is_some_and(|s| Arc::ptr_eq(s, &session)) {
+                        sessions.remove(&session.id);
+                    }
+                    drop(sessions);
                     tracing::debug!(target: LOG_TARGET, session = %session.id, "session expired");
                     session.end();
                 }
