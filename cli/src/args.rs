@@ -404,6 +404,10 @@ pub(crate) struct ProxyArgs {
     /// Ends a session (and its process) unused for this many seconds (1800 by default).
     #[arg(long, value_name = "SECONDS", requires = "listen", help_heading = "Serving over HTTP")]
     pub(crate) session_idle_timeout: Option<f64>,
+    /// Sends a keep-alive comment on an idle event stream every this many seconds (15 by
+    /// default; 0 sends none), which also tells the proxy soon when a client has gone.
+    #[arg(long, value_name = "SECONDS", requires = "listen", help_heading = "Serving over HTTP")]
+    pub(crate) keep_alive: Option<f64>,
     /// Accepts a request whose `MCP-Protocol-Version` header names any supported version, not
     /// only the one its session negotiated, for clients that send a stale one.
     #[arg(long, requires = "listen", help_heading = "Serving over HTTP")]

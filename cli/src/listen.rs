@@ -53,6 +53,11 @@ pub(crate) async fn run(args: ProxyArgs) -> Result<(), Failure> {
             .ok_or_else(|| Failure::usage(format!("--session-idle-timeout {seconds} is not a number of seconds")))?;
         options = options.with_session_idle_timeout(timeout);
     }
+    if let Some(seconds) = args.keep_alive {
+        let interval = Duration::try_from_secs_f64(seconds)
+            .map_err(|_| Failure::usage(format!("--keep-alive {seconds} is not a number of seconds")))?;
+        options = options.with_keep_alive((!interval.is_zero()).then_some(interval));
+    }
     options = options
         .with_allow_remote_without_auth(args.allow_remote)
         .with_require_negotiated_version(!args.any_version_header);

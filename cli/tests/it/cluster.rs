@@ -378,7 +378,7 @@ async fn a_proxied_session_is_served_through_every_process_and_ends_with_its_own
 async fn a_proxied_session_used_through_another_process_is_not_idle_where_its_process_runs() {
     let Some(redis) = Redis::start("idle") else { return };
     let fixture = conformance_server().await;
-    let args = ["proxy", "--listen", "127.0.0.1:0", "--session-idle-timeout", "3"];
+    let args = ["proxy", "--listen", "127.0.0.1:0", "--session-idle-timeout", "3", "--keep-alive", "1"];
     let [a, b, c] = Member::three(&args, &redis, &["--", &fixture, "--stdio"]).await;
     let raw = Raw::new();
     let (session, _) = raw.initialize(&a.url, &b.url).await;
@@ -398,10 +398,10 @@ async fn a_proxied_session_used_through_another_process_is_not_idle_where_its_pr
     assert!(raw.request(&c.url, &session, 1, "tools/list", json!({})).await[0].get("result").is_some());
 
     // Unused anywhere, it ends where its process runs, and everywhere: once the member holding
-    // the GET stream finds its client gone (at its next keep-alive comment, within 15 seconds)
+    // the GET stream finds its client gone (at its next keep-alive comment, within a second)
     // and the session's idle time passed.
     drop(held);
-    let deadline = Instant::now() + Duration::from_secs(40);
+    let deadline = Instant::now() + Duration::from_secs(20);
     while !a.children().is_empty() {
         assert!(Instant::now() < deadline, "the idle session's process still runs");
         tokio::time::sleep(Duration::from_millis(100)).await;
