@@ -10,22 +10,12 @@
 
 use std::{
     path::PathBuf,
-    process::Stdio,
     sync::OnceLock,
     time::{Duration, Instant},
 };
 
+use crate::common::{TempFile, conformance_server, listening, mcpweft, within};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, BufReader};
-
-use crate::common::{TempFile, conformance_server, mcpweft};
-
-/// How long one step of a test may take.
-const STEP: Duration = Duration::from_secs(30);
-
-async fn within<F: Future>(what: &str, future: F) -> F::Output {
-    tokio::time::timeout(STEP, future).await.unwrap_or_else(|_| panic!("{what} did not finish within {STEP:?}"))
-}
 
 /// Installs redis-server when missing; returns false (after saying why) when it cannot be had.
 fn redis_available() -> bool {
@@ -94,26 +84,7 @@ struct Member {
 impl Member {
     /// Starts `mcpweft args…` and reads the URL it prints on stderr.
     async fn start(args: &[&str]) -> Member {
-        let mut child = tokio::process::Command::new(mcpweft())
-            .args(args)
-            .env_remove("MCPWEFT_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("mcpweft starts");
-        let mut lines = BufReader::new(child.stderr.take().expect("a stderr pipe")).lines();
-        let url = within("a member printing its URL", async {
-            loop {
-                let line = lines.next_line().await.expect("reading stderr").expect("the member printed its URL");
-                if let Some(url) = line.strip_prefix("listening on ") {
-                    return url.to_owned();
-                }
-            }
-        })
-        .await;
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let (child, url) = listening(tokio::process::Command::new(mcpweft()).args(args)).await;
         Member { child, url }
     }
 

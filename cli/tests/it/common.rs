@@ -18,10 +18,44 @@ use mcpweft::{
     transport::ChildProcessTransport,
 };
 use serde_json::json;
-use tokio::io::AsyncWriteExt as _;
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 
 /// The longest a run of the binary may take.
 pub(crate) const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// How long one step of a test may take.
+pub(crate) const STEP: Duration = Duration::from_secs(30);
+
+/// Waits for `future`, failing the test with `what` when it takes longer than [`STEP`].
+pub(crate) async fn within<F: Future>(what: &str, future: F) -> F::Output {
+    tokio::time::timeout(STEP, future).await.unwrap_or_else(|_| panic!("{what} did not finish within {STEP:?}"))
+}
+
+/// Starts `command` (the binary serving over HTTP, its stderr piped) and returns the process
+/// and the URL it prints on stderr once it listens; the rest of its stderr is read and dropped,
+/// so that no process blocks on it.
+pub(crate) async fn listening(command: &mut tokio::process::Command) -> (tokio::process::Child, String) {
+    let mut child = command
+        .env_remove("MCPWEFT_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("mcpweft starts");
+    let mut lines = BufReader::new(child.stderr.take().expect("a stderr pipe")).lines();
+    let url = within("printing the URL it listens at", async {
+        loop {
+            let line = lines.next_line().await.expect("reading stderr").expect("mcpweft printed its URL");
+            if let Some(url) = line.strip_prefix("listening on ") {
+                return url.to_owned();
+            }
+        }
+    })
+    .await;
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url)
+}
 
 /// The binary under test.
 pub(crate) fn mcpweft() -> PathBuf {

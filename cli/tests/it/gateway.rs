@@ -30,14 +30,7 @@ use tokio::{
     sync::{Notify, mpsc},
 };
 
-use crate::common::{TempFile, calculator_server, conformance_server, mcpweft, run};
-
-/// How long one step of a test may take.
-const STEP: Duration = Duration::from_secs(30);
-
-async fn within<F: Future>(what: &str, future: F) -> F::Output {
-    tokio::time::timeout(STEP, future).await.unwrap_or_else(|_| panic!("{what} did not finish within {STEP:?}"))
-}
+use crate::common::{STEP, TempFile, calculator_server, conformance_server, mcpweft, run, within};
 
 fn schema(value: Value) -> JsonObject {
     serde_json::from_value(value).expect("a schema")

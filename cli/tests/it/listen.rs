@@ -4,11 +4,11 @@
 //! exits, and requests of no session (revision 2026-07-28) on the one shared process.
 
 use std::{
-    process::Stdio,
     sync::{Arc, Mutex},
     time::Duration,
 };
 
+use crate::common::{calculator_server, listening, mcpweft, within};
 use mcpweft::{
     Client, ClientHandler, ClientOptions, ErrorData, RequestOptions,
     model::{
@@ -19,16 +19,6 @@ use mcpweft::{
     transport::http::StreamableHttpClientTransport,
 };
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, BufReader};
-
-use crate::common::{calculator_server, mcpweft};
-
-/// How long one step of a test may take.
-const STEP: Duration = Duration::from_secs(30);
-
-async fn within<F: Future>(what: &str, future: F) -> F::Output {
-    tokio::time::timeout(STEP, future).await.unwrap_or_else(|_| panic!("{what} did not finish within {STEP:?}"))
-}
 
 /// A running `mcpweft proxy --listen`, killed when dropped.
 struct Listening {
@@ -39,30 +29,9 @@ struct Listening {
 impl Listening {
     /// Starts the proxy in front of `command` and reads the URL it prints on stderr.
     async fn start(extra: &[&str], command: &[&str]) -> Self {
-        let mut child = tokio::process::Command::new(mcpweft())
-            .args(["proxy", "--listen", "127.0.0.1:0"])
-            .args(extra)
-            .arg("--")
-            .args(command)
-            .env_remove("MCPWEFT_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the proxy starts");
-        let mut lines = BufReader::new(child.stderr.take().expect("a stderr pipe")).lines();
-        let url = within("the proxy printing its URL", async {
-            loop {
-                let line = lines.next_line().await.expect("reading stderr").expect("the proxy printed its URL");
-                if let Some(url) = line.strip_prefix("listening on ") {
-                    return url.to_owned();
-                }
-            }
-        })
-        .await;
-        // The rest of stderr (the servers' own) is read, so that no process blocks on it.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let mut front = tokio::process::Command::new(mcpweft());
+        front.args(["proxy", "--listen", "127.0.0.1:0"]).args(extra).arg("--").args(command);
+        let (child, url) = listening(&mut front).await;
         Listening { child, url }
     }
 

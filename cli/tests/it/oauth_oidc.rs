@@ -29,14 +29,7 @@ use tokio::{
     process::{Child, Command},
 };
 
-use crate::common::{self, TempDir, TempFile, call_text as call, free_resource, mcpweft, proxy, run};
-
-/// How long one step of a test may take.
-const STEP: Duration = Duration::from_secs(30);
-
-async fn within<F: Future>(what: &str, future: F) -> F::Output {
-    tokio::time::timeout(STEP, future).await.unwrap_or_else(|_| panic!("{what} did not finish within {STEP:?}"))
-}
+use crate::common::{self, TempDir, TempFile, call_text as call, free_resource, mcpweft, proxy, run, within};
 
 /// The authorization server, running until dropped.
 struct Provider {

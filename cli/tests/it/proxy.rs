@@ -26,14 +26,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::common::mcpweft;
-
-/// How long one step of a test may take.
-const STEP: Duration = Duration::from_secs(20);
-
-async fn within<F: Future>(what: &str, future: F) -> F::Output {
-    tokio::time::timeout(STEP, future).await.unwrap_or_else(|_| panic!("{what} did not finish within {STEP:?}"))
-}
+use crate::common::{mcpweft, within};
 
 /// What the server's `wait` tool tells the test: that it started, and that it was cancelled.
 #[derive(Default)]
