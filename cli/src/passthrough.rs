@@ -1,4 +1,6 @@
-//! `mcpweft gateway --no-prefix` over a configuration of one server: a reverse proxy.
+//! The relay of one configured server: what `mcpweft proxy --listen` serves its command with,
+//! and what `mcpweft gateway --no-prefix` over a configuration of one server is, a reverse
+//! proxy.
 //!
 //! With one server and its own names the gateway has nothing to merge, so it does not put a
 //! session runtime of its own between the client and the server: it serves the server through
@@ -27,17 +29,18 @@ use mcpweft::{
     jsonrpc::JsonRpcMessage,
     model::methods,
     transport::{
-        ChildProcessTransport, Inbound, Transport as _, TransportReader, TransportWriter,
+        ChildProcessTransport, Inbound, Outbound, Transport as _, TransportReader, TransportWriter,
         http::{HttpClientOptions, StreamableHttpClientTransport},
     },
 };
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::listen::write_to_child;
-
 /// How many of a client's messages wait for the server before senders wait.
 const TO_SERVER_CAPACITY: usize = 256;
+
+/// How many messages are written to the server between two flushes.
+const FLUSH_EVERY: usize = 64;
 
 /// Whether the gateway over `config` is a reverse proxy: with `--no-prefix`, one server that is
 /// enabled and logs in with no OAuth client of the gateway's own.
@@ -75,18 +78,25 @@ fn connect(server: &ServerConfig) -> Result<Connection, Error> {
             Ok(ChildProcessTransport::spawn(process)?.split())
         }
         ServerTransport::Http { url, headers, .. } => {
-            let mut options = HttpClientOptions::new();
-            for (name, value) in headers {
-                let bad = |what: String| Error::Config(format!("server {:?}: headers.{name}: {what}", server.name));
-                let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|e| bad(e.to_string()))?;
-                let mut value = http::HeaderValue::from_str(value).map_err(|e| bad(e.to_string()))?;
-                value.set_sensitive(true);
-                options = options.with_header(name, value);
-            }
-            Ok(StreamableHttpClientTransport::with_options(url, options)?.split())
+            Ok(StreamableHttpClientTransport::with_options(url, header_options(headers)?)?.split())
         }
         other => Err(Error::Config(format!("server {:?}: the gateway cannot relay {other:?}", server.name))),
     }
+}
+
+/// The HTTP client options that send `headers` on every request, their values kept out of logs.
+pub(crate) fn header_options<'a>(
+    headers: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Result<HttpClientOptions, Error> {
+    let mut options = HttpClientOptions::new();
+    for (name, value) in headers {
+        let bad = |what: String| Error::Config(format!("the header {name}: {what}"));
+        let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|e| bad(e.to_string()))?;
+        let mut value = http::HeaderValue::from_str(value).map_err(|e| bad(e.to_string()))?;
+        value.set_sensitive(true);
+        options = options.with_header(name, value);
+    }
+    Ok(options)
 }
 
 impl Relay for ServerRelay {
@@ -95,7 +105,7 @@ impl Relay for ServerRelay {
         Box::pin(async move {
             let (writer, reader) = connect(&server)?;
             let (to_server, queued) = mpsc::channel(TO_SERVER_CAPACITY);
-            tokio::spawn(write_to_child(writer, queued));
+            tokio::spawn(write_to_server(writer, queued));
             let session = Arc::new(ServerSession {
                 server,
                 sink,
@@ -205,4 +215,30 @@ async fn relay_to_client(session: Arc<ServerSession>, mut reader: Box<dyn Transp
     let reason = reader.close_reason().await.map(|r| r.message).unwrap_or_default();
     tracing::info!(server = %name, reason, "a connection to the server ended");
     session.sink.close();
+}
+
+/// Writes the client's messages to the server, flushing whenever the queue is empty; once the
+/// queue is closed, closes the connection (a process's stdin, then SIGTERM and SIGKILL).
+async fn write_to_server(mut writer: Box<dyn TransportWriter>, mut queued: mpsc::Receiver<JsonRpcMessage>) {
+    'queue: while let Some(message) = queued.recv().await {
+        if writer.send(Outbound { message, related_request: None }).await.is_err() {
+            break;
+        }
+        for _ in 1..FLUSH_EVERY {
+            match queued.try_recv() {
+                Ok(message) => {
+                    if writer.send(Outbound { message, related_request: None }).await.is_err() {
+                        break 'queue;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        if writer.flush().await.is_err() {
+            break;
+        }
+    }
+    if let Err(e) = writer.close().await {
+        tracing::debug!(error = %e, "closing a connection to the server failed");
+    }
 }

@@ -16,8 +16,7 @@ use mcpweft::{
     host::ServerTransport,
     jsonrpc::JsonRpcMessage,
     transport::{
-        Inbound, Outbound, Transport as _, TransportReader, TransportWriter,
-        http::{HttpClientOptions, StreamableHttpClientTransport},
+        Inbound, Outbound, Transport as _, TransportReader, TransportWriter, http::StreamableHttpClientTransport,
     },
 };
 use std::{
@@ -133,14 +132,7 @@ async fn http_transport(args: &ProxyArgs) -> Result<StreamableHttpClientTranspor
     let Some(ServerTransport::Http { url, headers, .. }) = config.servers.first().map(|s| &s.transport) else {
         return Err(Failure::usage(format!("{url} is not the URL of an HTTP server")));
     };
-    let mut options = HttpClientOptions::new();
-    for (name, value) in headers {
-        let bad = |what: String| Failure::usage(format!("the header {name}: {what}"));
-        let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|e| bad(e.to_string()))?;
-        let mut value = http::HeaderValue::from_str(value).map_err(|e| bad(e.to_string()))?;
-        value.set_sensitive(true);
-        options = options.with_header(name, value);
-    }
+    let mut options = crate::passthrough::header_options(headers)?;
     if let Some(provider) = args.login.provider(url, &args.http).await? {
         options = options.with_auth(provider);
     }
