@@ -155,18 +155,14 @@ impl LoginArgs {
         if !self.scopes.is_empty() {
             options = options.with_scopes(self.scopes.clone());
         }
-        let store: Arc<dyn TokenStore> = match self.files() {
-            Some(files) => {
-                // Tokens bound to a DPoP key serve the next run only with that key.
-                match files.dpop_key(&tokens::resource_key(url)?) {
-                    Ok(key) => options = options.with_dpop_key(Arc::new(key)),
-                    Err(e) => tracing::warn!(error = %e, "no DPoP key kept: DPoP-bound tokens serve this run only"),
-                }
-                Arc::new(files)
+        if let Some(files) = self.files() {
+            // Tokens bound to a DPoP key serve the next run only with that key.
+            match files.dpop_key(&tokens::resource_key(url)?) {
+                Ok(key) => options = options.with_dpop_key(Arc::new(key)),
+                Err(e) => tracing::warn!(error = %e, "no DPoP key kept: DPoP-bound tokens serve this run only"),
             }
-            None => Arc::new(InMemoryTokenStore::default()),
-        };
-        let client = OAuthClient::new(url, options.with_store(store))?;
+        }
+        let client = OAuthClient::new(url, options.with_store(self.store()))?;
         Ok(Some(Arc::new(client)))
     }
 

@@ -7,7 +7,7 @@
 //! after the server's resource URL (the key the core gives), holds that URL and the tokens as
 //! JSON, is readable by its owner only (mode 0600 on Unix, in a directory of mode 0700), and
 //! is replaced atomically: written beside its final name, then renamed over it. Beside it, the
-//! DPoP key the tokens may be bound to (a PKCS#8 P-256 key, `.dpop.p8`), so that tokens bound
+//! DPoP key the tokens may be bound to (the core's P-256 key as PKCS#8, `.dpop.p8`), so that tokens bound
 //! to it still serve the next run.
 
 use std::{
@@ -18,7 +18,6 @@ use std::{
 };
 
 use mcpweft::auth::{DpopKey, StoredTokens, TokenStore};
-use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
 use serde::{Deserialize, Serialize};
 
 use crate::failure::Failure;
@@ -105,10 +104,7 @@ impl TokenFiles {
         let der = match fs::read(self.key_path(resource)) {
             Ok(der) => der,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let random = ring::rand::SystemRandom::new();
-                let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &random)
-                    .map_err(|_| std::io::Error::other("generating a P-256 key failed"))?;
-                let der = pkcs8.as_ref().to_vec();
+                let der = DpopKey::generate_pkcs8_der().map_err(std::io::Error::other)?;
                 *self.new_key.lock().unwrap_or_else(PoisonError::into_inner) = Some((resource.to_owned(), der.clone()));
                 der
             }

@@ -5,15 +5,13 @@
 use std::sync::{Arc, Mutex};
 
 use axum::{Router, body::Bytes, extract::State, routing::post};
-use mcpweft::{
-    Client, ClientOptions, Server,
-    model::{CallToolResult, Implementation, JsonObject, Tool},
-    transport::memory_pair,
-};
-use mcpweft_otel::OpenTelemetry;
+use mcpweft::ClientOptions;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message as _;
 use serde_json::json;
+
+#[path = "common/pair.rs"]
+mod pair;
 
 /// The spans a collector received: name, service name and attributes.
 type Received = Arc<Mutex<Vec<(String, String, Vec<(String, String)>)>>>;
@@ -49,15 +47,7 @@ async fn a_traced_server_exports_its_spans_to_an_otlp_collector() {
     tokio::spawn(async move { axum::serve(listener, app).await });
     mcpweft_otel::export_otlp(&endpoint, "otlp-test").unwrap();
 
-    let tool = Tool::without_arguments("hello", "Says hello.");
-    let server = Server::builder(Implementation::new("exported", "1"))
-        .tool(tool, |_args: JsonObject, _ctx| async { Ok(CallToolResult::text("hello")) })
-        .middleware(OpenTelemetry::new())
-        .build()
-        .unwrap();
-    let (client_side, server_side) = memory_pair();
-    server.serve(server_side);
-    let client = Client::connect(client_side, ClientOptions::new("c", "1")).await.unwrap();
+    let client = pair::traced_pair(ClientOptions::new("c", "1")).await;
     client.call_tool("hello", json!({})).await.unwrap();
     tokio::task::spawn_blocking(mcpweft_otel::flush).await.unwrap().unwrap();
 

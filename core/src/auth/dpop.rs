@@ -40,13 +40,20 @@ impl std::fmt::Debug for DpopKey {
 impl DpopKey {
     /// Generates a new P-256 key pair from the operating system's random source.
     pub fn generate() -> Result<Self, Error> {
+        Self::from_pkcs8_der(&Self::generate_pkcs8_der()?)
+    }
+
+    /// Generates a new P-256 private key from the operating system's random source and
+    /// returns it DER-encoded (PKCS#8), to be kept and given to
+    /// [`from_pkcs8_der`](Self::from_pkcs8_der) in later runs.
+    pub fn generate_pkcs8_der() -> Result<Vec<u8>, Error> {
         use ring::{
             rand::SystemRandom,
             signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair},
         };
         let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
             .map_err(|_| Error::Auth("generating the DPoP key failed".to_owned()))?;
-        Self::from_pkcs8_der(pkcs8.as_ref())
+        Ok(pkcs8.as_ref().to_vec())
     }
 
     /// Uses an existing P-256 private key, DER-encoded PKCS#8 (to keep tokens bound to one key

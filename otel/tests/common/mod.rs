@@ -1,21 +1,20 @@
-//! What the trace tests share: an exporter that keeps the spans, and reading their attributes.
+//! What the trace tests share: an exporter that keeps the spans, reading their attributes, and
+//! the traced client and server (`pair.rs`, which the OTLP test uses alone).
 
 use std::{
     future::Future,
     sync::{Arc, Mutex},
 };
 
-use mcpweft::{
-    Client, ClientOptions, Server,
-    model::{CallToolResult, Implementation, JsonObject, Tool},
-    transport::memory_pair,
-};
-use mcpweft_otel::OpenTelemetry;
 use opentelemetry::KeyValue;
 use opentelemetry_sdk::{
     error::OTelSdkResult,
     trace::{SdkTracerProvider, SpanData, SpanExporter},
 };
+
+mod pair;
+
+pub use pair::traced_pair;
 
 /// Keeps every exported span.
 #[derive(Clone, Debug, Default)]
@@ -48,18 +47,4 @@ pub fn keep_spans() -> (Collect, SdkTracerProvider) {
     let provider = SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build();
     opentelemetry::global::set_tracer_provider(provider.clone());
     (spans, provider)
-}
-
-/// Connects a client with `options` to a traced server whose tool `hello` says hello, over an
-/// in-memory pair.
-pub async fn traced_pair(options: ClientOptions) -> Client {
-    let tool = Tool::without_arguments("hello", "Says hello.");
-    let server = Server::builder(Implementation::new("traced", "1"))
-        .tool(tool, |_args: JsonObject, _ctx| async { Ok(CallToolResult::text("hello")) })
-        .middleware(OpenTelemetry::new())
-        .build()
-        .unwrap();
-    let (client_side, server_side) = memory_pair();
-    server.serve(server_side);
-    Client::connect(client_side, options).await.unwrap()
 }
