@@ -16,7 +16,6 @@
 
 use std::{
     path::{Path, PathBuf},
-    process::Stdio,
     sync::Arc,
     time::Duration,
 };
@@ -24,37 +23,13 @@ use std::{
 use mcpweft::{auth::JwtVerifier, http::BoundHttpServer};
 use reqwest::header;
 use serde_json::{Value, json};
-use tokio::{
-    io::{AsyncBufReadExt, BufReader},
-    process::{Child, Command},
-};
 
 use crate::common::{self, TempDir, TempFile, call_text as call, free_resource, mcpweft, proxy, run, within};
 
-/// The authorization server, running until dropped.
-struct Provider {
-    issuer: String,
-    _process: Child,
-    /// The provider's standard output, kept open so that nothing it prints fails.
-    _stdout: BufReader<tokio::process::ChildStdout>,
-}
+#[path = "../../../tests/oidc/provider.rs"]
+mod oidc_provider;
 
-async fn provider() -> Provider {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/oidc/provider.mjs");
-    let mut process = Command::new("node")
-        .arg(script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node runs tests/oidc/provider.mjs (make test-oidc installs its packages)");
-    let mut stdout = BufReader::new(process.stdout.take().expect("a stdout pipe"));
-    let mut line = String::new();
-    within("the provider's start", stdout.read_line(&mut line)).await.expect("the provider's issuer");
-    let issuer = line.trim().to_owned();
-    assert!(issuer.starts_with("http://127.0.0.1:"), "the provider printed {line:?}");
-    Provider { issuer, _process: process, _stdout: stdout }
-}
+use oidc_provider::start as provider;
 
 /// A server that trusts the provider's tokens, through its JWKS.
 async fn protected_server(issuer: &str) -> BoundHttpServer {

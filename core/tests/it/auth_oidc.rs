@@ -10,7 +10,6 @@
 use crate::auth_common;
 
 use std::{
-    process::Stdio,
     sync::{
         Arc, Mutex,
         atomic::{AtomicUsize, Ordering},
@@ -29,39 +28,15 @@ use mcpweft::{
 };
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
-use tokio::{
-    io::{AsyncBufReadExt, BufReader},
-    process::{Child, Command},
-};
 
 /// The redirect URI the test client registers; nothing listens there, the authorizer stops at
 /// the redirect to it.
 const REDIRECT_URI: &str = "http://127.0.0.1:1/callback";
 
-/// The authorization server, running until dropped.
-struct Provider {
-    issuer: String,
-    _process: Child,
-    /// The provider's standard output, kept open so that nothing it prints fails.
-    _stdout: BufReader<tokio::process::ChildStdout>,
-}
+#[path = "../../../tests/oidc/provider.rs"]
+mod oidc_provider;
 
-async fn provider() -> Provider {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/oidc/provider.mjs");
-    let mut process = Command::new("node")
-        .arg(script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node runs tests/oidc/provider.mjs (make test-oidc installs its packages)");
-    let mut stdout = BufReader::new(process.stdout.take().unwrap());
-    let mut line = String::new();
-    within(stdout.read_line(&mut line)).await.unwrap();
-    let issuer = line.trim().to_owned();
-    assert!(issuer.starts_with("http://127.0.0.1:"), "the provider printed {line:?}");
-    Provider { issuer, _process: process, _stdout: stdout }
-}
+use oidc_provider::start as provider;
 
 /// A protected mcpweft server trusting the provider through its JWKS; tokens get no leeway on
 /// their expiry.
