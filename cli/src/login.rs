@@ -155,14 +155,19 @@ impl LoginArgs {
         if !self.scopes.is_empty() {
             options = options.with_scopes(self.scopes.clone());
         }
-        if let Some(files) = self.files() {
-            // Tokens bound to a DPoP key serve the next run only with that key.
-            match files.dpop_key(&tokens::resource_key(url)?) {
-                Ok(key) => options = options.with_dpop_key(Arc::new(key)),
-                Err(e) => tracing::warn!(error = %e, "no DPoP key kept: DPoP-bound tokens serve this run only"),
+        let store: Arc<dyn TokenStore> = match self.files() {
+            Some(files) => {
+                // Tokens bound to a DPoP key serve the next run only with that key, which this
+                // store writes beside the first tokens it saves.
+                match files.dpop_key(&tokens::resource_key(url)?) {
+                    Ok(key) => options = options.with_dpop_key(Arc::new(key)),
+                    Err(e) => tracing::warn!(error = %e, "no DPoP key kept: DPoP-bound tokens serve this run only"),
+                }
+                Arc::new(files)
             }
-        }
-        let client = OAuthClient::new(url, options.with_store(self.store()))?;
+            None => Arc::new(InMemoryTokenStore::default()),
+        };
+        let client = OAuthClient::new(url, options.with_store(store))?;
         Ok(Some(Arc::new(client)))
     }
 
