@@ -9,7 +9,8 @@
 //! reports the total calls per second and the median and 99th-percentile
 //! latency of a call across all sessions. The server's CPU time (user and
 //! system, from `/proc`) over each run, divided by its calls, is the CPU a
-//! call costs the server. A last run makes 64 sessions echo 64 KiB texts.
+//! call costs the server. The last runs make 1, 16 and 64 sessions echo
+//! 64 KiB texts.
 //!
 //! The memory of an idle session is measured on a fresh process: after a
 //! warm-up, the server's `VmRSS` is read, 1,000 sessions are initialized and
@@ -35,8 +36,8 @@ use crate::{
 
 /// The numbers of concurrent sessions of the load phase.
 const SESSION_COUNTS: [usize; 3] = [1, 16, 64];
-/// The number of concurrent sessions of the run with 64 KiB texts.
-const LARGE_SESSIONS: usize = 64;
+/// The numbers of concurrent sessions of the runs with 64 KiB texts.
+const LARGE_SESSION_COUNTS: [usize; 3] = [1, 16, 64];
 /// The number of concurrent sessions of the warm-up.
 pub(crate) const WARM_UP_SESSIONS: usize = 16;
 /// The number of idle sessions whose memory is measured.
@@ -53,15 +54,15 @@ pub(crate) const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
 /// How long a server is left to settle before its memory is read.
 const SETTLE: Duration = Duration::from_millis(200);
 /// The time after which the measurement of one server is abandoned.
-const SERVER_CAP: Duration = Duration::from_secs(120);
+const SERVER_CAP: Duration = Duration::from_secs(180);
 
 /// The most calls each phase makes, in total over all its sessions.
 struct Counts {
     warm_up: usize,
     /// The calls of the load phase, by entry of [`SESSION_COUNTS`].
     load: [usize; SESSION_COUNTS.len()],
-    /// The calls of the run with 64 KiB texts.
-    large: usize,
+    /// The calls of the runs with 64 KiB texts, by entry of [`LARGE_SESSION_COUNTS`].
+    large: [usize; LARGE_SESSION_COUNTS.len()],
 }
 
 impl Counts {
@@ -71,7 +72,7 @@ impl Counts {
         Self {
             warm_up: 4_000 / divisor,
             load: [20_000 / divisor, 60_000 / divisor, 60_000 / divisor],
-            large: 6_000 / divisor,
+            large: [2_000 / divisor, 6_000 / divisor, 6_000 / divisor],
         }
     }
 }
@@ -97,8 +98,8 @@ impl Load {
 struct Row {
     /// One load run by entry of [`SESSION_COUNTS`].
     loads: Vec<Load>,
-    /// The run with 64 KiB texts.
-    large: Load,
+    /// One run with 64 KiB texts by entry of [`LARGE_SESSION_COUNTS`].
+    large: Vec<Load>,
     idle_session_kib: f64,
 }
 
@@ -272,11 +273,24 @@ async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
         eprintln!("  {}: {} calls, {sessions} concurrent session(s)", server.name, load.calls);
         loads.push(load);
     }
-    let large = process.measured_load(LARGE_SESSIONS, counts.large, &large_text()).await?;
-    eprintln!("  {}: {} calls of 64 KiB, {LARGE_SESSIONS} concurrent sessions", server.name, large.calls);
+    let text = large_text();
+    let mut large = Vec::with_capacity(LARGE_SESSION_COUNTS.len());
+    for (sessions, calls) in LARGE_SESSION_COUNTS.into_iter().zip(counts.large) {
+        let load = process.measured_load(sessions, calls, &text).await?;
+        eprintln!("  {}: {} calls of 64 KiB, {sessions} concurrent session(s)", server.name, load.calls);
+        large.push(load);
+    }
     process.kill().await;
     let idle_session_kib = idle_session_kib(server, counts.warm_up).await?;
     Ok(Row { loads, large, idle_session_kib })
+}
+
+/// The runs of `row` in table order, each with its label: the number of
+/// sessions, followed by `x64K` for the runs with 64 KiB texts.
+fn labelled(row: &Row) -> impl Iterator<Item = (String, &Load)> {
+    let small = SESSION_COUNTS.iter().map(ToString::to_string).zip(&row.loads);
+    let large = LARGE_SESSION_COUNTS.iter().map(|sessions| format!("{sessions}x64K")).zip(&row.large);
+    small.chain(large)
 }
 
 /// Measures every server over Streamable HTTP and prints the table; returns
@@ -307,8 +321,7 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
             print_line(name, &["failed".into()]);
             continue;
         };
-        let runs = SESSION_COUNTS.iter().map(ToString::to_string).zip(&row.loads);
-        for (sessions, load) in runs.chain([(format!("{LARGE_SESSIONS}x64K"), &row.large)]) {
+        for (sessions, load) in labelled(row) {
             let [calls, p50, p99] = load.columns();
             let cells = [
                 sessions,
@@ -326,9 +339,7 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
         .filter_map(|(ours, theirs)| Some((format!("{ours} / {theirs}"), find(ours)?, find(theirs)?)))
         .collect();
     for (label, our_row, their_row) in &pairs {
-        let ours = SESSION_COUNTS.iter().map(ToString::to_string).zip(&our_row.loads);
-        let runs = ours.chain([(format!("{LARGE_SESSIONS}x64K"), &our_row.large)]);
-        for ((sessions, ours), theirs) in runs.zip(their_row.loads.iter().chain([&their_row.large])) {
+        for ((sessions, ours), (_, theirs)) in labelled(our_row).zip(labelled(their_row)) {
             let mut cells = vec![sessions];
             cells.extend(ours.columns().iter().zip(theirs.columns()).map(|(ours, theirs)| ratio(*ours, theirs)));
             cells.push(ratio(ours.cpu_us, theirs.cpu_us));

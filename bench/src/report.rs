@@ -1,10 +1,18 @@
 //! Statistics and table printing shared by the stdio and HTTP sections.
 
 /// The pairs of rows compared by a ratio line, ours first: each mcpweft
-/// flavour beside the official SDK of its language, and the Swift binding
-/// beside the Rust core it wraps (the cost of the Swift hop per call).
-pub(crate) const RATIOS: [(&str, &str); 4] =
-    [("mcpweft", "rmcp"), ("mcpweft-py", "fastmcp"), ("mcpweft-node", "ts-sdk"), ("mcpweft-swift", "mcpweft")];
+/// flavour beside the official SDK of its language and beside rmcp (the
+/// fastest official SDK), and the Node and Swift bindings beside the Rust
+/// core they wrap (the cost of the binding's hop per call).
+pub(crate) const RATIOS: [(&str, &str); 7] = [
+    ("mcpweft", "rmcp"),
+    ("mcpweft-py", "fastmcp"),
+    ("mcpweft-py", "rmcp"),
+    ("mcpweft-node", "ts-sdk"),
+    ("mcpweft-node", "rmcp"),
+    ("mcpweft-node", "mcpweft"),
+    ("mcpweft-swift", "mcpweft"),
+];
 
 /// The median of `values`, which must not be empty.
 pub(crate) fn median(values: &mut [f64]) -> f64 {

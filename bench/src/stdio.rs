@@ -5,8 +5,8 @@
 //! the latency of sequential `tools/call echo` requests (also with one CPU
 //! kept awake, see [`KeepAwake`]), the throughput with
 //! 64 requests in flight and the peak memory of the server process; then, on
-//! a fresh process, the peak memory while echoing 64 KiB texts with 64 in
-//! flight. It then prints one row per server and the ratios
+//! a fresh process, the p50 of sequential calls echoing 64 KiB texts and the
+//! peak memory while echoing them with 64 in flight. It then prints one row per server and the ratios
 //! of each mcpweft flavour versus the official SDK of its language, which
 //! drift less than absolute times.
 //!
@@ -44,6 +44,8 @@ const CALIBRATION_BUDGET: Duration = Duration::from_secs(1);
 const CHUNK: usize = 250;
 /// The most 64 KiB calls of the large phase.
 const LARGE_CALLS: usize = 1_000;
+/// The most sequential 64 KiB calls of the large phase.
+const LARGE_SEQUENTIAL: usize = 1_000;
 /// The longest the large phase lasts once it has made one window of calls.
 const LARGE_BUDGET: Duration = Duration::from_secs(3);
 /// The number of spawns of the start-up phase that are made however long
@@ -60,6 +62,7 @@ struct Counts {
     sequential: usize,
     pipelined: usize,
     large: usize,
+    large_sequential: usize,
 }
 
 impl Counts {
@@ -72,6 +75,7 @@ impl Counts {
             sequential: 20_000 / divisor,
             pipelined: 200_000 / divisor,
             large: LARGE_CALLS / divisor,
+            large_sequential: LARGE_SEQUENTIAL / divisor,
         }
     }
 }
@@ -85,12 +89,13 @@ struct Row {
     calls_per_s: f64,
     peak_mib: f64,
     idle_mib: f64,
+    large_p50_us: f64,
     large_peak_mib: f64,
 }
 
 impl Row {
     /// The columns, in table order.
-    fn columns(&self) -> [f64; 8] {
+    fn columns(&self) -> [f64; 9] {
         [
             self.startup_ms,
             self.idle_mib,
@@ -99,6 +104,7 @@ impl Row {
             self.awake_p50_us,
             self.calls_per_s,
             self.peak_mib,
+            self.large_p50_us,
             self.large_peak_mib,
         ]
     }
@@ -227,16 +233,28 @@ fn fitting(calls_per_s: f64, most: usize) -> usize {
     fit.clamp(1, most.max(1))
 }
 
-/// The peak memory of a fresh server process, in MiB, after at most `most`
-/// calls echoing 64 KiB with [`WINDOW`] in flight (fewer once
-/// [`LARGE_BUDGET`] has passed).
-async fn measure_large_peak(server: &Server, most: usize) -> Result<f64> {
+/// The p50 of at most `sequential` sequential calls echoing 64 KiB (fewer once
+/// [`LARGE_BUDGET`] has passed), in microseconds, and then the peak memory of
+/// the same fresh server process, in MiB, after at most `most` such calls with
+/// [`WINDOW`] in flight (fewer once [`LARGE_BUDGET`] has passed).
+async fn measure_large(server: &Server, sequential: usize, most: usize) -> Result<(f64, f64)> {
     let mut session = Session::spawn(&server.command)?;
     session.initialize().await?;
     session.initialized().await?;
     let text = large_text();
-    let start = Instant::now();
     let (mut done, mut next_id) = (0, 1);
+    let mut latencies = Vec::with_capacity(sequential);
+    let start = Instant::now();
+    while done == 0 || (done < sequential && start.elapsed() < LARGE_BUDGET) {
+        let count = CHUNK.min(sequential.max(1) - done).max(1);
+        latencies.extend(session.run(echo_requests_with(next_id, count, &text), next_id, 1).await?.latencies_us());
+        done += count;
+        next_id += count as u64;
+    }
+    latencies.sort_by(f64::total_cmp);
+    let p50_us = percentile(&latencies, 50.0);
+    let start = Instant::now();
+    done = 0;
     while done == 0 || (done < most && start.elapsed() < LARGE_BUDGET) {
         let count = WINDOW.min(most.max(1) - done).max(1);
         session.run(echo_requests_with(next_id, count, &text), next_id, WINDOW).await?;
@@ -245,7 +263,7 @@ async fn measure_large_peak(server: &Server, most: usize) -> Result<f64> {
     }
     let peak_mib = session.peak_memory_kib()? as f64 / 1024.0;
     session.close().await;
-    Ok(peak_mib)
+    Ok((p50_us, peak_mib))
 }
 
 /// Measures every column for one server.
@@ -298,9 +316,10 @@ async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
 
     let peak_mib = session.peak_memory_kib()? as f64 / 1024.0;
     session.close().await;
-    let large_peak_mib = measure_large_peak(server, counts.large).await?;
+    let (large_p50_us, large_peak_mib) = measure_large(server, counts.large_sequential, counts.large).await?;
     Ok(Row {
         idle_mib,
+        large_p50_us,
         large_peak_mib,
         startup_ms,
         p50_us: percentile(&latencies, 50.0),
@@ -341,12 +360,22 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
     }
     println!("awake p50: the sequential calls again, with one CPU kept busy by a thread at nice 19");
     let headers =
-        ["start-up ms", "idle MiB", "p50 µs", "p99 µs", "awake p50 µs", "calls/s", "peak MiB", "64K peak MiB"];
+        [
+        "start-up ms",
+        "idle MiB",
+        "p50 µs",
+        "p99 µs",
+        "awake p50 µs",
+        "calls/s",
+        "peak MiB",
+        "64K p50 µs",
+        "64K peak MiB",
+    ];
     print_line("server", &headers.map(String::from));
     for (name, row) in &rows {
         let cells = match row {
             Some(row) => {
-                let [startup, idle, p50, p99, awake_p50, calls, peak, large_peak] = row.columns();
+                let [startup, idle, p50, p99, awake_p50, calls, peak, large_p50, large_peak] = row.columns();
                 vec![
                     format!("{startup:.2}"),
                     format!("{idle:.1}"),
@@ -355,6 +384,7 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
                     format!("{awake_p50:.1}"),
                     format!("{calls:.0}"),
                     format!("{peak:.1}"),
+                    format!("{large_p50:.1}"),
                     format!("{large_peak:.1}"),
                 ]
             }
