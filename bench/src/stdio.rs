@@ -359,8 +359,7 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
         println!("start-up: measured at normal priority (no privilege to raise it): other load adds to it");
     }
     println!("awake p50: the sequential calls again, with one CPU kept busy by a thread at nice 19");
-    let headers =
-        [
+    let headers = [
         "start-up ms",
         "idle MiB",
         "p50 µs",

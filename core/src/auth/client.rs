@@ -372,6 +372,9 @@ struct Server {
 #[derive(Default)]
 struct FlowState {
     tokens: Option<StoredTokens>,
+    /// Whether the store was asked for tokens, so that a client without any asks it once
+    /// rather than at every request.
+    loaded: bool,
     server: Option<Server>,
     step_ups: u32,
     /// Whether the MCP server challenged with the `DPoP` scheme.
@@ -1111,8 +1114,9 @@ impl OAuthClient {
     /// Returns the tokens to send, loaded from the store first and refreshed when expired.
     async fn current_tokens(&self) -> Result<Option<StoredTokens>, Error> {
         let mut flow = self.flow.lock().await;
-        if flow.tokens.is_none() {
+        if !flow.loaded {
             flow.tokens = self.options.store.load(&self.store_key()).await;
+            flow.loaded = true;
         }
         let Some(tokens) = flow.tokens.clone() else { return Ok(None) };
         let expired = tokens.expires_at.is_some_and(|at| at <= now().saturating_add(30));
@@ -1206,6 +1210,34 @@ impl AuthProvider for OAuthClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A store without tokens that counts how often it is asked.
+    #[derive(Default)]
+    struct CountingStore(std::sync::atomic::AtomicUsize);
+
+    #[async_trait]
+    impl TokenStore for CountingStore {
+        async fn load(&self, _resource: &str) -> Option<StoredTokens> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            None
+        }
+
+        async fn save(&self, _resource: &str, _tokens: StoredTokens) {}
+    }
+
+    #[tokio::test]
+    async fn a_client_without_tokens_asks_its_store_once() {
+        let store = Arc::new(CountingStore::default());
+        let credentials = ClientCredentials::Secret { client_id: "c".to_owned(), client_secret: "s".to_owned() };
+        let mut options = OAuthClientOptions::machine(credentials);
+        options.store = store.clone();
+        let client = OAuthClient::new("http://127.0.0.1:1/mcp", options).unwrap();
+        for _ in 0..3 {
+            assert!(client.access_token().await.unwrap().is_none());
+            assert!(client.credentials("POST", "http://127.0.0.1:1/mcp").await.unwrap().is_none());
+        }
+        assert_eq!(store.0.load(Ordering::SeqCst), 1);
+    }
 
     #[test]
     fn challenges_are_read_with_quoted_and_bare_values() {
