@@ -45,6 +45,13 @@ function parse(json) {
 }
 
 function answer(native, value) {
+  // A string crosses as it is: JSON.stringify would scan it once more (on Node 20 and 22, one
+  // character at a time), and the native side parse it again. A lone surrogate, which JSON
+  // text escapes but a native string cannot hold, takes the JSON path, as every other value.
+  if (typeof value === 'string' && value.isWellFormed()) {
+    native.resolveText(value);
+    return;
+  }
   let json;
   try {
     json = JSON.stringify(value === undefined ? null : value) ?? 'null';

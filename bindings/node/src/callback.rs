@@ -45,6 +45,12 @@ impl Reply {
         self.send(mcpweft_bridge::parse_json(value, what));
     }
 
+    /// Answers the call with the string `text` itself, which needs no JSON text: what the
+    /// JavaScript function returned was that string.
+    pub(crate) fn resolve_text(&self, text: String) {
+        self.send(Ok(Value::String(text)));
+    }
+
     /// Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
     /// `code` with the JSON text of `data`, another kind name keeps its kind, anything else is a
     /// failure the bridge's error policy decides about; `causes` are the messages of its causes.

@@ -2,7 +2,9 @@
 //!
 //! Architecture Invariant: this crate holds no protocol logic. Protocol payloads cross as
 //! JSON text (the JavaScript side runs `JSON.stringify` and `JSON.parse`, which honours
-//! `toJSON` and is faster than building objects property by property); JavaScript callables
+//! `toJSON` and is faster than building objects property by property), except that a
+//! handler's string result crosses as that string, which JSON text would scan once more for
+//! nothing; JavaScript callables
 //! become bridge callbacks; bridge tasks settle through a callback; and errors cross as the
 //! bridge's flat error in JSON, turned into error classes by the JavaScript side.
 //!
@@ -19,6 +21,7 @@ mod http;
 mod middleware;
 mod server;
 mod task;
+mod text;
 
 use napi_derive::napi;
 
