@@ -71,8 +71,9 @@ function fail(native, error) {
 }
 
 /**
- * Wraps `run(payload, native)` as the function the bridge calls with a batch of calls, the
- * JSON texts of their payloads and their native contexts: it never throws (a throw would end
+ * Wraps `run(payload, native)` as the function the bridge calls with a batch of calls, their
+ * payloads (JSON text, or an object the addon built when the payload holds a long string)
+ * and their native contexts: it never throws (a throw would end
  * the process), and settles each call exactly once with the value or the error of `run`,
  * awaited when it is a promise.
  */
@@ -80,7 +81,7 @@ function trampoline(run) {
   const call = (payload, native) => {
     let result;
     try {
-      result = run(JSON.parse(payload), native);
+      result = run(typeof payload === 'string' ? JSON.parse(payload) : payload, native);
       if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
         result.then(
           (value) => answer(native, value),
