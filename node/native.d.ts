@@ -128,6 +128,8 @@ export declare class NativeClient {
 export declare class NativeContext {
   /** Answers the call with the JSON text of the handler's value. */
   resolve(value: string): void
+  /** Answers the call with the string the handler returned, as it is (no JSON text). */
+  resolveText(text: string): void
   /**
    * Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
    * `code` with the JSON text of `data`, another kind name keeps its kind, anything else is a
@@ -306,6 +308,8 @@ export declare class NativeNext {
   run(message: string, done: (error: string | null, value: string | null) => void): Pending
   /** Answers the middleware's call with the JSON text of its outcome. */
   resolve(value: string): void
+  /** Answers the middleware's call with the string it returned, as it is (no JSON text). */
+  resolveText(text: string): void
   /**
    * Fails the middleware's call with what the thrown error says, as a handler's `reject`
    * does: an `rpc` error fails the message with its `code`, message and the JSON text of

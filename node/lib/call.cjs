@@ -45,6 +45,13 @@ function parse(json) {
 }
 
 function answer(native, value) {
+  // A string crosses as it is: JSON.stringify would scan it once more (on Node 20 and 22, one
+  // character at a time), and the native side parse it again. A lone surrogate, which JSON
+  // text escapes but a native string cannot hold, takes the JSON path, as every other value.
+  if (typeof value === 'string' && value.isWellFormed()) {
+    native.resolveText(value);
+    return;
+  }
   let json;
   try {
     json = JSON.stringify(value === undefined ? null : value) ?? 'null';
@@ -64,8 +71,9 @@ function fail(native, error) {
 }
 
 /**
- * Wraps `run(payload, native)` as the function the bridge calls with a batch of calls, the
- * JSON texts of their payloads and their native contexts: it never throws (a throw would end
+ * Wraps `run(payload, native)` as the function the bridge calls with a batch of calls, their
+ * payloads (JSON text, or an object the addon built when the payload holds a long string)
+ * and their native contexts: it never throws (a throw would end
  * the process), and settles each call exactly once with the value or the error of `run`,
  * awaited when it is a promise.
  */
@@ -73,7 +81,7 @@ function trampoline(run) {
   const call = (payload, native) => {
     let result;
     try {
-      result = run(JSON.parse(payload), native);
+      result = run(typeof payload === 'string' ? JSON.parse(payload) : payload, native);
       if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
         result.then(
           (value) => answer(native, value),

@@ -84,6 +84,55 @@ test('return values follow the bridge rules, sync or async', async () => {
   await client.close();
 });
 
+test('long and short strings round-trip through a handler unchanged, whatever their characters', async () => {
+  const server = new Server({ name: 'strings', version: '1' });
+  server.registerTool('echo', {}, ({ text }) => text);
+  server.registerTool('args', {}, (args) => ({
+    args,
+    prototype: Object.getPrototypeOf(args) === Object.prototype,
+    ownProto: Object.hasOwn(args, '__proto__'),
+  }));
+  server.registerTool('shaped', {}, ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.registerTool('lone', {}, () => 'a\ud800b');
+  const client = await connect(server);
+  const long = (unit) => unit.repeat(Math.ceil(70000 / unit.length));
+  const texts = {
+    empty: '',
+    ascii: long('0123456789abcdef'),
+    latin1: long('café ß ÿ '),
+    cjk: long('漢字かな '),
+    emoji: long('😀👍🏽 a'),
+    escapes: long('"\\/\b\f\n\r\t\u0000\u001f\u007f\u2028\u2029 '),
+    short: 'é😀"\\\n',
+  };
+  for (const [name, text] of Object.entries(texts)) {
+    const echoed = await client.callTool('echo', { text });
+    assert.equal(echoed.content[0].text, text, `${name} through a string result`);
+    const shaped = await client.callTool('shaped', { text });
+    assert.equal(shaped.content[0].text, text, `${name} through a result object`);
+  }
+  // A string with a lone surrogate takes the JSON path, whose text has no UTF-8: an error, as before.
+  const lone = await client.callTool('lone', {});
+  assert.equal(lone.isError, true);
+  assert.match(lone.content[0].text, /not valid JSON/);
+  // Payloads with and without a long string (built directly, or parsed from JSON text) make
+  // the same values, with `__proto__` an own property as JSON.parse makes it.
+  for (const text of [texts.ascii, texts.emoji, 'short']) {
+    const args = {
+      text,
+      ['__proto__']: { polluted: true },
+      numbers: [0, 1, -2, 0.1, 1e300, 123456789012, -5e-324],
+      nested: { list: [null, true, false, 'é', [text.slice(0, 2000)], {}], '10': 'ten', '2': 'two' },
+    };
+    const { structuredContent } = await client.callTool('args', args);
+    assert.deepEqual(structuredContent.args, JSON.parse(JSON.stringify(args)));
+    assert.deepEqual(Object.keys(structuredContent.args.nested), ['2', '10', 'list']);
+    assert.equal(structuredContent.prototype, true);
+    assert.equal(structuredContent.ownProto, true);
+  }
+  await client.close();
+});
+
 test('a thrown error is an isError result, an McpError a JSON-RPC error, and nothing crashes', async () => {
   const server = new Server({ name: 'errors', version: '1' });
   server.registerTool('throws', {}, () => {

@@ -1,7 +1,8 @@
 //! JavaScript functions as bridge callbacks.
 //!
 //! The function is one of the package's trampolines `(payloads, natives)`: for each call it
-//! parses the JSON text of the payload, runs the user's function, and settles through the
+//! takes the payload (JSON text it parses, or an object built directly when the payload holds
+//! a long string: see [`Payload`]), runs the user's function, and settles through the
 //! native object it got (a [`NativeContext`] for a handler, a
 //! [`NativeNext`](crate::middleware::NativeNext) for a middleware), with `resolve(json)` or
 //! `reject(kind, code, message, data, causes)`.
@@ -23,7 +24,7 @@ use napi::{
 };
 use serde_json::Value;
 
-use crate::context::NativeContext;
+use crate::{context::NativeContext, payload::Payload};
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
@@ -43,6 +44,12 @@ impl Reply {
     /// Answers the call with the JSON text `value`, the JavaScript function's `what`.
     pub(crate) fn resolve(&self, value: &str, what: &str) {
         self.send(mcpweft_bridge::parse_json(value, what));
+    }
+
+    /// Answers the call with the string `text` itself, which needs no JSON text: what the
+    /// JavaScript function returned was that string.
+    pub(crate) fn resolve_text(&self, text: String) {
+        self.send(Ok(Value::String(text)));
     }
 
     /// Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
@@ -66,10 +73,9 @@ impl Reply {
     }
 }
 
-/// One call of a trampoline: the JSON text of its payload and the native object it settles
-/// through.
+/// One call of a trampoline: its payload and the native object it settles through.
 struct Invocation<N> {
-    payload: String,
+    payload: Payload,
     native: N,
 }
 
@@ -77,7 +83,7 @@ struct Invocation<N> {
 type Queue<N> = Arc<Mutex<Vec<Invocation<N>>>>;
 
 /// The weak threadsafe function that wakes a trampoline with a batch of calls.
-type Wake<N> = ThreadsafeFunction<(), (), FnArgs<(Vec<String>, Vec<N>)>, Status, false, true>;
+type Wake<N> = ThreadsafeFunction<(), (), FnArgs<(Vec<Payload>, Vec<N>)>, Status, false, true>;
 
 /// A trampoline `(payloads, natives)` behind a weak threadsafe function, and the calls queued
 /// for its next wake-up.
@@ -95,7 +101,7 @@ impl<N: ToNapiValue + Send + Sync + 'static> Trampoline<N> {
             function.build_threadsafe_function::<()>().callee_handled::<false>().weak::<true>().build_callback(
                 move |_| {
                     let batch = std::mem::take(&mut *lock(&drained));
-                    let (payloads, natives): (Vec<String>, Vec<N>) =
+                    let (payloads, natives): (Vec<Payload>, Vec<N>) =
                         batch.into_iter().map(|call| (call.payload, call.native)).unzip();
                     Ok(FnArgs::from((payloads, natives)))
                 },
@@ -107,7 +113,7 @@ impl<N: ToNapiValue + Send + Sync + 'static> Trampoline<N> {
     /// [`Reply`], and waits for its answer.
     pub(crate) async fn call(&self, payload: Value, native: impl FnOnce(Reply) -> N) -> Result<Value, Error> {
         let (reply, answer) = oneshot::channel();
-        let invocation = Invocation { payload: payload.to_string(), native: native(Reply(Mutex::new(Some(reply)))) };
+        let invocation = Invocation { payload: Payload::new(payload), native: native(Reply(Mutex::new(Some(reply)))) };
         let first = {
             let mut waiting = lock(&self.queue);
             waiting.push(invocation);

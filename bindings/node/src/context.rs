@@ -3,7 +3,7 @@
 use std::sync::{Mutex, MutexGuard};
 
 use mcpweft_bridge::{Context, TaskHandle};
-use napi::{bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
+use napi::{JsString, bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -11,6 +11,7 @@ use crate::{
     callback::Reply,
     error::{parse_or_throw, throw},
     task::{Done, Pending, settle},
+    text,
 };
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -53,9 +54,18 @@ impl Drop for NativeContext {
 impl NativeContext {
     /// Answers the call with the JSON text of the handler's value.
     #[napi(catch_unwind)]
-    pub fn resolve(&self, value: String) {
-        self.reply.resolve(&value, "the handler's result");
+    pub fn resolve(&self, value: JsString<'_>) -> napi::Result<()> {
+        self.reply.resolve(&text::read(&value)?, "the handler's result");
         self.answered();
+        Ok(())
+    }
+
+    /// Answers the call with the string the handler returned, as it is (no JSON text).
+    #[napi(catch_unwind)]
+    pub fn resolve_text(&self, text: JsString<'_>) -> napi::Result<()> {
+        self.reply.resolve_text(text::read(&text)?);
+        self.answered();
+        Ok(())
     }
 
     /// Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error

@@ -2,7 +2,9 @@
 //!
 //! Architecture Invariant: this crate holds no protocol logic. Protocol payloads cross as
 //! JSON text (the JavaScript side runs `JSON.stringify` and `JSON.parse`, which honours
-//! `toJSON` and is faster than building objects property by property); JavaScript callables
+//! `toJSON` and is faster than building objects property by property), except where a long
+//! string would be scanned once more for nothing: a handler's payload holding one is built as
+//! JavaScript values, and a handler's string result crosses as that string; JavaScript callables
 //! become bridge callbacks; bridge tasks settle through a callback; and errors cross as the
 //! bridge's flat error in JSON, turned into error classes by the JavaScript side.
 //!
@@ -17,8 +19,10 @@ mod error;
 mod host;
 mod http;
 mod middleware;
+mod payload;
 mod server;
 mod task;
+mod text;
 
 use napi_derive::napi;
 

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use mcpweft_bridge::{MiddlewareCallback, Next};
-use napi::bindgen_prelude::Function;
+use napi::{JsString, bindgen_prelude::Function};
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -15,6 +15,7 @@ use crate::{
     callback::{Reply, Trampoline},
     error::parse_or_throw,
     task::{Done, Pending, settle},
+    text,
 };
 
 /// The rest of a middleware chain, given to a JavaScript middleware with each message, and the
@@ -37,8 +38,16 @@ impl NativeNext {
 
     /// Answers the middleware's call with the JSON text of its outcome.
     #[napi(catch_unwind)]
-    pub fn resolve(&self, value: String) {
-        self.reply.resolve(&value, "the middleware's outcome");
+    pub fn resolve(&self, value: JsString<'_>) -> napi::Result<()> {
+        self.reply.resolve(&text::read(&value)?, "the middleware's outcome");
+        Ok(())
+    }
+
+    /// Answers the middleware's call with the string it returned, as it is (no JSON text).
+    #[napi(catch_unwind)]
+    pub fn resolve_text(&self, text: JsString<'_>) -> napi::Result<()> {
+        self.reply.resolve_text(text::read(&text)?);
+        Ok(())
     }
 
     /// Fails the middleware's call with what the thrown error says, as a handler's `reject`
