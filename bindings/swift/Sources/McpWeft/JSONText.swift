@@ -1,5 +1,9 @@
 /// JSON text in and out: how values cross to the Rust core. It is written by hand because it
-/// runs on every call, where Foundation's coders would cost more than the call itself.
+/// runs on every call, where Foundation's coders would cost more than the call itself. Both
+/// directions work on the UTF-8 bytes and look at sixteen bytes at a time for the next byte
+/// that matters in a string (one to escape when writing, the closing quote or an escape when
+/// parsing), copying each run between them at once: a 64 KiB text is scanned and copied, not
+/// handled character by character.
 extension JSONValue {
     /// Parses JSON text.
     public init(parsing text: String) throws {
@@ -15,10 +19,10 @@ extension JSONValue {
 
     /// The compact JSON text of the value, with the members of objects in their order.
     public var jsonText: String {
-        var out = ""
+        var writer = JSONWriter()
         // Without a bound the writing cannot fail.
-        try? write(to: &out, depth: 0, bound: Int.max)
-        return out
+        try? writer.write(self, depth: 0, bound: Int.max)
+        return writer.text
     }
 
     /// How deeply a handler's result may nest arrays and objects: 128 levels, as the core reads
@@ -28,76 +32,158 @@ extension JSONValue {
     /// The compact JSON text of a handler's result, refused when it nests deeper than
     /// `maxResultDepth`, before the recursive writing could exhaust the task's stack.
     func boundedJSONText() throws -> String {
-        var out = ""
-        try write(to: &out, depth: 0, bound: JSONValue.maxResultDepth)
-        return out
+        var writer = JSONWriter()
+        try writer.write(self, depth: 0, bound: JSONValue.maxResultDepth)
+        return writer.text
     }
 
-    private func write(to out: inout String, depth: Int, bound: Int) throws {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d):
-            if !d.isFinite {
-                out += "null"
-            } else if d.rounded() == d && abs(d) < 1e15 {
-                out += String(Int(d)) + ".0"
-            } else {
-                out += String(d)
-            }
-        case .string(let s): JSONValue.writeString(s, to: &out)
-        case .array(let items):
-            guard depth < bound else { throw JSONValue.tooDeep(bound) }
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                try item.write(to: &out, depth: depth + 1, bound: bound)
-            }
-            out += "]"
-        case .object(let members):
-            guard depth < bound else { throw JSONValue.tooDeep(bound) }
-            out += "{"
-            for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
-                JSONValue.writeString(member.key, to: &out)
-                out += ":"
-                try member.value.write(to: &out, depth: depth + 1, bound: bound)
-            }
-            out += "}"
-        }
-    }
-
-    private static func tooDeep(_ bound: Int) -> MCPError {
+    fileprivate static func tooDeep(_ bound: Int) -> MCPError {
         MCPError(kind: .handler, message: "the result is nested deeper than \(bound) levels")
     }
+}
 
-    private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        var plain = true
-        for byte in s.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            plain = false
-            break
-        }
-        if plain {
-            out += s
-        } else {
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
+/// Finds the next byte of a JSON string that matters, sixteen bytes at a time: two words are
+/// tested at once for such a byte with integer arithmetic (Swift's `SIMD16` was a hundred
+/// times slower here), and only a chunk that holds one, or the last few bytes, byte by byte.
+private enum JSONScan {
+    static let ones: UInt64 = 0x0101_0101_0101_0101
+    static let highs: UInt64 = 0x8080_8080_8080_8080
+    static let quotes: UInt64 = ones &* 0x22
+    static let backslashes: UInt64 = ones &* 0x5C
+    static let spaces: UInt64 = ones &* 0x20
+
+    /// Nonzero when a byte of `word` is `"` or `\`, or, with `controls`, below 0x20. A byte
+    /// matches when subtracting from it borrows (it was below 0x20, or the `"` or `\` it was
+    /// is zero once xored): without a match nothing borrows, so the test is exact, and only
+    /// ASCII bytes count (a byte of 0x80 or more is never one of them).
+    @inline(__always) static func matches(_ word: UInt64, controls: Bool) -> UInt64 {
+        let quote = word ^ quotes
+        let backslash = word ^ backslashes
+        var borrows = (quote &- ones) | (backslash &- ones)
+        if controls { borrows |= word &- spaces }
+        return borrows & ~word & highs
     }
+
+    /// The index of the first byte at or after `start` that a JSON string must escape (a
+    /// control character, `"` or `\`), or the count of `bytes`.
+    static func firstToEscape(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        first(in: bytes, from: start, controls: true)
+    }
+
+    /// The index of the first `"` or `\` at or after `start`, or the count of `bytes`.
+    static func firstQuoteOrBackslash(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        first(in: bytes, from: start, controls: false)
+    }
+
+    @inline(__always)
+    private static func first(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, controls: Bool) -> Int {
+        guard let base = bytes.baseAddress else { return bytes.count }
+        let raw = UnsafeRawPointer(base)
+        var index = start
+        while index + 16 <= bytes.count {
+            let low = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let high = raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+            if matches(low, controls: controls) | matches(high, controls: controls) != 0 { break }
+            index += 16
+        }
+        while index < bytes.count {
+            let byte = base[index]
+            if byte == 0x22 || byte == 0x5C || (controls && byte < 0x20) { return index }
+            index += 1
+        }
+        return index
+    }
+}
+
+/// Writes compact JSON text straight into a `String`, appending each run of a string's text
+/// between the bytes it must escape (all of it, most often) without converting it again.
+private struct JSONWriter {
+    var text = ""
+
+    mutating func write(_ value: JSONValue, depth: Int, bound: Int) throws {
+        switch value {
+        case .null: text += "null"
+        case .bool(let b): text += b ? "true" : "false"
+        case .int(let i): text += String(i)
+        case .double(let d):
+            if !d.isFinite {
+                text += "null"
+            } else if d.rounded() == d && abs(d) < 1e15 {
+                text += String(Int(d)) + ".0"
+            } else {
+                text += String(d)
+            }
+        case .string(let s): writeString(s)
+        case .array(let items):
+            guard depth < bound else { throw JSONValue.tooDeep(bound) }
+            text += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { text += "," }
+                try write(item, depth: depth + 1, bound: bound)
+            }
+            text += "]"
+        case .object(let members):
+            guard depth < bound else { throw JSONValue.tooDeep(bound) }
+            text += "{"
+            for (i, member) in members.enumerated() {
+                if i > 0 { text += "," }
+                writeString(member.key)
+                text += ":"
+                try write(member.value, depth: depth + 1, bound: bound)
+            }
+            text += "}"
+        }
+    }
+
+    /// Writes `s` as a JSON string, quoted and escaped as serde_json escapes.
+    mutating func writeString(_ s: String) {
+        let written: Void? = s.utf8.withContiguousStorageIfAvailable { writeString(s, utf8: $0) }
+        if written == nil {
+            var contiguous = s
+            contiguous.makeContiguousUTF8()
+            writeString(contiguous)
+        }
+    }
+
+    /// Writes `s`, whose UTF-8 bytes are `utf8`.
+    private mutating func writeString(_ s: String, utf8: UnsafeBufferPointer<UInt8>) {
+        if utf8.count >= 1024 {
+            // Room for a large string and its quotes at once, growing geometrically so that many
+            // large strings do not each reallocate.
+            let count = text.utf8.count
+            text.reserveCapacity(Swift.max(count + utf8.count + 2, 2 * count))
+        }
+        text += "\""
+        var start = 0
+        var index = JSONScan.firstToEscape(utf8, from: 0)
+        if index == utf8.count {
+            text += s
+        } else {
+            let view = s.utf8
+            while index < utf8.count {
+                // The bytes to escape are ASCII, so the runs between them are whole characters.
+                text.append(contentsOf: s[view.index(view.startIndex, offsetBy: start)..<view.index(view.startIndex, offsetBy: index)])
+                let byte = utf8[index]
+                switch byte {
+                case UInt8(ascii: "\""): text += "\\\""
+                case UInt8(ascii: "\\"): text += "\\\\"
+                case UInt8(ascii: "\n"): text += "\\n"
+                case UInt8(ascii: "\r"): text += "\\r"
+                case UInt8(ascii: "\t"): text += "\\t"
+                default:
+                    text += "\\u00"
+                    text.unicodeScalars.append(JSONWriter.hexDigits[Int(byte >> 4)])
+                    text.unicodeScalars.append(JSONWriter.hexDigits[Int(byte & 0xF)])
+                }
+                start = index + 1
+                index = JSONScan.firstToEscape(utf8, from: start)
+            }
+            text.append(contentsOf: s[view.index(view.startIndex, offsetBy: start)...])
+        }
+        text += "\""
+    }
+
+    static let hexDigits: [Unicode.Scalar] = Array("0123456789abcdef".unicodeScalars)
 }
 
 /// A recursive-descent parser over UTF-8 bytes.
@@ -115,8 +201,11 @@ private struct JSONParser {
     }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) {
-            index += 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
         }
     }
 
@@ -208,51 +297,35 @@ private struct JSONParser {
     mutating func parseString() throws -> String {
         index += 1
         let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                index += 1
-                return s
-            }
-            if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
-            index += 1
-        }
-        throw failure("unterminated string")
+        index = JSONScan.firstQuoteOrBackslash(bytes, from: index)
+        guard index < bytes.count else { throw failure("unterminated string") }
+        guard bytes[index] == UInt8(ascii: "\"") else { return try parseEscapedString(from: start) }
+        let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        index += 1
+        return s
     }
 
+    /// Parses the rest of a string that has escapes, from its first backslash at `index`: its
+    /// UTF-8 bytes are gathered (each run between escapes copied at once) and decoded once.
     mutating func parseEscapedString(from start: Int) throws -> String {
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self).unicodeScalars)
-        var pending: [UInt8] = []
-        func flush() {
-            scalars.append(contentsOf: String(decoding: pending, as: UTF8.self).unicodeScalars)
-            pending.removeAll(keepingCapacity: true)
-        }
+        var utf8: [UInt8] = []
+        utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             index += 1
             if byte == UInt8(ascii: "\"") {
-                flush()
-                return String(scalars)
+                return String(decoding: utf8, as: UTF8.self)
             }
-            guard byte == UInt8(ascii: "\\") else {
-                pending.append(byte)
-                continue
-            }
-            flush()
             guard index < bytes.count else { break }
             let escape = bytes[index]
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
             case UInt8(ascii: "u"):
                 var code = try hex4()
                 if (0xD800..<0xDC00).contains(code), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
@@ -263,13 +336,16 @@ private struct JSONParser {
                     if (0xDC00..<0xE000).contains(low) {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     } else {
-                        scalars.append("\u{FFFD}")
+                        UTF8.encode("\u{FFFD}") { utf8.append($0) }
                         code = low
                     }
                 }
-                scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+                UTF8.encode(Unicode.Scalar(code) ?? "\u{FFFD}") { utf8.append($0) }
             default: throw failure("invalid escape")
             }
+            let run = index
+            index = JSONScan.firstQuoteOrBackslash(bytes, from: index)
+            utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
         }
         throw failure("unterminated string")
     }

@@ -33,6 +33,82 @@ final class JSONValueTests: XCTestCase {
         XCTAssertThrowsError(try JSONValue(parsing: deep), "nesting is bounded")
     }
 
+    /// The writer and the parser look at eight bytes at a time: every byte that matters, at
+    /// every place in and around a word, must be written and read back as the slow reference
+    /// below does it.
+    func testStringsWithEscapesAtEveryPlace() throws {
+        let specials: [String] = ["\"", "\\", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{00}", "\u{1F}", "/", "é", "日", "🎉"]
+        for length in 0..<20 {
+            for position in 0...length {
+                for special in specials {
+                    let plain = String(repeating: "a", count: length)
+                    let index = plain.index(plain.startIndex, offsetBy: position)
+                    let s = String(plain[..<index]) + special + String(plain[index...])
+                    let text = JSONValue.string(s).jsonText
+                    XCTAssertEqual(text, referenceText(s), "\(length) \(position) \(special.unicodeScalars.map(\.value))")
+                    XCTAssertEqual(try JSONValue(parsing: text), .string(s), text)
+                }
+            }
+        }
+    }
+
+    func testLargeStringsConvertOnceWithoutLoss() throws {
+        let ascii = String(repeating: "0123456789abcdef", count: 4096)
+        XCTAssertEqual(ascii.utf8.count, 65536)
+        XCTAssertEqual(JSONValue.string(ascii).jsonText, "\"" + ascii + "\"")
+        XCTAssertEqual(try JSONValue(parsing: "\"" + ascii + "\""), .string(ascii))
+
+        let mixed = String(repeating: "héllo wörld 日本語 🎉 \"quoted\" back\\slash\ttab\nline \u{01}|", count: 2000)
+        let text = JSONValue.string(mixed).jsonText
+        XCTAssertEqual(text, referenceText(mixed))
+        XCTAssertEqual(try JSONValue(parsing: text), .string(mixed))
+
+        // The same string with every non-ASCII scalar escaped, the emoji as a surrogate pair.
+        var escaped = "\""
+        for unit in mixed.utf16 {
+            switch unit {
+            case 0x22: escaped += "\\\""
+            case 0x5C: escaped += "\\\\"
+            case 0x20..<0x7F: escaped.unicodeScalars.append(Unicode.Scalar(unit)!)
+            default:
+                let hex = String(unit, radix: 16, uppercase: unit % 2 == 0)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        escaped += "\""
+        XCTAssertEqual(try JSONValue(parsing: escaped), .string(mixed))
+    }
+
+    func testSurrogatesThatDoNotPairBecomeReplacementCharacters() throws {
+        XCTAssertEqual(try JSONValue(parsing: #""\ud83c\udf89""#), "🎉")
+        XCTAssertEqual(try JSONValue(parsing: #""a\ud83cb""#), "a\u{FFFD}b")
+        XCTAssertEqual(try JSONValue(parsing: #""\udf89x""#), "\u{FFFD}x")
+        XCTAssertEqual(try JSONValue(parsing: #""\ud83c\u0041""#), "\u{FFFD}A")
+        XCTAssertEqual(try JSONValue(parsing: #""\ud83c\ud83c\udf89""#), "\u{FFFD}\u{FFFD}\u{FFFD}")
+        for bad in [#""abc\"#, #""\u12"#, #""\u12G4""#, #""\q""#, #""ab\"cd"#] {
+            XCTAssertThrowsError(try JSONValue(parsing: bad), "\(bad) must not parse")
+        }
+    }
+
+    func testNestedJSONInsideAndOutsideStrings() throws {
+        let leaf: JSONValue = [
+            "quote": .string(String(repeating: "say \"hi\"\n\\ é🎉 ", count: 60)), "n": [1, -2.5, true, nil, [:], []],
+        ]
+        let leafText = leaf.jsonText
+        var value = leaf
+        for depth in 0..<100 {
+            value = ["depth": .int(depth), "inner": value, "text": .string(leafText), "list": [.int(depth), "é🎉", leaf]]
+        }
+        let text = value.jsonText
+        XCTAssertGreaterThan(text.utf8.count, 300_000)
+        let parsed = try JSONValue(parsing: text)
+        XCTAssertEqual(parsed, value)
+        XCTAssertEqual(parsed.jsonText, text)
+        XCTAssertEqual(try JSONValue(parsing: parsed["inner"]?["text"]?.stringValue ?? ""), leaf)
+        let spaced = " \n{ \"a\" :\t[ \"b\" , { } ] }\r\n"
+        XCTAssertEqual(try JSONValue(parsing: spaced), ["a": ["b", [:]]])
+    }
+
     func testAccessorsAndLiterals() {
         let value: JSONValue = ["n": 3, "d": 3.0, "s": "x", "a": [true]]
         XCTAssertEqual(value["n"]?.intValue, 3)
@@ -134,4 +210,23 @@ final class JSONValueTests: XCTestCase {
             XCTAssertFalse(row["meaning"]?.stringValue?.isEmpty ?? true, "\(row)")
         }
     }
+}
+
+/// The JSON text of `s` as written one scalar at a time, the way serde_json escapes.
+private func referenceText(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
 }
