@@ -38,6 +38,9 @@ pub use error::{ERROR_CODES, Error, ErrorKind, error_kinds, parse_json};
 pub use host::{Host, HostEvents};
 pub use http::{HttpEndpoint, HttpRequest, HttpResponse, HttpServer, ResponseBody};
 pub use log::init_logging;
+/// The JSON text of a value, written as fast as the core writes its messages; bindings hand
+/// payloads and results to their language as this text.
+pub use mcpweft::jsonrpc::to_json_text;
 pub use middleware::{MiddlewareCallback, Next, telemetry_outcome, telemetry_span};
 #[cfg(feature = "otel")]
 pub use middleware::{export_otlp, flush_telemetry};

@@ -33,7 +33,7 @@ impl NativeNext {
     #[napi(catch_unwind, ts_args_type = "message: string, done: (error: string | null, value: string | null) => void")]
     pub fn run(&self, message: String, done: Done<'_>) -> napi::Result<Pending> {
         let message = parse_or_throw(&message, "middleware message")?;
-        settle(done, self.inner.run(message), |v| v.to_string())
+        settle(done, self.inner.run(message), |v| mcpweft_bridge::to_json_text(&v))
     }
 
     /// Answers the middleware's call with the JSON text of its outcome.

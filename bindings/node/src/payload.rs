@@ -37,7 +37,7 @@ impl Payload {
         if value.is_object() && holds_long_string(&value, &mut budget) {
             Payload::Object(value)
         } else {
-            Payload::Json(value.to_string())
+            Payload::Json(mcpweft_bridge::to_json_text(&value))
         }
     }
 }

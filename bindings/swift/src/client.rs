@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Subscription};
+use mcpweft_bridge::{CallOptions, Client, ClientCallbacks, Subscription, to_json_text};
 use serde_json::Value;
 
 use crate::{
@@ -150,7 +150,7 @@ impl NativeClient {
     pub async fn request(&self, method: String, params: Option<String>, options: NativeCallOptions) -> Result<String> {
         let params = parse_optional(params, "the request params")?;
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.request(&method, params, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.request(&method, params, options), cancel).await?))
     }
 
     /// Calls a tool with the JSON text of its arguments.
@@ -162,7 +162,7 @@ impl NativeClient {
     ) -> Result<String> {
         let arguments = parse_optional(arguments, "the tool arguments")?;
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.call_tool(&name, arguments, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.call_tool(&name, arguments, options), cancel).await?))
     }
 
     /// Checks that the server answers, whatever the revision.
@@ -192,14 +192,14 @@ impl NativeClient {
     /// Reads the resource at `uri`; returns the JSON text of its result.
     pub async fn read_resource(&self, uri: String, options: NativeCallOptions) -> Result<String> {
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.read_resource(&uri, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.read_resource(&uri, options), cancel).await?))
     }
 
     /// Reads the HTML view of an app (MCP Apps) at `uri` and returns the JSON text of `{"uri",
     /// "html", "meta"}` (`meta` the view's `_meta.ui`); a resource that is no app view fails
     /// with kind `protocol`.
     pub async fn read_app_view(&self, uri: String, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
-        Ok(cancellable(self.inner.read_app_view(&uri), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.read_app_view(&uri), cancel).await?))
     }
 
     /// Gets the prompt `name` with the JSON text of its string arguments.
@@ -211,46 +211,46 @@ impl NativeClient {
     ) -> Result<String> {
         let arguments = parse_optional(arguments, "the prompt arguments")?;
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.get_prompt(&name, arguments, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.get_prompt(&name, arguments, options), cancel).await?))
     }
 
     /// Asks for completions; `params` is the JSON text of `ref`, `argument` and `context`.
     pub async fn complete(&self, params: String, options: NativeCallOptions) -> Result<String> {
         let params = parse(&params, "the completion params")?;
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.complete(params, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.complete(params, options), cancel).await?))
     }
 
     /// Returns the JSON text of the current state of the task `task_id` (`tasks/get`).
     pub async fn get_task(&self, task_id: String, options: NativeCallOptions) -> Result<String> {
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.get_task(&task_id, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.get_task(&task_id, options), cancel).await?))
     }
 
     /// Waits until the task `task_id` ends and returns the JSON text of the result of its
     /// request (`tasks/result`).
     pub async fn task_result(&self, task_id: String, options: NativeCallOptions) -> Result<String> {
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.task_result(&task_id, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.task_result(&task_id, options), cancel).await?))
     }
 
     /// Cancels the task `task_id` and returns the JSON text of its final state (`tasks/cancel`).
     pub async fn cancel_task(&self, task_id: String, options: NativeCallOptions) -> Result<String> {
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.cancel_task(&task_id, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.cancel_task(&task_id, options), cancel).await?))
     }
 
     /// Lists the server's skills (every page of `skills/list`) as the JSON text of an array of
     /// entries, reading no skill file.
     pub async fn list_skills(&self, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
-        Ok(cancellable(self.inner.list_skills(), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.list_skills(), cancel).await?))
     }
 
     /// Loads the skill of `entry` (the JSON text of one entry of `list_skills`), verified by the
     /// core against the entry, and returns the JSON text of `{"entry", "frontmatter", "body"}`.
     pub async fn load_skill(&self, entry: String, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
         let entry = parse(&entry, "the skill entry")?;
-        Ok(cancellable(self.inner.load_skill(entry), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.load_skill(entry), cancel).await?))
     }
 
     /// Reads the file `uri` of the skill of `entry` (the JSON text of one entry of
@@ -292,12 +292,12 @@ impl NativeClient {
         cursor: Option<String>,
         cancel: Option<Arc<NativeCancelHandle>>,
     ) -> Result<String> {
-        Ok(cancellable(self.inner.list(&kind, cursor, CallOptions::new()), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.list(&kind, cursor, CallOptions::new()), cancel).await?))
     }
 
     /// Lists every item of `kind`, as the JSON text of an array.
     pub async fn list_all(&self, kind: String, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
-        Ok(cancellable(self.inner.list_all(&kind), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.list_all(&kind), cancel).await?))
     }
 
     /// Tells the server that the client's roots changed.

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use mcpweft_bridge::{Host, HostEvents};
+use mcpweft_bridge::{Host, HostEvents, to_json_text};
 
 use crate::{
     NativeCallOptions, NativeCancelHandle, NativeClientHandlers,
@@ -56,7 +56,7 @@ impl NativeHost {
     /// Reads the app view (MCP Apps) of the tool with host name `tool` from its server and
     /// returns the JSON text of `{"uri", "html", "meta"}`.
     pub async fn read_app_view(&self, tool: String, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
-        Ok(cancellable(self.inner.read_app_view(&tool), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.read_app_view(&tool), cancel).await?))
     }
 
     /// Returns the JSON text of the prompts of every ready server, under their host names.
@@ -88,27 +88,27 @@ impl NativeHost {
     ) -> Result<String> {
         let arguments = parse_optional(arguments, "the tool arguments")?;
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.call_tool(&name, arguments, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.call_tool(&name, arguments, options), cancel).await?))
     }
 
     /// Returns the JSON text of the state of the task `task_id` of the server `server`.
     pub async fn get_task(&self, server: String, task_id: String, options: NativeCallOptions) -> Result<String> {
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.get_task(&server, &task_id, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.get_task(&server, &task_id, options), cancel).await?))
     }
 
     /// Returns the JSON text of the tool's result once the task `task_id` of the server
     /// `server` ends.
     pub async fn task_result(&self, server: String, task_id: String, options: NativeCallOptions) -> Result<String> {
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.task_result(&server, &task_id, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.task_result(&server, &task_id, options), cancel).await?))
     }
 
     /// Cancels the task `task_id` of the server `server` and returns the JSON text of its
     /// final state.
     pub async fn cancel_task(&self, server: String, task_id: String, options: NativeCallOptions) -> Result<String> {
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.cancel_task(&server, &task_id, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.cancel_task(&server, &task_id, options), cancel).await?))
     }
 
     /// Reads the resource at `uri` from `server`, or from the server that offers it.
@@ -119,7 +119,7 @@ impl NativeHost {
         options: NativeCallOptions,
     ) -> Result<String> {
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.read_resource(&uri, server, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.read_resource(&uri, server, options), cancel).await?))
     }
 
     /// Gets a prompt by its host name with the JSON text of its string arguments.
@@ -131,7 +131,7 @@ impl NativeHost {
     ) -> Result<String> {
         let arguments = parse_optional(arguments, "the prompt arguments")?;
         let (options, cancel) = options.split()?;
-        Ok(cancellable(self.inner.get_prompt(&name, arguments, options), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.get_prompt(&name, arguments, options), cancel).await?))
     }
 
     /// Connects to the server `name` again.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use mcpweft_bridge::{ClientCallbacks, Error, MiddlewareCallback, Next};
+use mcpweft_bridge::{ClientCallbacks, Error, MiddlewareCallback, Next, to_json_text};
 use serde_json::Value;
 
 use crate::{
@@ -41,7 +41,7 @@ impl NativeNext {
     /// than once, to retry.
     pub async fn run(&self, message: String, cancel: Option<Arc<NativeCancelHandle>>) -> Result<String> {
         let message = parse(&message, "the middleware's message")?;
-        Ok(cancellable(self.inner.run(message), cancel).await?.to_string())
+        Ok(to_json_text(&cancellable(self.inner.run(message), cancel).await?))
     }
 }
 
@@ -79,7 +79,7 @@ struct Foreign(Arc<dyn NativeMiddleware>);
 impl MiddlewareCallback for Foreign {
     async fn handle(&self, message: Value, next: Next) -> std::result::Result<Value, Error> {
         let next = Arc::new(NativeNext { inner: next });
-        answer("middleware", |reply| self.0.start(message.to_string(), next, reply)).await
+        answer("middleware", |reply| self.0.start(to_json_text(&message), next, reply)).await
     }
 }
 

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use mcpweft_bridge::{Callback, Context, Error, HttpServer, Server};
+use mcpweft_bridge::{Callback, Context, Error, HttpServer, Server, to_json_text};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -113,7 +113,7 @@ impl Foreign {
 impl Callback for Foreign {
     async fn call(&self, payload: Value, context: Context) -> std::result::Result<Value, Error> {
         let context = Arc::new(NativeContext::new(context));
-        answer("handler", |reply| self.0.start(payload.to_string(), context, reply)).await
+        answer("handler", |reply| self.0.start(to_json_text(&payload), context, reply)).await
     }
 }
 
