@@ -55,6 +55,10 @@ pub(crate) async fn run(dir: &Path, proxied: &[(servers::Server, servers::Server
     for server in servers::rust_http(dir) {
         rows.push((format!("{} URL", server.name), proxy_url(&server, &command, divisor).await));
     }
+    let floor = dir.join("relay-floor").to_string_lossy().into_owned();
+    if let Some(server) = servers::rust_http(dir).into_iter().find(|s| s.name == "mcpweft") {
+        rows.push(("mcpweft floor".to_owned(), relay_floor(&server, &floor, divisor).await));
+    }
     let http = servers::rust_http(dir);
     for server in servers::rust_stdio(dir) {
         let Some(own) = http.iter().find(|h| h.name == server.name) else { continue };
@@ -77,7 +81,8 @@ pub(crate) async fn run(dir: &Path, proxied: &[(servers::Server, servers::Server
         }
     }
     println!(
-        "URL: a client over HTTP beside one over stdio through `proxy URL`; --listen and gateway: a client of \
+        "URL: a client over HTTP beside one over stdio through `proxy URL`; floor: the same through \
+         relay-floor, a blocking relay that parses nothing; --listen and gateway: a client of \
          the server's HTTP build beside one over HTTP through the command in front of its stdio build. \
          {BLOCKS} alternating blocks of {} sequential echo calls \
          each way; calls/s: {} calls, {IN_FLIGHT} in flight",
@@ -115,6 +120,22 @@ async fn proxy_url(server: &servers::Server, command: &str, divisor: usize) -> c
     let cells = compare(&direct, &proxied, divisor).await;
     direct.close().await;
     proxied.close().await;
+    process.kill().await;
+    cells
+}
+
+/// Measures a client over HTTP beside one over stdio through `relay-floor` (the least a
+/// proxy can do, see its source) in front of the same server: what a second process in the
+/// path costs whatever it does.
+async fn relay_floor(server: &servers::Server, floor: &str, divisor: usize) -> crate::rpc::Result<Vec<String>> {
+    let process = Process::spawn(server).await?;
+    let direct =
+        Client::connect(StreamableHttpClientTransport::new(format!("http://{}/mcp", process.addr))?, options()).await?;
+    let relay = ChildProcessTransport::command(floor, &[process.addr.to_string()])?;
+    let relayed = Client::connect(relay, options()).await?;
+    let cells = compare(&direct, &relayed, divisor).await;
+    direct.close().await;
+    relayed.close().await;
     process.kill().await;
     cells
 }
