@@ -313,14 +313,19 @@ impl AsyncRead for PipeFd {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         loop {
             let mut guard = ready!(self.0.poll_read_ready(cx))?;
-            let unfilled = buf.initialize_unfilled();
+            // The kernel writes into the unfilled part as it is, so it is not zeroed first
+            // (which had cost more than the rest of reading a small message).
+            // SAFETY: no byte of the unfilled part is read, and none is uninitialized by `read`.
+            let unfilled = unsafe { buf.unfilled_mut() };
             let result = guard.try_io(|fd| {
-                // SAFETY: the buffer is valid for `unfilled.len()` bytes.
+                // SAFETY: the buffer is valid for writes of `unfilled.len()` bytes.
                 let n = unsafe { libc::read(fd.as_raw_fd(), unfilled.as_mut_ptr().cast(), unfilled.len()) };
                 if n < 0 { Err(io::Error::last_os_error()) } else { Ok(n as usize) }
             });
             match result {
                 Ok(Ok(n)) => {
+                    // SAFETY: `read` wrote the first `n` bytes of the unfilled part.
+                    unsafe { buf.assume_init(n) };
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }
