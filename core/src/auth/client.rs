@@ -13,7 +13,7 @@
 use std::{
     collections::HashMap,
     sync::{
-        Arc, Mutex,
+        Arc, Mutex, OnceLock,
         atomic::{AtomicBool, Ordering},
     },
     time::{Duration, SystemTime, UNIX_EPOCH},
@@ -385,7 +385,10 @@ struct FlowState {
 pub struct OAuthClient {
     server_url: Url,
     options: OAuthClientOptions,
-    http: reqwest::Client,
+    /// The client of the authorization server's endpoints, made at the first login or refresh
+    /// (loading the system's root certificates takes milliseconds a client without tokens
+    /// never needs).
+    http: OnceLock<reqwest::Client>,
     flow: tokio::sync::Mutex<FlowState>,
     dpop: Option<Arc<DpopKey>>,
     /// Set when a server gave a new DPoP nonce, so that its `use_dpop_nonce` challenge is
@@ -555,11 +558,6 @@ impl OAuthClient {
     pub fn new(server_url: &str, options: OAuthClientOptions) -> Result<Self, Error> {
         crate::install_crypto_provider();
         let server_url = Url::parse(server_url).map_err(|e| Error::Config(format!("invalid server URL: {e}")))?;
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|e| Error::Config(format!("no HTTP client: {e}")))?;
         let dpop = match (&options.dpop_key, options.dpop) {
             (_, DpopPolicy::Never) => None,
             (Some(key), _) => Some(key.clone()),
@@ -568,11 +566,24 @@ impl OAuthClient {
         Ok(OAuthClient {
             server_url,
             options,
-            http,
+            http: OnceLock::new(),
             flow: tokio::sync::Mutex::default(),
             dpop,
             fresh_nonce: AtomicBool::new(false),
         })
+    }
+
+    /// The client of the authorization server's endpoints, made on first use.
+    fn http(&self) -> Result<&reqwest::Client, Error> {
+        if let Some(http) = self.http.get() {
+            return Ok(http);
+        }
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| Error::Config(format!("no HTTP client: {e}")))?;
+        Ok(self.http.get_or_init(|| http))
     }
 
     /// The key of this server's tokens in the store.
@@ -581,7 +592,7 @@ impl OAuthClient {
     }
 
     async fn get_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Option<T> {
-        let response = self.http.get(url).header("accept", "application/json").send().await.ok()?;
+        let response = self.http().ok()?.get(url).header("accept", "application/json").send().await.ok()?;
         if !response.status().is_success() {
             return None;
         }
@@ -669,8 +680,8 @@ impl OAuthClient {
     }
 
     /// The HTTP client of token requests, which sign DPoP proofs with `key`.
-    fn token_http(&self, key: Option<Arc<DpopKey>>) -> OAuthHttp {
-        OAuthHttp { http: self.http.clone(), dpop: key }
+    fn token_http(&self, key: Option<Arc<DpopKey>>) -> Result<OAuthHttp, Error> {
+        Ok(OAuthHttp { http: self.http()?.clone(), dpop: key })
     }
 
     /// Chooses how to authenticate at the token endpoint: the first of `client_secret_basic`,
@@ -715,7 +726,7 @@ impl OAuthClient {
             "application_type": application_type(&self.options.redirect_uri),
         });
         let response = self
-            .http
+            .http()?
             .post(endpoint)
             .header("content-type", "application/json")
             .body(request.to_string())
@@ -815,7 +826,7 @@ impl OAuthClient {
         }
         check_issuer(query.get("iss").map(String::as_str), &server.metadata)?;
         let code = query.get("code").ok_or_else(|| Error::Auth("the redirect carries no code".to_owned()))?;
-        let http = self.token_http(key);
+        let http = self.token_http(key)?;
         let token = client
             .exchange_code(AuthorizationCode::new(code.clone()))
             .set_pkce_verifier(verifier)
@@ -872,7 +883,7 @@ impl OAuthClient {
                 .add_extra_param("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
                 .add_extra_param("client_assertion", assertion);
         }
-        let http = self.token_http(key);
+        let http = self.token_http(key)?;
         let token = request.request_async(&http).await.map_err(|e| auth_error("the token request failed", e))?;
         Ok(stored(&token, scopes, client_id, secret, None, &server.metadata.issuer))
     }
@@ -969,7 +980,7 @@ impl OAuthClient {
             let value = http::HeaderValue::from_str(&value).map_err(|e| auth_error("invalid client credentials", e))?;
             headers.insert(http::header::AUTHORIZATION, value);
         }
-        let reply = self.token_http(key).send(&reqwest::Method::POST, endpoint, &headers, body.as_bytes()).await?;
+        let reply = self.token_http(key)?.send(&reqwest::Method::POST, endpoint, &headers, body.as_bytes()).await?;
         let status = reply.status;
         let answer: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
         if !status.is_success() {
@@ -993,7 +1004,7 @@ impl OAuthClient {
         let client = self.oauth_client(server, &client_id, kept.client_secret.as_deref())?;
         let refresh_token = RefreshToken::new(refresh.clone());
         let bound = kept.token_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("DPoP"));
-        let http = self.token_http(self.dpop.clone().filter(|_| bound));
+        let http = self.token_http(self.dpop.clone().filter(|_| bound))?;
         let token = client
             .exchange_refresh_token(&refresh_token)
             .add_extra_param("resource", server.resource.clone())
