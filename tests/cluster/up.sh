@@ -67,6 +67,7 @@ defaults
   timeout client 300s
   timeout server 300s
   retries 2
+  retry-on conn-failure empty-response
   option redispatch 1
   http-reuse safe
 

@@ -372,9 +372,13 @@ impl Cluster {
     /// Starts haproxy and checks that what answers on the balancer's port is this haproxy (its
     /// monitoring URI, named after the cluster).
     fn start_balancer(&mut self) -> Result<(), String> {
+        // A request sent on a kept connection to a member that has just been killed gets no
+        // answer; `retry-on` has haproxy send it to another member instead of closing the
+        // client's connection.
         let mut config = format!(
             "global\n  maxconn 1000\n\ndefaults\n  mode http\n  timeout connect 1s\n  timeout check 2s\n  \
-             timeout client 60s\n  timeout server 60s\n  retries 2\n  option redispatch 1\n  http-reuse safe\n\n\
+             timeout client 60s\n  timeout server 60s\n  retries 2\n  option redispatch 1\n  http-reuse safe\n  \
+             retry-on conn-failure empty-response\n\n\
              frontend mcp\n  bind 127.0.0.1:{}\n  monitor-uri /ready-{}\n  default_backend members\n\n\
              backend members\n  balance roundrobin\n",
             self.balancer_port, self.prefix
