@@ -53,11 +53,13 @@ pub(crate) async fn run(dir: &Path, proxied: &[(servers::Server, servers::Server
     let mut ok = true;
     let mut rows = Vec::new();
     for server in servers::rust_http(dir) {
-        rows.push((format!("{} URL", server.name), proxy_url(&server, &command, divisor).await));
+        let url = |addr| vec!["proxy".to_owned(), format!("http://{addr}/mcp")];
+        rows.push((format!("{} URL", server.name), through_stdio(&server, &command, url, divisor).await));
     }
     let floor = dir.join("relay-floor").to_string_lossy().into_owned();
     if let Some(server) = servers::rust_http(dir).into_iter().find(|s| s.name == "mcpweft") {
-        rows.push(("mcpweft floor".to_owned(), relay_floor(&server, &floor, divisor).await));
+        let addr = |addr: std::net::SocketAddr| vec![addr.to_string()];
+        rows.push(("mcpweft floor".to_owned(), through_stdio(&server, &floor, addr, divisor).await));
     }
     let http = servers::rust_http(dir);
     for server in servers::rust_stdio(dir) {
@@ -110,28 +112,19 @@ impl Way {
     }
 }
 
-/// Measures a client over HTTP through `proxy URL` beside one over HTTP itself.
-async fn proxy_url(server: &servers::Server, command: &str, divisor: usize) -> crate::rpc::Result<Vec<String>> {
-    let process = Process::spawn(server).await?;
-    let url = format!("http://{}/mcp", process.addr);
-    let direct = Client::connect(StreamableHttpClientTransport::new(&url)?, options()).await?;
-    let proxy = ChildProcessTransport::command(command, &["proxy".to_owned(), url.clone()])?;
-    let proxied = Client::connect(proxy, options()).await?;
-    let cells = compare(&direct, &proxied, divisor).await;
-    direct.close().await;
-    proxied.close().await;
-    process.kill().await;
-    cells
-}
-
-/// Measures a client over HTTP beside one over stdio through `relay-floor` (the least a
-/// proxy can do, see its source) in front of the same server: what a second process in the
-/// path costs whatever it does.
-async fn relay_floor(server: &servers::Server, floor: &str, divisor: usize) -> crate::rpc::Result<Vec<String>> {
+/// Measures a client over HTTP itself beside one over stdio through the relay `command`,
+/// given the arguments `args` makes of the server's address, in front of the same server:
+/// `mcpweft proxy URL`, or `relay-floor` (the least a proxy can do, see its source).
+async fn through_stdio(
+    server: &servers::Server,
+    command: &str,
+    args: impl FnOnce(std::net::SocketAddr) -> Vec<String>,
+    divisor: usize,
+) -> crate::rpc::Result<Vec<String>> {
     let process = Process::spawn(server).await?;
     let direct =
         Client::connect(StreamableHttpClientTransport::new(format!("http://{}/mcp", process.addr))?, options()).await?;
-    let relay = ChildProcessTransport::command(floor, &[process.addr.to_string()])?;
+    let relay = ChildProcessTransport::command(command, args(process.addr))?;
     let relayed = Client::connect(relay, options()).await?;
     let cells = compare(&direct, &relayed, divisor).await;
     direct.close().await;
