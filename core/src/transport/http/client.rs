@@ -395,15 +395,20 @@ impl Shared {
 
     /// Returns the session headers: the session id and protocol version, when known.
     fn session_headers(&self) -> HeaderMap {
-        let state = lock(&self.state);
         let mut headers = HeaderMap::new();
+        self.add_session_headers(&mut headers);
+        headers
+    }
+
+    /// Sets the session headers in `headers`: the session id and protocol version, when known.
+    fn add_session_headers(&self, headers: &mut HeaderMap) {
+        let state = lock(&self.state);
         let pairs = [(SESSION_ID, &state.session_id), (PROTOCOL_VERSION, &state.protocol_version)];
         for (name, value) in pairs {
             if let Some(value) = value.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
                 headers.insert(name, value);
             }
         }
-        headers
     }
 
     fn session_id(&self) -> Option<String> {
@@ -411,18 +416,22 @@ impl Shared {
     }
 
     /// Builds the POST of one message to `url`, with the session headers unless `session` is false.
+    ///
+    /// Its headers are set in one map that becomes the request's, rather than merged into it
+    /// map by map.
     fn post(&self, url: &Url, message: &JsonRpcMessage, session: bool) -> RequestBuilder {
-        let mut request = self
-            .http
-            .post(url.clone())
-            .headers(self.options.headers.clone())
-            .header(ACCEPT, ACCEPT_POST)
-            .header(CONTENT_TYPE, JSON)
-            .body(message.encode());
+        let mut headers = self.options.headers.clone();
+        headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_POST));
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(JSON));
         if session {
-            request = request.headers(self.session_headers());
+            self.add_session_headers(&mut headers);
         }
-        request.headers(revision_headers(message)).headers(self.param_headers(message))
+        add_revision_headers(message, &mut headers);
+        self.add_param_headers(message, &mut headers);
+        let mut request = reqwest::Request::new(reqwest::Method::POST, url.clone());
+        *request.headers_mut() = headers;
+        *request.body_mut() = Some(message.encode().into());
+        RequestBuilder::from_parts(self.http.clone(), request)
     }
 
     /// Sends an HTTP request and waits, within `timeout`, for its response headers.
@@ -636,20 +645,19 @@ impl Shared {
         }
     }
 
-    /// The `Mcp-Param-*` headers of a 2026-07-28 `tools/call`: each annotated parameter the
+    /// Sets the `Mcp-Param-*` headers of a 2026-07-28 `tools/call`: each annotated parameter the
     /// arguments carry, encoded for a header.
-    fn param_headers(&self, message: &JsonRpcMessage) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        let JsonRpcMessage::Request(request) = message else { return headers };
+    fn add_param_headers(&self, message: &JsonRpcMessage, headers: &mut HeaderMap) {
+        let JsonRpcMessage::Request(request) = message else { return };
         let params = request.params.as_ref();
         let stateless = params
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(crate::model::meta_keys::PROTOCOL_VERSION))
             .is_some_and(|v| v == crate::model::STATELESS_PROTOCOL_VERSION);
         if request.method != methods::TOOLS_CALL || !stateless {
-            return headers;
+            return;
         }
-        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else { return headers };
+        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else { return };
         let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
         let state = lock(&self.state);
         for param in state.tool_headers.get(name).into_iter().flatten() {
@@ -661,7 +669,6 @@ impl Shared {
                 headers.insert(header, value);
             }
         }
-        headers
     }
 
     fn record_protocol_version(&self, result: &Value) {
@@ -1181,18 +1188,18 @@ impl TransportReader for HttpReader {
     }
 }
 
-/// The headers revision 2026-07-28 requires of a request that carries its version in `_meta`:
-/// `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` (the tool or prompt name, resource URI or
-/// task id, Base64-encoded when it is not plain header text). Empty for other messages.
-fn revision_headers(message: &JsonRpcMessage) -> HeaderMap {
-    let mut headers = HeaderMap::new();
-    let JsonRpcMessage::Request(request) = message else { return headers };
+/// Sets the headers revision 2026-07-28 requires of a request that carries its version in
+/// `_meta`: `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` (the tool or prompt name,
+/// resource URI or task id, Base64-encoded when it is not plain header text). Sets none for other
+/// messages.
+fn add_revision_headers(message: &JsonRpcMessage, headers: &mut HeaderMap) {
+    let JsonRpcMessage::Request(request) = message else { return };
     let params = request.params.as_ref();
     let version = params
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(crate::model::meta_keys::PROTOCOL_VERSION))
         .and_then(Value::as_str);
-    let Some(version) = version.filter(|v| *v == crate::model::STATELESS_PROTOCOL_VERSION) else { return headers };
+    let Some(version) = version.filter(|v| *v == crate::model::STATELESS_PROTOCOL_VERSION) else { return };
     let name_key = match request.method.as_str() {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
@@ -1210,5 +1217,4 @@ fn revision_headers(message: &JsonRpcMessage) -> HeaderMap {
             headers.insert(header, value);
         }
     }
-    headers
 }
