@@ -5,7 +5,9 @@
 //! Latin-1 string when it is ASCII, which V8 copies without decoding). A long
 //! string would cost three passes that way: `serde_json` escaping it, V8 decoding the text's
 //! UTF-8, and `JSON.parse` scanning it and copying it once more. Built directly, an ASCII string
-//! is one check and one copy into a Latin-1 string of V8. The values are made as `JSON.parse`
+//! is one check and one copy into a Latin-1 string of V8. (An external Latin-1 string would
+//! save the copy, but V8 frees its bytes only at its next scavenge: the buffers then in flight
+//! made a 64 KiB echo cost more, see bench/README.md.) The values are made as `JSON.parse`
 //! makes them: every member of an object is an own property (`__proto__` too), numbers are the
 //! nearest doubles.
 
