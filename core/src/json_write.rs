@@ -71,6 +71,25 @@ pub(crate) fn write_str(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
+/// About how many bytes `value` takes once written, when its strings need no escapes: what a
+/// buffer is sized with so that a large text is written into one allocation instead of one that
+/// doubles (and is copied) a dozen times.
+pub(crate) fn size_hint(value: &Value) -> usize {
+    /// The nesting below which values are no longer counted: a hint needs no more.
+    const DEPTH: usize = 16;
+    fn size(value: &Value, depth: usize) -> usize {
+        match value {
+            Value::String(s) => s.len() + 2,
+            Value::Array(items) if depth < DEPTH => 2 + items.iter().map(|v| size(v, depth + 1) + 1).sum::<usize>(),
+            Value::Object(map) if depth < DEPTH => {
+                2 + map.iter().map(|(k, v)| k.len() + 4 + size(v, depth + 1)).sum::<usize>()
+            }
+            _ => 8,
+        }
+    }
+    size(value, 0)
+}
+
 /// Appends `value` as compact JSON, members in the map's order.
 pub(crate) fn write_value(out: &mut Vec<u8>, value: &Value) {
     match value {

@@ -22,11 +22,16 @@ use crate::json_write;
 /// at a time for the characters JSON must escape and copies each run without one at once: a
 /// large text costs a fraction of what `serde_json`'s writer, which looks at every byte through
 /// a table, costs. The language bindings hand payloads to their handlers as this text.
+///
+/// The text is written into one allocation sized from the value's strings (a 64 KiB text is not
+/// copied again when the buffer grows) and is not checked for UTF-8 afterwards.
 pub fn to_json_text(value: &Value) -> String {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(json_write::size_hint(value));
     json_write::write_value(&mut out, value);
-    // The writer copies valid UTF-8 from strings and writes ASCII of its own.
-    String::from_utf8(out).expect("the JSON writer writes UTF-8")
+    debug_assert!(std::str::from_utf8(&out).is_ok());
+    // SAFETY: the writer copies whole `&str`s or the runs of one between the ASCII bytes it
+    // escapes, so every character it copies is whole, and writes only ASCII of its own.
+    unsafe { String::from_utf8_unchecked(out) }
 }
 
 /// The error code for input that is not valid JSON.
@@ -607,24 +612,12 @@ impl JsonRpcMessage {
 
     /// About how many bytes the message takes once encoded, when its strings need no escapes.
     fn encoded_size_hint(&self) -> usize {
-        /// The nesting below which values are no longer counted: a hint needs no more.
-        const DEPTH: usize = 16;
-        fn size(value: &Value, depth: usize) -> usize {
-            match value {
-                Value::String(s) => s.len() + 2,
-                Value::Array(items) if depth < DEPTH => 2 + items.iter().map(|v| size(v, depth + 1) + 1).sum::<usize>(),
-                Value::Object(map) if depth < DEPTH => {
-                    2 + map.iter().map(|(k, v)| k.len() + 4 + size(v, depth + 1)).sum::<usize>()
-                }
-                _ => 8,
-            }
-        }
         let body = match self {
-            JsonRpcMessage::Request(r) => r.method.len() + r.params.as_ref().map_or(0, |p| size(p, 0)),
-            JsonRpcMessage::Notification(n) => n.method.len() + n.params.as_ref().map_or(0, |p| size(p, 0)),
-            JsonRpcMessage::Response(r) => size(&r.result, 0),
+            JsonRpcMessage::Request(r) => r.method.len() + r.params.as_ref().map_or(0, json_write::size_hint),
+            JsonRpcMessage::Notification(n) => n.method.len() + n.params.as_ref().map_or(0, json_write::size_hint),
+            JsonRpcMessage::Response(r) => json_write::size_hint(&r.result),
             JsonRpcMessage::Encoded(r) => r.result.get().len(),
-            JsonRpcMessage::Error(e) => e.error.message.len() + e.error.data.as_ref().map_or(0, |d| size(d, 0)),
+            JsonRpcMessage::Error(e) => e.error.message.len() + e.error.data.as_ref().map_or(0, json_write::size_hint),
         };
         // The envelope: `jsonrpc`, the id and the member names.
         body + 64
@@ -758,6 +751,21 @@ mod tests {
         let long = "0123456789abcdef\"\\\n\u{1}é😀".repeat(300);
         let value = serde_json::json!({"text": long, "list": [1, -2.5, null, true, {"k\u{7f}": "v\t"}], "empty": {}});
         assert_eq!(to_json_text(&value), serde_json::to_string(&value).unwrap());
+    }
+
+    #[test]
+    fn json_text_outgrows_its_size_hint_whole() {
+        // Escapes, numbers and nesting past the hint's depth write more than the hint counts.
+        let mut deep = serde_json::json!(["\u{0}".repeat(100), 12345678901234567u64, "日本語😀"]);
+        for _ in 0..40 {
+            deep = serde_json::json!({"n": [deep, "\"\"\"", -1.25]});
+        }
+        for value in [deep, Value::String("\u{1}\u{1f}\"".repeat(5000)), Value::String("😀".repeat(20000)), Value::Null]
+        {
+            let text = to_json_text(&value);
+            assert_eq!(text, serde_json::to_string(&value).unwrap());
+            assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+        }
     }
 
     fn decode(s: &str) -> Result<JsonRpcMessage, Box<DecodeError>> {

@@ -1,9 +1,10 @@
 //! The Swift bindings of mcpweft: uniffi exports over the bridge crate, `mcpweft-bridge`.
 //!
-//! Every protocol payload crosses as a JSON string; only handles (server, client, listen stream,
-//! context, a middleware's next step, HTTP server and endpoint, response body) cross as objects,
-//! HTTP bodies and skill files as bytes, and Swift code implements [`NativeHandler`] for its
-//! closures and [`NativeMiddleware`] for its middleware. The
+//! Every protocol payload crosses as a JSON string, except a handler's string value, which
+//! crosses as that string so that a long text is not escaped and parsed again; only handles
+//! (server, client, listen stream, context, a middleware's next step, HTTP server and endpoint,
+//! response body) cross as objects, HTTP bodies and skill files as bytes, and Swift code
+//! implements [`NativeHandler`] for its closures and [`NativeMiddleware`] for its middleware. The
 //! hand-written Swift layer in `Sources/McpWeft` turns the strings into `Codable` values and the
 //! flat [`NativeError`] into a Swift error. All protocol logic stays in the bridge and the core.
 //!

@@ -38,14 +38,21 @@ pub trait NativeCall: Send + Sync {
     fn cancel(&self);
 }
 
+/// What a call of Swift code answered: the JSON text of its value, or a string value itself,
+/// which needs no JSON text.
+enum Answer {
+    Json(String),
+    Text(String),
+}
+
 /// Where a call of a Swift handler answers; the first answer counts.
 #[derive(uniffi::Object)]
 pub struct NativeReply {
-    sender: Mutex<Option<oneshot::Sender<Result<String>>>>,
+    sender: Mutex<Option<oneshot::Sender<Result<Answer>>>>,
 }
 
 impl NativeReply {
-    fn send(&self, outcome: Result<String>) {
+    fn send(&self, outcome: Result<Answer>) {
         let sender = self.sender.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(sender) = sender {
             let _ = sender.send(outcome);
@@ -57,7 +64,13 @@ impl NativeReply {
 impl NativeReply {
     /// Answers with the JSON text of the handler's value.
     pub fn resolve(&self, value: String) {
-        self.send(Ok(value));
+        self.send(Ok(Answer::Json(value)));
+    }
+
+    /// Answers with the string `text` itself, which needs no JSON text: the handler's value
+    /// was that string, so a long text is neither escaped by Swift nor parsed by the glue.
+    pub fn resolve_text(&self, text: String) {
+        self.send(Ok(Answer::Text(text)));
     }
 
     /// Answers with an error.
@@ -96,8 +109,10 @@ pub(crate) async fn answer(
     let mut running = Running(start(reply));
     let outcome = receiver.await;
     running.0 = None;
-    let out = outcome.map_err(|_| Error::internal(format!("a Swift {what} ended without answering")))??;
-    Ok(parse(&out, &format!("a {what}'s result"))?)
+    match outcome.map_err(|_| Error::internal(format!("a Swift {what} ended without answering")))?? {
+        Answer::Json(text) => Ok(parse(&text, &format!("a {what}'s result"))?),
+        Answer::Text(text) => Ok(Value::String(text)),
+    }
 }
 
 /// Adapts a Swift handler to the bridge's one callback shape.

@@ -27,13 +27,19 @@ final class HandlerBox: NativeHandler {
 }
 
 /// Runs `body` in a Swift task of its own on the global concurrent executor and answers
-/// `reply` with the JSON text of its value, or with the error it throws; returns the running
-/// call for the core to cancel, or `nil` when it has answered already.
+/// `reply` with the JSON text of its value (a string value as itself, which the core takes
+/// without its text being escaped and parsed again), or with the error it throws; returns the
+/// running call for the core to cancel, or `nil` when it has answered already.
 func startCall(_ reply: NativeReply, _ body: @escaping @Sendable () async throws -> JSONValue) -> NativeCall? {
     let outcome = Outcome()
     let operation: @Sendable () async -> Void = {
         do {
-            reply.resolve(value: try await body().boundedJSONText())
+            let value = try await body()
+            if case .string(let text) = value {
+                reply.resolveText(text: text)
+            } else {
+                reply.resolve(value: try value.boundedJSONText())
+            }
         } catch {
             reply.reject(error: MCPError.native(from: error))
         }

@@ -3977,6 +3977,12 @@ public protocol NativeReplyProtocol: AnyObject, Sendable {
      */
     func resolve(value: String) 
     
+    /**
+     * Answers with the string `text` itself, which needs no JSON text: the handler's value
+     * was that string, so a long text is neither escaped by Swift nor parsed by the glue.
+     */
+    func resolveText(text: String) 
+    
 }
 /**
  * Where a call of a Swift handler answers; the first answer counts.
@@ -4054,6 +4060,19 @@ open func resolve(value: String)  {try! rustCall() {
     uniffi_mcpweft_swift_fn_method_nativereply_resolve(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(value),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Answers with the string `text` itself, which needs no JSON text: the handler's value
+     * was that string, so a long text is neither escaped by Swift nor parsed by the glue.
+     */
+open func resolveText(text: String)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpweft_swift_fn_method_nativereply_resolve_text(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(text),uniffiCallStatus
     )
 }
 }
@@ -6449,6 +6468,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativereply_resolve() != 51824) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpweft_swift_checksum_method_nativereply_resolve_text() != 37912) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpweft_swift_checksum_method_nativeserver_add_app_view() != 47325) {

@@ -903,6 +903,11 @@ void uniffi_mcpweft_swift_fn_method_nativereply_reject(uint64_t ptr, RustBuffer 
 void uniffi_mcpweft_swift_fn_method_nativereply_resolve(uint64_t ptr, RustBuffer value, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEREPLY_RESOLVE_TEXT
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_METHOD_NATIVEREPLY_RESOLVE_TEXT
+void uniffi_mcpweft_swift_fn_method_nativereply_resolve_text(uint64_t ptr, RustBuffer text, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_CLONE_NATIVESERVER
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_FN_CLONE_NATIVESERVER
 uint64_t uniffi_mcpweft_swift_fn_clone_nativeserver(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -1874,6 +1879,12 @@ uint16_t uniffi_mcpweft_swift_checksum_method_nativereply_reject(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEREPLY_RESOLVE
 #define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEREPLY_RESOLVE
 uint16_t uniffi_mcpweft_swift_checksum_method_nativereply_resolve(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEREPLY_RESOLVE_TEXT
+#define UNIFFI_FFIDEF_UNIFFI_MCPWEFT_SWIFT_CHECKSUM_METHOD_NATIVEREPLY_RESOLVE_TEXT
+uint16_t uniffi_mcpweft_swift_checksum_method_nativereply_resolve_text(void
     
 );
 #endif

@@ -39,6 +39,28 @@ final class ServerClientTests: XCTestCase {
         await client.close()
     }
 
+    /// A handler's string value crosses to the core as that string, not as JSON text: the
+    /// client must get every one back exactly, as a single text block, from a plain or a typed
+    /// handler.
+    func testStringResultsReachTheClientUnchanged() async throws {
+        let server = try Server(name: "strings", version: "1")
+        try server.addTool("say") { (args: JSONValue, _: Context) in args["text"] ?? "" }
+        try server.addTool("typed") { (args: [String: String], _: Context) in args["text"] ?? "" }
+        let client = try await Client.inMemory(server: server)
+        let mixed = "héllo \"quoted\" back\\slash\ttab\nline \u{0}nul \u{1F} 日本語 🎉 \u{301}"
+        for text in ["", "plain", "\"", "\\", mixed, String(repeating: mixed, count: 2000), String(repeating: "0123456789abcdef", count: 4096)] {
+            for tool in ["say", "typed"] {
+                let result = try await client.callTool(name: tool, arguments: ["text": .string(text)])
+                XCTAssertFalse(result.isError)
+                XCTAssertEqual(result.content.count, 1)
+                XCTAssertEqual(result.content.first?["type"], "text")
+                XCTAssertEqual(result.text.utf8.count, text.utf8.count, "\(tool) \(text.prefix(20))")
+                XCTAssertTrue(result.text.utf8.elementsEqual(text.utf8), "\(tool) \(text.prefix(20))")
+            }
+        }
+        await client.close()
+    }
+
     func testThrownErrorsFollowThePolicy() async throws {
         let client = try await Client.inMemory(server: makeServer())
         let failed = try await client.callTool(name: "fail")
