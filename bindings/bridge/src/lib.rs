@@ -31,7 +31,7 @@ mod runtime;
 mod server;
 mod skills;
 
-pub use callback::{Callback, SharedCallback};
+pub use callback::{Callback, PendingAnswer, Reply, SharedCallback, reply};
 pub use client::{CallOptions, Client, ClientCallbacks, Subscription};
 pub use context::Context;
 pub use error::{ERROR_CODES, Error, ErrorKind, error_kinds, parse_json};

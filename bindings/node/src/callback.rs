@@ -15,8 +15,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use futures::channel::oneshot;
-use mcpweft_bridge::{Callback, Context, Error};
+use mcpweft_bridge::{Callback, Context, Error, Reply};
 use napi::{
     Status,
     bindgen_prelude::{FnArgs, Function, ToNapiValue},
@@ -28,49 +27,6 @@ use crate::{context::NativeContext, payload::Payload};
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Where the answer of one call goes; the first answer counts and later ones are dropped.
-pub(crate) struct Reply(Mutex<Option<oneshot::Sender<Result<Value, Error>>>>);
-
-impl Reply {
-    /// Sends `outcome` as the call's answer, unless it was answered already.
-    fn send(&self, outcome: Result<Value, Error>) {
-        if let Some(reply) = lock(&self.0).take() {
-            let _ = reply.send(outcome);
-        }
-    }
-
-    /// Answers the call with the JSON text `value`, the JavaScript function's `what`.
-    pub(crate) fn resolve(&self, value: &str, what: &str) {
-        self.send(mcpweft_bridge::parse_json(value, what));
-    }
-
-    /// Answers the call with the string `text` itself, which needs no JSON text: what the
-    /// JavaScript function returned was that string.
-    pub(crate) fn resolve_text(&self, text: String) {
-        self.send(Ok(Value::String(text)));
-    }
-
-    /// Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
-    /// `code` with the JSON text of `data`, another kind name keeps its kind, anything else is a
-    /// failure the bridge's error policy decides about; `causes` are the messages of its causes.
-    pub(crate) fn reject(
-        &self,
-        kind: String,
-        code: Option<i64>,
-        message: String,
-        data: Option<String>,
-        causes: Option<Vec<String>>,
-    ) {
-        let error = Error::from_foreign_text(Some(&kind), code, message, data.as_deref(), causes.unwrap_or_default());
-        self.send(Err(error));
-    }
-
-    /// Returns whether the call was answered.
-    pub(crate) fn is_answered(&self) -> bool {
-        lock(&self.0).is_none()
-    }
 }
 
 /// One call of a trampoline: its payload and the native object it settles through.
@@ -112,8 +68,8 @@ impl<N: ToNapiValue + Send + Sync + 'static> Trampoline<N> {
     /// Runs one call with `payload` and the native object `native` makes of the call's
     /// [`Reply`], and waits for its answer.
     pub(crate) async fn call(&self, payload: Value, native: impl FnOnce(Reply) -> N) -> Result<Value, Error> {
-        let (reply, answer) = oneshot::channel();
-        let invocation = Invocation { payload: Payload::new(payload), native: native(Reply(Mutex::new(Some(reply)))) };
+        let (reply, answer) = mcpweft_bridge::reply();
+        let invocation = Invocation { payload: Payload::new(payload), native: native(reply) };
         let first = {
             let mut waiting = lock(&self.queue);
             waiting.push(invocation);
@@ -125,10 +81,7 @@ impl<N: ToNapiValue + Send + Sync + 'static> Trampoline<N> {
             lock(&self.queue).clear();
             return Err(Error::internal("the JavaScript environment is shutting down"));
         }
-        match answer.await {
-            Ok(outcome) => outcome,
-            Err(_) => Err(Error::handler("the handler was dropped without an answer")),
-        }
+        answer.wait(|| Error::handler("the handler was dropped without an answer")).await
     }
 }
 

@@ -2,13 +2,12 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use mcpweft_bridge::{Context, TaskHandle};
+use mcpweft_bridge::{Context, Error, Reply, TaskHandle};
 use napi::{JsString, bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::{
-    callback::Reply,
     error::{parse_or_throw, throw},
     task::{Done, Pending, settle},
     text,
@@ -55,7 +54,7 @@ impl NativeContext {
     /// Answers the call with the JSON text of the handler's value.
     #[napi(catch_unwind)]
     pub fn resolve(&self, value: JsString<'_>) -> napi::Result<()> {
-        self.reply.resolve(&text::read(&value)?, "the handler's result");
+        self.reply.resolve_json(&text::read(&value)?, "the handler's result");
         self.answered();
         Ok(())
     }
@@ -80,7 +79,8 @@ impl NativeContext {
         data: Option<String>,
         causes: Option<Vec<String>>,
     ) {
-        self.reply.reject(kind, code, message, data, causes);
+        let causes = causes.unwrap_or_default();
+        self.reply.reject(Error::from_foreign_text(Some(&kind), code, message, data.as_deref(), causes));
         self.answered();
     }
 

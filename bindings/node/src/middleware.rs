@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use mcpweft_bridge::{MiddlewareCallback, Next};
+use mcpweft_bridge::{Error, MiddlewareCallback, Next, Reply};
 use napi::{JsString, bindgen_prelude::Function};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::{
-    callback::{Reply, Trampoline},
+    callback::Trampoline,
     error::parse_or_throw,
     task::{Done, Pending, settle},
     text,
@@ -39,7 +39,7 @@ impl NativeNext {
     /// Answers the middleware's call with the JSON text of its outcome.
     #[napi(catch_unwind)]
     pub fn resolve(&self, value: JsString<'_>) -> napi::Result<()> {
-        self.reply.resolve(&text::read(&value)?, "the middleware's outcome");
+        self.reply.resolve_json(&text::read(&value)?, "the middleware's outcome");
         Ok(())
     }
 
@@ -62,7 +62,8 @@ impl NativeNext {
         data: Option<String>,
         causes: Option<Vec<String>>,
     ) {
-        self.reply.reject(kind, code, message, data, causes);
+        let causes = causes.unwrap_or_default();
+        self.reply.reject(Error::from_foreign_text(Some(&kind), code, message, data.as_deref(), causes));
     }
 }
 

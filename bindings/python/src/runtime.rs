@@ -23,10 +23,11 @@ use std::{
 };
 
 use async_trait::async_trait;
-use mcpweft_bridge::{BlockingScope, Callback, Context, Error, MiddlewareCallback, Next, Task, TaskHandle};
+use mcpweft_bridge::{
+    BlockingScope, Callback, Context, Error, MiddlewareCallback, Next, PendingAnswer, Reply, Task, TaskHandle,
+};
 use pyo3::{exceptions::PyRuntimeError, ffi, prelude::*, types::PyTuple};
 use serde_json::Value;
-use tokio::sync::oneshot;
 
 use crate::{context::PyContext, convert, error, middleware::PyNext};
 
@@ -253,17 +254,12 @@ impl LoopSlot {
 
 /// Receives the outcome of a `concurrent.futures.Future` from its done callback, as JSON.
 #[pyclass]
-struct Completer {
-    tx: Option<oneshot::Sender<Result<Value, Error>>>,
-}
+struct Completer(Reply);
 
 #[pymethods]
 impl Completer {
-    fn __call__(&mut self, future: &Bound<'_, PyAny>) {
-        let outcome = to_json(future.py(), future.call_method0("result"));
-        if let Some(tx) = self.tx.take() {
-            let _ = tx.send(outcome);
-        }
+    fn __call__(&self, future: &Bound<'_, PyAny>) {
+        self.0.send(to_json(future.py(), future.call_method0("result")));
     }
 }
 
@@ -347,28 +343,23 @@ impl PyCallback {
     /// callback sends.
     async fn call_async(&self, payload: Value, context: Second) -> Result<Value, Error> {
         let scheduled = attach(|py| self.schedule(py, &payload, context).map_err(|e| error::from_py(py, &e)));
-        let (rx, mut guard) = scheduled.unwrap_or_else(|| Err(exiting_error()))?;
-        let outcome = rx.await;
+        let (answer, mut guard) = scheduled.unwrap_or_else(|| Err(exiting_error()))?;
+        let outcome = answer.wait(|| Error::internal("the asyncio loop dropped the handler's task")).await;
         guard.0 = None;
-        outcome.map_err(|_| Error::internal("the asyncio loop dropped the handler's task"))?
+        outcome
     }
 
     /// Starts the coroutine on the captured loop, inside `mcpweft.errors._contain` so that a
     /// `SystemExit` or `KeyboardInterrupt` fails only this call; returns the receiver of its
     /// result and the guard that cancels it.
-    fn schedule(
-        &self,
-        py: Python<'_>,
-        payload: &Value,
-        context: Second,
-    ) -> PyResult<(oneshot::Receiver<Result<Value, Error>>, CancelOnDrop)> {
+    fn schedule(&self, py: Python<'_>, payload: &Value, context: Second) -> PyResult<(PendingAnswer, CancelOnDrop)> {
         let event_loop = self.event_loop.get(py)?;
         let coroutine = self.func.bind(py).call1(arguments(py, payload, context)?)?;
         let coroutine = py.import("mcpweft.errors")?.call_method1("_contain", (coroutine,))?;
         let asyncio = py.import("asyncio")?;
         let future = asyncio.call_method1("run_coroutine_threadsafe", (coroutine, event_loop))?;
-        let (tx, rx) = oneshot::channel();
-        future.call_method1("add_done_callback", (Completer { tx: Some(tx) },))?;
-        Ok((rx, CancelOnDrop(Some(future.unbind()))))
+        let (reply, answer) = mcpweft_bridge::reply();
+        future.call_method1("add_done_callback", (Completer(reply),))?;
+        Ok((answer, CancelOnDrop(Some(future.unbind()))))
     }
 }

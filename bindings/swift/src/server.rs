@@ -1,12 +1,11 @@
 //! The server handle, the foreign handler traits Swift implements (and how their calls are
 //! answered), and the HTTP server handle.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use async_trait::async_trait;
-use mcpweft_bridge::{Callback, Context, Error, HttpServer, Server, to_json_text};
+use mcpweft_bridge::{Callback, Context, Error, HttpServer, Reply, Server, to_json_text};
 use serde_json::Value;
-use tokio::sync::oneshot;
 
 use crate::{
     NativeCancelHandle, NativeContext, NativeError, NativeHttpEndpoint, NativeMiddleware,
@@ -38,44 +37,30 @@ pub trait NativeCall: Send + Sync {
     fn cancel(&self);
 }
 
-/// What a call of Swift code answered: the JSON text of its value, or a string value itself,
-/// which needs no JSON text.
-enum Answer {
-    Json(String),
-    Text(String),
-}
-
 /// Where a call of a Swift handler answers; the first answer counts.
 #[derive(uniffi::Object)]
 pub struct NativeReply {
-    sender: Mutex<Option<oneshot::Sender<Result<Answer>>>>,
-}
-
-impl NativeReply {
-    fn send(&self, outcome: Result<Answer>) {
-        let sender = self.sender.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(sender) = sender {
-            let _ = sender.send(outcome);
-        }
-    }
+    reply: Reply,
+    /// What the result is, in errors: "a handler's result", "a middleware's result".
+    result: String,
 }
 
 #[uniffi::export]
 impl NativeReply {
     /// Answers with the JSON text of the handler's value.
     pub fn resolve(&self, value: String) {
-        self.send(Ok(Answer::Json(value)));
+        self.reply.resolve_json(&value, &self.result);
     }
 
     /// Answers with the string `text` itself, which needs no JSON text: the handler's value
     /// was that string, so a long text is neither escaped by Swift nor parsed by the glue.
     pub fn resolve_text(&self, text: String) {
-        self.send(Ok(Answer::Text(text)));
+        self.reply.resolve_text(text);
     }
 
     /// Answers with an error.
     pub fn reject(&self, error: NativeError) {
-        self.send(Err(error));
+        self.reply.reject(error.into());
     }
 }
 
@@ -104,15 +89,11 @@ pub(crate) async fn answer(
     what: &str,
     start: impl FnOnce(Arc<NativeReply>) -> Option<Arc<dyn NativeCall>>,
 ) -> std::result::Result<Value, Error> {
-    let (sender, receiver) = oneshot::channel();
-    let reply = Arc::new(NativeReply { sender: Mutex::new(Some(sender)) });
-    let mut running = Running(start(reply));
-    let outcome = receiver.await;
+    let (reply, answer) = mcpweft_bridge::reply();
+    let mut running = Running(start(Arc::new(NativeReply { reply, result: format!("a {what}'s result") })));
+    let outcome = answer.wait(|| Error::internal(format!("a Swift {what} ended without answering"))).await;
     running.0 = None;
-    match outcome.map_err(|_| Error::internal(format!("a Swift {what} ended without answering")))?? {
-        Answer::Json(text) => Ok(parse(&text, &format!("a {what}'s result"))?),
-        Answer::Text(text) => Ok(Value::String(text)),
-    }
+    outcome
 }
 
 /// Adapts a Swift handler to the bridge's one callback shape.
