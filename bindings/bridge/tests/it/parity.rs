@@ -55,6 +55,33 @@ const EXEMPT_FOR: &[(&str, &str, &str)] = &[
     ("node", "blocking_limit", "Node's handlers never use the blocking pool"),
     ("swift", "blocking_limit", "Swift's handlers never use the blocking pool"),
     ("python", "parse_json", "Python hands values over as Python objects, never as JSON text"),
+    (
+        "node",
+        "Reply::send",
+        "a JavaScript call answers with JSON text, a string or a thrown error (resolve_json, resolve_text, reject)",
+    ),
+    (
+        "swift",
+        "Reply::send",
+        "a Swift call answers with JSON text, a string or an error (resolve_json, resolve_text, reject)",
+    ),
+    ("swift", "Reply::is_answered", "the running Swift call, not the reply, says whether it answered"),
+    (
+        "python",
+        "Reply::resolve_json",
+        "Python's done callback sends the outcome it converted from Python objects (Reply::send)",
+    ),
+    (
+        "python",
+        "Reply::resolve_text",
+        "Python's done callback sends the outcome it converted from Python objects (Reply::send)",
+    ),
+    (
+        "python",
+        "Reply::reject",
+        "Python's done callback sends the outcome it converted from Python objects (Reply::send)",
+    ),
+    ("python", "Reply::is_answered", "Python's done callback answers once, when the asyncio task is done"),
     ("python", "Context::cancelled", "Python polls Context::is_cancelled from its own loop"),
     (
         "python",
