@@ -443,8 +443,12 @@ impl Shared {
         send_once(request, timeout).await
     }
 
+    /// Sends an HTTP request and waits, within the request timeout, for its response headers.
+    ///
+    /// The exchange is boxed: `reqwest`'s future takes kilobytes, which every task that sends a
+    /// request would otherwise carry, and copy, from its spawn on.
     async fn send_http(&self, request: RequestBuilder) -> Result<Response, SendError> {
-        self.send_within(request, self.options.request_timeout).await
+        Box::pin(self.send_within(request, self.options.request_timeout)).await
     }
 
     /// Opens an event stream with GET, resuming after `last_event_id` when given.
@@ -580,9 +584,11 @@ impl Shared {
         message: &JsonRpcMessage,
         initialize: bool,
     ) -> Result<Option<JsonRpcMessage>, ErrorData> {
+        // The rare paths (the deprecated transport, a re-initialization, an error's body) are
+        // boxed, so that the future of every request does not carry their state.
         let legacy = lock(&self.state).legacy_endpoint.clone();
         if let Some(endpoint) = legacy {
-            return self.legacy_post(&endpoint, message).await.map(|()| None);
+            return Box::pin(self.legacy_post(&endpoint, message)).await.map(|()| None);
         }
         // A second round happens only after a re-initialization.
         for round in 0..2 {
@@ -594,7 +600,7 @@ impl Shared {
                 && round == 0
                 && let Some(stale) = sent_session
             {
-                self.reinitialize(&stale).await.map_err(|e| {
+                Box::pin(self.reinitialize(&stale)).await.map_err(|e| {
                     ErrorData::internal_error(format!("the session expired and re-initializing failed: {e}"))
                 })?;
                 continue;
@@ -603,13 +609,13 @@ impl Shared {
                 && self.options.legacy_fallback
                 && matches!(status, StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED)
             {
-                match self.connect_legacy().await {
-                    Ok(endpoint) => return self.legacy_post(&endpoint, message).await.map(|()| None),
+                match Box::pin(self.connect_legacy()).await {
+                    Ok(endpoint) => return Box::pin(self.legacy_post(&endpoint, message)).await.map(|()| None),
                     Err(e) => tracing::debug!(error = %e, "the endpoint does not offer the HTTP+SSE transport either"),
                 }
             }
             if !status.is_success() {
-                return Err(http_error(response).await);
+                return Err(Box::pin(http_error(response)).await);
             }
             if status == StatusCode::ACCEPTED {
                 return Ok(None);
@@ -681,7 +687,7 @@ impl Shared {
     async fn post_ack(self: &Arc<Self>, message: &JsonRpcMessage) {
         let legacy = lock(&self.state).legacy_endpoint.clone();
         if let Some(endpoint) = legacy {
-            if let Err(e) = self.legacy_post(&endpoint, message).await {
+            if let Err(e) = Box::pin(self.legacy_post(&endpoint, message)).await {
                 tracing::debug!(error = %e, "the server refused a message");
             }
             return;
@@ -703,7 +709,7 @@ impl Shared {
                 && !is_response
                 && let Some(stale) = sent_session
             {
-                if let Err(e) = self.reinitialize(&stale).await {
+                if let Err(e) = Box::pin(self.reinitialize(&stale)).await {
                     tracing::warn!(error = %e, "the session expired and re-initializing failed");
                     return;
                 }
@@ -821,9 +827,11 @@ impl Shared {
         lock(&self.state).inflight.insert(id.clone(), token.clone());
         let shared = self.clone();
         tokio::spawn(async move {
+            // Boxed, so that the task itself stays small: spawning copies it whole.
+            let exchange = Box::pin(shared.exchange(id.clone(), message, false));
             tokio::select! {
                 _ = token.cancelled() => {}
-                _ = shared.exchange(id.clone(), message, false) => {}
+                _ = exchange => {}
             }
             lock(&shared.state).inflight.remove(&id);
         });
@@ -1127,7 +1135,7 @@ impl TransportWriter for HttpWriter {
                 let id = request.id.clone();
                 lock(&shared.state).initialize = Some((id.clone(), message.clone()));
                 let timeout = shared.options.request_timeout;
-                if tokio::time::timeout(timeout, shared.exchange(id.clone(), message, true)).await.is_err() {
+                if tokio::time::timeout(timeout, Box::pin(shared.exchange(id.clone(), message, true))).await.is_err() {
                     let error = format!("the initialize exchange did not finish within {timeout:?}");
                     shared.deliver_error(id, ErrorData::internal_error(error)).await;
                 }
