@@ -11,10 +11,14 @@ help: ## Lists the targets.
 demo: build-examples ## Builds the examples and runs the calculator client against the calculator server over stdio.
 	$(CARGO_TARGET_DIR)/debug/examples/calculator_client
 
-# With the `redis` feature, which the workspace's tests and the packages enable too: the examples
-# then reuse every library those builds compiled.
+# With the `redis` feature, which the workspace's tests and the packages enable too. `make demo`
+# builds the core's package alone; make test builds the examples over test-rust's selection of the
+# workspace, so that they reuse the core and the dependencies test-rust compiled: over the core's
+# package alone, some dependencies (getrandom, ahash, jsonschema) get other features, and they and
+# the core were compiled once more.
+EXAMPLE_PACKAGES ?= -p mcpweft
 build-examples:
-	$(CARGO) build -p mcpweft --features redis --examples
+	$(CARGO) build $(EXAMPLE_PACKAGES) --features mcpweft/redis --examples
 
 demo-cluster: ## Starts Redis, haproxy (round robin, no session affinity) and three cluster_server processes on loopback, installing redis-server and haproxy when missing, and runs cluster_client, then the official TypeScript SDK's client (tests/interop/ts_cluster_client.mjs, once npm ci ran there) and the official Python SDK's (tests/interop/py_cluster_client.py, with mcp in .venv), through the balancer.
 	$(MAKE) build-examples
@@ -59,6 +63,7 @@ test: ## Runs every test: lints (the release workflows too), Rust, Python, Node 
 # linted when test-swift builds it, and uniffi-bindgen when it regenerates the Swift sources. The
 # benchmark's lints are make lint's (and lint-bench's); make test compiles it in check-platforms.
 test: export RUSTC_WORKSPACE_WRAPPER = clippy-driver
+test: export EXAMPLE_PACKAGES = $(RUST_TESTS)
 test: export RUSTFLAGS = -D warnings
 
 # The packages make test installs are built without link-time optimization and at optimization
