@@ -4,9 +4,10 @@
 # The generated sources are committed (the release manifest at the repository's root compiles
 # them too): this script rewrites them when the Rust exports changed, and test.sh fails until
 # the new ones are committed. Beside them, `.generated-from` holds a digest of what the
-# generator reads (the glue's sources and manifest, the generator's, and the uniffi versions
-# in Cargo.lock): when it matches, the sources are current and the generator is neither built
-# (about 150 s of CPU from a clean checkout) nor run.
+# generator reads (the glue's sources and manifest, the generator's, the uniffi versions in
+# Cargo.lock, and foundation-essentials.sh, which rewrites the generated imports): when it
+# matches, the sources are current and the generator is neither built (about 150 s of CPU from
+# a clean checkout) nor run.
 #
 #   build.sh [--release] [SWIFT_BUILD_ARG...]
 #
@@ -42,7 +43,7 @@ stamp="$package/Sources/McpWeftNative/.generated-from"
 inputs_digest() {
   cd "$repo"
   {
-    find bindings/swift/Cargo.toml bindings/swift/src bindings/swift/uniffi-bindgen -type f | LC_ALL=C sort | xargs sha256sum
+    find bindings/swift/Cargo.toml bindings/swift/src bindings/swift/uniffi-bindgen bindings/swift/scripts/foundation-essentials.sh -type f | LC_ALL=C sort | xargs sha256sum
     grep -A1 '^name = "uniffi' Cargo.lock
   } | sha256sum | cut -d' ' -f1
 }
@@ -56,6 +57,7 @@ if [[ ! -f "$swift_source" || ! -f "$header" || "$(cat "$stamp" 2>/dev/null)" !=
   rm -rf "$generated"
   (cd "$repo" && "$target/debug/uniffi-bindgen" generate "$library" --language swift --out-dir "$generated" \
     --no-format) >&2
+  "$here/foundation-essentials.sh" "$generated/mcpweft_swift.swift"
   # Replaced only when their content changed, so SwiftPM's build stays incremental.
   cmp -s "$generated/mcpweft_swift.swift" "$swift_source" || cp "$generated/mcpweft_swift.swift" "$swift_source"
   cmp -s "$generated/mcpweft_swiftFFI.h" "$header" || cp "$generated/mcpweft_swiftFFI.h" "$header"

@@ -1,7 +1,6 @@
 // The benchmark's echo server written with McpWeft (`make bench`): `echo-server` serves stdio,
 // `echo-server --http PORT` serves Streamable HTTP at http://127.0.0.1:PORT/mcp with plain
 // JSON replies and stateful sessions, like bench/src/bin/mcpweft-echo-http.rs.
-import Foundation
 import McpWeft
 
 let server = try Server(name: "mcpweft-swift-echo", version: "1.0.0")

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import McpWeftNative
 
 /// The closures a client answers the server's requests with; the client declares exactly the

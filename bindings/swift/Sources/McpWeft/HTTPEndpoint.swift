@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import McpWeftNative
 
 /// A Streamable HTTP endpoint without a listener of its own, which a host application's HTTP
@@ -54,7 +58,8 @@ public final class HTTPEndpoint: Sendable {
 
         /// The value of the first header line named `name` (compared without case), or `nil`.
         public func header(_ name: String) -> String? {
-            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+            let wanted = name.lowercased()
+            return headers.first { $0.name.lowercased() == wanted }?.value
         }
     }
 

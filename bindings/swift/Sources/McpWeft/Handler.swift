@@ -1,6 +1,10 @@
 import Dispatch
-import Foundation
 import McpWeftNative
+#if canImport(Darwin)
+import Foundation
+#else
+import Synchronization
+#endif
 
 /// The shape every Swift handler takes once registered: a JSON payload and a context in, a
 /// JSON value out.
@@ -50,7 +54,9 @@ func startCall(_ reply: NativeReply, _ body: @escaping @Sendable () async throws
 }
 
 /// Whether a handler's task has answered, set by the task and read by the thread that
-/// started it.
+/// started it. Apple platforms lock an NSLock (the standard library's `Mutex` needs macOS 15);
+/// elsewhere the `Mutex` is used, as NSLock is not in FoundationEssentials.
+#if canImport(Darwin)
 private final class Outcome: @unchecked Sendable {
     private let lock = NSLock()
     private var finished = false
@@ -61,6 +67,17 @@ private final class Outcome: @unchecked Sendable {
 
     var isFinished: Bool { lock.withLock { finished } }
 }
+#else
+private final class Outcome: Sendable {
+    private let finished = Mutex(false)
+
+    func finish() {
+        finished.withLock { $0 = true }
+    }
+
+    var isFinished: Bool { finished.withLock { $0 } }
+}
+#endif
 
 /// The task of a handler's call that has not answered yet, as the core cancels it.
 private final class RunningCall: NativeCall {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import McpWeftNative
 
 /// The closures a host answers every server's requests with; each is told the name of the

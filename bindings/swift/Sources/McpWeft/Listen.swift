@@ -1,4 +1,3 @@
-import Foundation
 import McpWeftNative
 
 /// The notifications a `subscriptions/listen` stream asks for (`Client.listen(_:)`), or those

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import McpWeftNative
 
 /// An error of MCP: one the peer answered with, one a handler throws to answer with exactly

@@ -2,7 +2,43 @@
 // Trust me, you don't want to mess with it!
 
 // swiftlint:disable all
+#if canImport(Glibc) || canImport(Musl) || canImport(Android)
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+import Android
+#endif
+
+// The lock of the handle maps. NSLock is not in FoundationEssentials; off Apple platforms it
+// is a pthread mutex, and so is this lock.
+fileprivate final class UniffiLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() {
+        pthread_mutex_lock(mutex)
+    }
+
+    func unlock() {
+        pthread_mutex_unlock(mutex)
+    }
+}
+#else
 import Foundation
+
+fileprivate typealias UniffiLock = NSLock
+#endif
 
 // Depending on the consumer's build setup, the low-level FFI code
 // might be in a separate module, or it might be compiled inline into
@@ -286,7 +322,7 @@ fileprivate enum UniffiInternalError: LocalizedError {
     }
 }
 
-fileprivate extension NSLock {
+fileprivate extension UniffiLock {
     func withLock<T>(f: () throws -> T) rethrows -> T {
         self.lock()
         defer { self.unlock() }
@@ -405,7 +441,7 @@ fileprivate let UNIFFI_HANDLEMAP_DELTA: UInt64 = 2
 
 fileprivate final class UniffiHandleMap<T>: @unchecked Sendable {
     // All mutation happens with this lock held, which is why we implement @unchecked Sendable.
-    private let lock = NSLock()
+    private let lock = UniffiLock()
     private var map: [UInt64: T] = [:]
     private var currentHandle: UInt64 = UNIFFI_HANDLEMAP_INITIAL
 
@@ -5554,7 +5590,7 @@ public func FfiConverterTypeNativeHttpResponse_lower(_ value: NativeHttpResponse
  * message, the JSON text of the error's `data`, and the messages of its causes.
  */
 public 
-enum NativeError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
+enum NativeError: Swift.Error, Equatable, Hashable, LocalizedError {
 
     
     
