@@ -86,7 +86,7 @@ lint-bench: ## Runs clippy on the benchmark's targets, warnings denied.
 lint: lint-sources ## Checks formatting, runs clippy with warnings denied, and checks that the core and the bridge depend on no FFI crate.
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-check-platforms: ## Checks the shipped crates and the benchmark for Windows (x86_64) and macOS (arm64, x86_64) with the nightly toolchain, the targets' standard libraries (or rust-src and -Zbuild-std where rustup cannot add them) and zig as the C compiler, installing what is missing; then compares the core's public API with core/public-api.txt.
+check-platforms: ## Checks the shipped crates and the benchmark for Windows (x86_64) and macOS (arm64) with the nightly toolchain, the targets' standard libraries (or rust-src and -Zbuild-std where rustup cannot add them) and zig as the C compiler, installing what is missing; then compares the core's public API with core/public-api.txt.
 	release/check-platforms.sh
 
 lint-workflows: ## Lints the GitHub workflows in .github/workflows with actionlint.
