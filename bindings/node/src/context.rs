@@ -2,13 +2,13 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use mcpweft_bridge::{Context, Error, Reply, TaskHandle};
+use mcpweft_bridge::{Context, Reply, TaskHandle};
 use napi::{JsString, bindgen_prelude::Function, threadsafe_function::ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::{
-    error::{parse_or_throw, throw},
+    error::{self, parse_or_throw, throw},
     task::{Done, Pending, settle},
     text,
 };
@@ -67,9 +67,8 @@ impl NativeContext {
         Ok(())
     }
 
-    /// Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
-    /// `code` with the JSON text of `data`, another kind name keeps its kind, anything else is a
-    /// failure the error policy turns into a result; `causes` are the messages of its causes.
+    /// Fails the call with what the thrown error says (see `error::thrown`); a failure that is
+    /// not an `rpc` error is one the error policy turns into a result.
     #[napi(catch_unwind)]
     pub fn reject(
         &self,
@@ -79,8 +78,7 @@ impl NativeContext {
         data: Option<String>,
         causes: Option<Vec<String>>,
     ) {
-        let causes = causes.unwrap_or_default();
-        self.reply.reject(Error::from_foreign_text(Some(&kind), code, message, data.as_deref(), causes));
+        self.reply.reject(error::thrown(&kind, code, message, data.as_deref(), causes));
         self.answered();
     }
 

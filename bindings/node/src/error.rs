@@ -19,6 +19,20 @@ pub(crate) fn throw(error: Error) -> napi::Error {
     napi::Error::from_reason(to_json(&error))
 }
 
+/// Returns the error a JavaScript handler or middleware threw, as its `reject` passes it: `kind`
+/// is `rpc` for the JSON-RPC error `code` with the JSON text of `data`, another kind name keeps
+/// its kind, anything else is a failure the bridge's error policy decides about; `causes` are
+/// the messages of its causes.
+pub(crate) fn thrown(
+    kind: &str,
+    code: Option<i64>,
+    message: String,
+    data: Option<&str>,
+    causes: Option<Vec<String>>,
+) -> Error {
+    Error::from_foreign_text(Some(kind), code, message, data, causes.unwrap_or_default())
+}
+
 /// Parses the JSON text `json` of a value named `what`, throwing when it is not JSON.
 pub(crate) fn parse_or_throw(json: &str, what: &str) -> napi::Result<Value> {
     mcpweft_bridge::parse_json(json, what).map_err(throw)

@@ -6,14 +6,14 @@
 
 use std::sync::Arc;
 
-use mcpweft_bridge::{Error, MiddlewareCallback, Next, Reply};
+use mcpweft_bridge::{MiddlewareCallback, Next, Reply};
 use napi::{JsString, bindgen_prelude::Function};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::{
     callback::Trampoline,
-    error::parse_or_throw,
+    error::{self, parse_or_throw},
     task::{Done, Pending, settle},
     text,
 };
@@ -62,8 +62,7 @@ impl NativeNext {
         data: Option<String>,
         causes: Option<Vec<String>>,
     ) {
-        let causes = causes.unwrap_or_default();
-        self.reply.reject(Error::from_foreign_text(Some(&kind), code, message, data.as_deref(), causes));
+        self.reply.reject(error::thrown(&kind, code, message, data.as_deref(), causes));
     }
 }
 
