@@ -67,8 +67,9 @@ impl NativeContext {
         Ok(())
     }
 
-    /// Fails the call with what the thrown error says (see `error::thrown`); a failure that is
-    /// not an `rpc` error is one the error policy turns into a result.
+    /// Fails the call with what the thrown error says: `kind` is `rpc` for the JSON-RPC error
+    /// `code` with the JSON text of `data`, another kind name keeps its kind, anything else is a
+    /// failure the error policy turns into a result; `causes` are the messages of its causes.
     #[napi(catch_unwind)]
     pub fn reject(
         &self,
