@@ -27,7 +27,7 @@ export const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export class BuildError extends Error {}
 
 /** The file name cargo gives the addon's library on this platform. */
-const library = { darwin: 'libmcpweft_node.dylib', win32: 'mcpweft_node.dll' }[process.platform] ?? 'libmcpweft_node.so';
+export const library = { darwin: 'libmcpweft_node.dylib', win32: 'mcpweft_node.dll' }[process.platform] ?? 'libmcpweft_node.so';
 
 /**
  * Builds bindings/node of the checkout `source` with cargo and copies the library to

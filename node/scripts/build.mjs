@@ -14,15 +14,18 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { generateTypeDef } from '@napi-rs/cli';
-import { BuildError, buildAddon, pkg } from './build-from-source.mjs';
+import { BuildError, buildAddon, library, pkg } from './build-from-source.mjs';
 
 const workspace = resolve(pkg, '..');
 const debug = process.argv.includes('--debug') || process.env.MCPWEFT_BUILD_PROFILE === 'debug';
 const targetDir = process.env.CARGO_TARGET_DIR ? resolve(workspace, process.env.CARGO_TARGET_DIR) : join(workspace, 'target');
 // napi-derive writes the type definitions only when it compiles the crate: force that once
-// when the folder has none, as after a build by another cargo command.
+// when the folder has none but the library is there, as after a build by another cargo
+// command. Without the library cargo compiles the crate anyway, and leaving the environment
+// as it is lets the next build (the install test's) reuse this one.
+const profile = debug ? 'debug' : 'release';
 const env = {};
-if (!existsSync(join(targetDir, 'napi-type-defs', debug ? 'debug' : 'release', 'mcpweft-node'))) {
+if (!existsSync(join(targetDir, 'napi-type-defs', profile, 'mcpweft-node')) && existsSync(join(targetDir, profile, library))) {
   env.NAPI_FORCE_BUILD_MCPWEFT_NODE = String(Date.now());
 }
 let typeDefs;
