@@ -1,12 +1,15 @@
 'use strict';
-// Summarizes one checks.json written by the conformance CLI, for run.sh.
+// Summarizes checks.json files written by the conformance CLI, for run.sh.
 //
 //   node checks.cjs FILE
+//   node checks.cjs --each FILE...
 //
 // Prints the counts `SUCCESS FAILURE WARNING TOTAL` (TOTAL counts INFO checks too) on the first line, then one line per FAILURE or
 // WARNING check: `STATUS name: message`, where the message is the check's errorMessage (or its
 // description) followed by its details, shortened. Exits 1 when the file is missing or not a
-// JSON array of checks.
+// JSON array of checks. With --each, summarizes every FILE in one run (a server suite's scenarios
+// cost one start of Node, not one each): each summary follows a line `== FILE`, and a file that
+// cannot be read has no summary (its error goes to stderr); exits 0.
 
 const fs = require('node:fs');
 
@@ -47,4 +50,11 @@ function main(file) {
   return 0;
 }
 
-process.exitCode = main(process.argv[2]);
+if (process.argv[2] === '--each') {
+  for (const file of process.argv.slice(3)) {
+    console.log(`== ${file}`);
+    main(file);
+  }
+} else {
+  process.exitCode = main(process.argv[2]);
+}
