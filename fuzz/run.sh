@@ -9,7 +9,9 @@
 # build, slower to run: for short passes). FUZZ_SANITIZER picks cargo fuzz's sanitizer (address
 # by default); `none` keeps the coverage-guided fuzzing, which finds panics, hangs and excess
 # memory, without AddressSanitizer's instrumentation, which costs a fifth of the build's CPU time:
-# make test's short pass uses it.
+# make test's short pass uses it. FUZZ_JOBS targets run at a time (1 by default; libFuzzer keeps
+# one CPU busy per target): make test runs as many as there are CPUs, and prints each target's
+# output when it ends.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -34,10 +36,11 @@ if [ -n "${FUZZ_BUILD_ONLY:-}" ]; then
     echo "fuzz: targets built"
     exit 0
 fi
-for target in $(cargo +nightly fuzz list); do
+# Runs one target for FUZZ_SECONDS.
+run_target() {
+    local target="$1" leaks=1
     echo "fuzz: $target for ${seconds}s"
     mkdir -p "corpus/$target"
-    leaks=1
     if [ "$target" = python_convert ] || [ "$sanitizer" = none ]; then
         # The embedded interpreter is never finalized, so what it holds at exit is not a leak;
         # without a sanitizer there is no leak check at all.
@@ -46,4 +49,37 @@ for target in $(cargo +nightly fuzz list); do
     ASAN_OPTIONS="detect_leaks=$leaks" cargo +nightly fuzz run "${profile[@]}" --target-dir "$target_dir" "$target" \
         "corpus/$target" "seeds/$target" -- \
         -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -detect_leaks="$leaks"
+}
+
+mapfile -t targets < <(cargo +nightly fuzz list)
+jobs="${FUZZ_JOBS:-1}"
+if [ "$jobs" -le 1 ]; then
+    for target in "${targets[@]}"; do
+        run_target "$target"
+    done
+    exit 0
+fi
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+for target in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+        wait -n || true
+    done
+    {
+        if run_target "$target" >"$logs/$target.log" 2>&1; then
+            echo 0 >"$logs/$target.rc"
+        else
+            echo $? >"$logs/$target.rc"
+        fi
+    } &
 done
+wait
+failed=()
+for target in "${targets[@]}"; do
+    cat "$logs/$target.log"
+    [ "$(cat "$logs/$target.rc" 2>/dev/null)" = 0 ] || failed+=("$target")
+done
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "fuzz: failed: ${failed[*]}" >&2
+    exit 1
+fi

@@ -113,6 +113,6 @@ echo "make test: the background builds used $(cat "$log.cpu") s of CPU"
 echo "make test: waited $waited s for the background builds"
 
 began=$SECONDS
-FUZZ_SECONDS=5 FUZZ_DEV=1 FUZZ_SANITIZER=none "${nightly[@]}" fuzz/run.sh
+FUZZ_SECONDS=5 FUZZ_DEV=1 FUZZ_SANITIZER=none FUZZ_JOBS="$(nproc)" "${nightly[@]}" fuzz/run.sh
 echo "make test: fuzz-smoke took $((SECONDS - began)) s"
 echo "make test: every step passed in $((SECONDS - start)) s"
