@@ -9,7 +9,7 @@
 # the tools pinned by release/tools.sh (zig, cargo-zigbuild, maturin, auditwheel). The script
 # then checks what it built and fails with a one-line error otherwise: `auditwheel show` must
 # agree on manylinux_2_17, the wheel must hold no bytecode and a stripped native module and weigh
-# under 10 MB (MCPWEFT_DIST_MAX_WHEEL_MB: make test, which builds without optimizations, allows
+# under 10 MB (MCPWEFT_DIST_MAX_MB: make test, which builds without optimizations, allows
 # more), and the sdist must carry the Rust workspace, the license files and the build backend.
 # Ends with one summary line.
 set -euo pipefail
@@ -18,7 +18,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 root="$(cd "$here/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 out="$CARGO_TARGET_DIR/dist/python"
-max_wheel_bytes=$((${MCPWEFT_DIST_MAX_WHEEL_MB:-10} * 1000 * 1000))
+max_wheel_bytes=$((${MCPWEFT_DIST_MAX_MB:-10} * 1000 * 1000))
 
 fail() {
     echo "dist (python): $*" >&2

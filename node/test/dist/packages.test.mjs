@@ -68,7 +68,9 @@ test('the npm packages of make dist install offline without Rust and serve the o
   const absent = tarballs.filter((tarball) => !existsSync(tarball));
   assert.deepEqual(absent, [], `the npm packages are missing: run \`make dist\` (or \`make dist-node\`) first`);
   for (const tarball of tarballs) t.diagnostic(`${tarball}: ${(statSync(tarball).size / 1e6).toFixed(2)} MB`);
-  for (const tarball of tarballs) assert.ok(statSync(tarball).size < 10e6, `${tarball} is under 10 MB`);
+  // The packages' limit, 10 MB, unless MCPWEFT_DIST_MAX_MB allows more (make test's unoptimized builds).
+  const maxMb = Number(process.env.MCPWEFT_DIST_MAX_MB ?? 10);
+  for (const tarball of tarballs) assert.ok(statSync(tarball).size < maxMb * 1e6, `${tarball} is under ${maxMb} MB`);
   assert.equal(spawnSync('cargo', ['--version'], { env }).error?.code, 'ENOENT', 'cargo is not on the test PATH');
 
   const scratch = mkdtempSync(join(tmpdir(), 'mcpweft-dist-'));
