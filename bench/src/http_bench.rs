@@ -9,12 +9,21 @@
 //! reports the total calls per second and the median and 99th-percentile
 //! latency of a call across all sessions. The server's CPU time (user and
 //! system, from `/proc`) over each run, divided by its calls, is the CPU a
-//! call costs the server. The last runs make 1, 16 and 64 sessions echo
-//! 64 KiB texts.
+//! call costs the server, beside the part its main thread took (Node's
+//! JavaScript thread, Python's interpreter). The last runs make 1, 16 and 64
+//! sessions echo 64 KiB texts.
 //!
 //! The memory of an idle session is measured on a fresh process: after a
 //! warm-up, the server's `VmRSS` is read, 1,000 sessions are initialized and
 //! their connections closed, and `VmRSS` is read again.
+//!
+//! Each server is measured on its own, minutes apart from the row it is
+//! compared with, and a shared machine's speed drifts in between (the same
+//! server's CPU per call at `16x64K` has moved by a third from one run to the
+//! next). So the section ends with paired rounds: for each pair of compared
+//! rows, both servers run side by side and alternate short runs of 16 sessions
+//! echoing 64 KiB, and the median of the rounds' ratios of CPU per call is
+//! printed beside each server's median.
 
 use std::{
     net::{Ipv4Addr, SocketAddr},
@@ -29,8 +38,8 @@ use tokio::{
 
 use crate::{
     http::HttpSession,
-    report::{RATIOS, percentile, print_line, ratio},
-    rpc::{Error, Result, cpu_time_us, large_text, status_kib},
+    report::{RATIOS, median, percentile, print_line, ratio},
+    rpc::{Error, Result, cpu_time_us, large_text, main_thread_cpu_time_us, status_kib},
     servers::Server,
 };
 
@@ -55,6 +64,14 @@ pub(crate) const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
 const SETTLE: Duration = Duration::from_millis(200);
 /// The time after which the measurement of one server is abandoned.
 const SERVER_CAP: Duration = Duration::from_secs(180);
+/// The concurrent sessions of the paired rounds, which echo 64 KiB texts.
+const PAIRED_SESSIONS: usize = 16;
+/// The alternating rounds of each pair of servers.
+const PAIRED_ROUNDS: usize = 7;
+/// The longest one server's run of a paired round lasts.
+const PAIRED_BUDGET: Duration = Duration::from_secs(2);
+/// The time after which the paired rounds of one pair are abandoned.
+const PAIR_CAP: Duration = Duration::from_secs(120);
 
 /// The most calls each phase makes, in total over all its sessions.
 struct Counts {
@@ -63,6 +80,8 @@ struct Counts {
     load: [usize; SESSION_COUNTS.len()],
     /// The calls of the runs with 64 KiB texts, by entry of [`LARGE_SESSION_COUNTS`].
     large: [usize; LARGE_SESSION_COUNTS.len()],
+    /// The calls of one server's run in a paired round.
+    paired: usize,
 }
 
 impl Counts {
@@ -73,6 +92,7 @@ impl Counts {
             warm_up: 4_000 / divisor,
             load: [20_000 / divisor, 60_000 / divisor, 60_000 / divisor],
             large: [2_000 / divisor, 6_000 / divisor, 6_000 / divisor],
+            paired: 2_000 / divisor,
         }
     }
 }
@@ -85,6 +105,9 @@ pub(crate) struct Load {
     p99_us: f64,
     /// The server's CPU time per call, in microseconds, when measured.
     cpu_us: f64,
+    /// The part of [`Load::cpu_us`] its main thread took (Node's JavaScript thread, Python's
+    /// interpreter), when measured.
+    main_cpu_us: f64,
 }
 
 impl Load {
@@ -151,16 +174,25 @@ impl Process {
         status_kib(self.child.id().ok_or("server has already exited")?, "VmRSS")
     }
 
-    /// The CPU time the server has used so far, in microseconds.
-    fn cpu_time_us(&self) -> Result<f64> {
-        cpu_time_us(self.child.id().ok_or("server has already exited")?)
+    /// The CPU time the server and its main thread have used so far, in microseconds.
+    fn cpu_time_us(&self) -> Result<(f64, f64)> {
+        let pid = self.child.id().ok_or("server has already exited")?;
+        Ok((cpu_time_us(pid)?, main_thread_cpu_time_us(pid)?))
     }
 
-    /// Runs [`run_load_with`] and sets the server's CPU time per call.
+    /// Runs [`run_load_with`] for at most [`LOAD_BUDGET`] and sets the server's CPU time per
+    /// call.
     async fn measured_load(&self, sessions: usize, calls: usize, text: &str) -> Result<Load> {
-        let before = self.cpu_time_us()?;
-        let mut load = run_load_with(self.addr, sessions, calls, LOAD_BUDGET, text).await?;
-        load.cpu_us = (self.cpu_time_us()? - before) / load.calls.max(1) as f64;
+        self.measured_load_within(sessions, calls, LOAD_BUDGET, text).await
+    }
+
+    /// Runs [`run_load_with`] for at most `budget` and sets the server's CPU time per call.
+    async fn measured_load_within(&self, sessions: usize, calls: usize, budget: Duration, text: &str) -> Result<Load> {
+        let (before, main_before) = self.cpu_time_us()?;
+        let mut load = run_load_with(self.addr, sessions, calls, budget, text).await?;
+        let (after, main_after) = self.cpu_time_us()?;
+        load.cpu_us = (after - before) / load.calls.max(1) as f64;
+        load.main_cpu_us = (main_after - main_before) / load.calls.max(1) as f64;
         Ok(load)
     }
 
@@ -232,6 +264,7 @@ async fn run_load_with(addr: SocketAddr, sessions: usize, calls: usize, budget: 
         p50_us: percentile(&latencies, 50.0),
         p99_us: percentile(&latencies, 99.0),
         cpu_us: f64::NAN,
+        main_cpu_us: f64::NAN,
     })
 }
 
@@ -285,6 +318,101 @@ async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
     Ok(Row { loads, large, idle_session_kib })
 }
 
+/// The paired rounds of two servers: the CPU per call of each, and of our main thread, by
+/// round.
+struct Paired {
+    ours: Vec<f64>,
+    our_main: Vec<f64>,
+    theirs: Vec<f64>,
+}
+
+impl Paired {
+    /// The median CPU per call of ours, of our main thread and of theirs, then the median of
+    /// the rounds' ratios, with the lowest and highest ratio.
+    fn summary(&self) -> [f64; 6] {
+        let mut ratios: Vec<f64> = self.ours.iter().zip(&self.theirs).map(|(ours, theirs)| ours / theirs).collect();
+        let (low, high) = ratios.iter().fold((f64::INFINITY, 0.0_f64), |(low, high), r| (low.min(*r), high.max(*r)));
+        let ours = median(&mut self.ours.clone());
+        let our_main = median(&mut self.our_main.clone());
+        [ours, our_main, median(&mut self.theirs.clone()), median(&mut ratios), low, high]
+    }
+}
+
+/// Runs both servers side by side and alternates runs of [`PAIRED_SESSIONS`] sessions
+/// echoing 64 KiB texts between them, [`PAIRED_ROUNDS`] rounds (the first server of a round
+/// alternates too), after a warm-up of each with the same texts.
+async fn paired(ours: &Server, theirs: &Server, counts: &Counts) -> Result<Paired> {
+    let text = large_text();
+    let processes = [Process::spawn(ours).await?, Process::spawn(theirs).await?];
+    for process in &processes {
+        run_load_with(process.addr, PAIRED_SESSIONS, counts.paired, WARM_UP_BUDGET, &text).await?;
+    }
+    let mut loads = [Vec::with_capacity(PAIRED_ROUNDS), Vec::with_capacity(PAIRED_ROUNDS)];
+    for round in 0..PAIRED_ROUNDS {
+        for index in [round % 2, 1 - round % 2] {
+            let load =
+                processes[index].measured_load_within(PAIRED_SESSIONS, counts.paired, PAIRED_BUDGET, &text).await?;
+            loads[index].push(load);
+        }
+    }
+    for process in processes {
+        process.kill().await;
+    }
+    let [ours, theirs] = loads;
+    Ok(Paired {
+        our_main: ours.iter().map(|load| load.main_cpu_us).collect(),
+        ours: ours.iter().map(|load| load.cpu_us).collect(),
+        theirs: theirs.iter().map(|load| load.cpu_us).collect(),
+    })
+}
+
+/// Prints the paired rounds of every compared pair of servers that were both measured.
+async fn print_paired(servers: &[Server], measured: &[(&str, Option<Row>)], counts: &Counts) -> bool {
+    let find = |wanted: &str| {
+        let row = measured.iter().find(|(name, _)| *name == wanted)?;
+        row.1.as_ref()?;
+        servers.iter().find(|server| server.name == wanted)
+    };
+    println!();
+    println!(
+        "paired rounds: {PAIRED_ROUNDS} alternating runs of each server, {PAIRED_SESSIONS} sessions echoing 64 KiB; server CPU per call (µs), medians"
+    );
+    print_line("pair", &["ours", "main thread", "theirs", "ratio", "lowest", "highest"].map(String::from));
+    let mut ok = true;
+    for (ours, theirs) in RATIOS {
+        let (Some(our_server), Some(their_server)) = (find(ours), find(theirs)) else {
+            continue;
+        };
+        eprintln!("pairing {ours} with {theirs}");
+        let label = format!("{ours} / {theirs}");
+        match tokio::time::timeout(PAIR_CAP, paired(our_server, their_server, counts)).await {
+            Ok(Ok(pair)) => {
+                let [ours, our_main, theirs, ratio, low, high] = pair.summary();
+                let cells = [
+                    format!("{ours:.1}"),
+                    format!("{our_main:.1}"),
+                    format!("{theirs:.1}"),
+                    format!("{ratio:.2}x"),
+                    format!("{low:.2}x"),
+                    format!("{high:.2}x"),
+                ];
+                print_line(&label, &cells);
+            }
+            Ok(Err(error)) => {
+                eprintln!("{label}: {error}");
+                print_line(&label, &["failed".into()]);
+                ok = false;
+            }
+            Err(_) => {
+                eprintln!("{label}: aborted after {} s", PAIR_CAP.as_secs());
+                print_line(&label, &["failed".into()]);
+                ok = false;
+            }
+        }
+    }
+    ok
+}
+
 /// The runs of `row` in table order, each with its label: the number of
 /// sessions, followed by `x64K` for the runs with 64 KiB texts.
 fn labelled(row: &Row) -> impl Iterator<Item = (String, &Load)> {
@@ -315,7 +443,10 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
         rows.push((name.as_str(), row));
     }
 
-    print_line("http server", &["sessions", "calls/s", "p50 µs", "p99 µs", "cpu µs/call"].map(String::from));
+    print_line(
+        "http server",
+        &["sessions", "calls/s", "p50 µs", "p99 µs", "cpu µs/call", "main thread"].map(String::from),
+    );
     for (name, row) in &rows {
         let Some(row) = row else {
             print_line(name, &["failed".into()]);
@@ -329,6 +460,7 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
                 format!("{p50:.1}"),
                 format!("{p99:.1}"),
                 format!("{:.1}", load.cpu_us),
+                format!("{:.1}", load.main_cpu_us),
             ];
             print_line(name, &cells);
         }
@@ -359,5 +491,6 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
     if !pairs.is_empty() {
         println!("(below 1x is better, except for calls/s where above 1x is better)");
     }
-    rows.iter().all(|(_, row)| row.is_some())
+    let paired = pairs.is_empty() || print_paired(servers, &rows, &counts).await;
+    rows.iter().all(|(_, row)| row.is_some()) && paired
 }

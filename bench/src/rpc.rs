@@ -140,11 +140,22 @@ pub(crate) fn echo_requests_with(first_id: u64, count: usize, text: &str) -> Vec
 /// The CPU time (user and system) a process has used so far, in microseconds, from
 /// `/proc/<pid>/stat` (in clock ticks of 10 ms, the kernel's `USER_HZ` of 100).
 pub(crate) fn cpu_time_us(pid: u32) -> Result<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    stat_cpu_time_us(&format!("/proc/{pid}/stat"))
+}
+
+/// The CPU time the main thread of a process has used so far, in microseconds: the thread of
+/// Node's JavaScript and of Python's interpreter in their servers.
+pub(crate) fn main_thread_cpu_time_us(pid: u32) -> Result<f64> {
+    stat_cpu_time_us(&format!("/proc/{pid}/task/{pid}/stat"))
+}
+
+/// The user and system time of the `stat` file of a process or thread at `path`, in
+/// microseconds.
+fn stat_cpu_time_us(path: &str) -> Result<f64> {
+    let stat = std::fs::read_to_string(path)?;
     // The fields after the command name, which is in parentheses and may hold spaces.
-    let fields: Vec<&str> = stat.rsplit_once(')').ok_or("malformed /proc/<pid>/stat")?.1.split_whitespace().collect();
-    let ticks =
-        |index: usize| -> Result<f64> { Ok(fields.get(index).ok_or("short /proc/<pid>/stat")?.parse::<f64>()?) };
+    let fields: Vec<&str> = stat.rsplit_once(')').ok_or("malformed /proc stat file")?.1.split_whitespace().collect();
+    let ticks = |index: usize| -> Result<f64> { Ok(fields.get(index).ok_or("short /proc stat file")?.parse::<f64>()?) };
     // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
     Ok((ticks(11)? + ticks(12)?) * 10_000.0)
 }
