@@ -9,9 +9,9 @@
 //! reports the total calls per second and the median and 99th-percentile
 //! latency of a call across all sessions. The server's CPU time (user and
 //! system, from `/proc`) over each run, divided by its calls, is the CPU a
-//! call costs the server, beside the part its main thread took (Node's
-//! JavaScript thread, Python's interpreter). The last runs make 1, 16 and 64
-//! sessions echo 64 KiB texts.
+//! call costs the server, beside the part its main thread took (in a Node
+//! server the JavaScript thread). The last runs make 1, 16 and 64 sessions
+//! echo 64 KiB texts.
 //!
 //! The memory of an idle session is measured on a fresh process: after a
 //! warm-up, the server's `VmRSS` is read, 1,000 sessions are initialized and
@@ -105,8 +105,8 @@ pub(crate) struct Load {
     p99_us: f64,
     /// The server's CPU time per call, in microseconds, when measured.
     cpu_us: f64,
-    /// The part of [`Load::cpu_us`] its main thread took (Node's JavaScript thread, Python's
-    /// interpreter), when measured.
+    /// The part of [`Load::cpu_us`] its main thread took (in a Node server the JavaScript
+    /// thread), when measured.
     main_cpu_us: f64,
 }
 

@@ -143,8 +143,9 @@ pub(crate) fn cpu_time_us(pid: u32) -> Result<f64> {
     stat_cpu_time_us(&format!("/proc/{pid}/stat"))
 }
 
-/// The CPU time the main thread of a process has used so far, in microseconds: the thread of
-/// Node's JavaScript and of Python's interpreter in their servers.
+/// The CPU time the main thread of a process has used so far, in microseconds: in a Node
+/// server the JavaScript thread, where its handlers run (mcpweft's Python package runs its
+/// handlers on other threads).
 pub(crate) fn main_thread_cpu_time_us(pid: u32) -> Result<f64> {
     stat_cpu_time_us(&format!("/proc/{pid}/task/{pid}/stat"))
 }
