@@ -21,9 +21,10 @@
 //! compared with, and a shared machine's speed drifts in between (the same
 //! server's CPU per call at `16x64K` has moved by a third from one run to the
 //! next). So the section ends with paired rounds: for each pair of compared
-//! rows, both servers run side by side and alternate short runs of 16 sessions
-//! echoing 64 KiB, and the median of the rounds' ratios of CPU per call is
-//! printed beside each server's median.
+//! rows, both servers run side by side and alternate short runs echoing
+//! 64 KiB, of 16 sessions (for the CPU per call) and of 64 (for the calls per
+//! second), and the median of the rounds' ratios is printed beside each
+//! server's median.
 
 use std::{
     net::{Ipv4Addr, SocketAddr},
@@ -64,8 +65,11 @@ pub(crate) const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
 const SETTLE: Duration = Duration::from_millis(200);
 /// The time after which the measurement of one server is abandoned.
 const SERVER_CAP: Duration = Duration::from_secs(180);
-/// The concurrent sessions of the paired rounds, which echo 64 KiB texts.
+/// The concurrent sessions of the paired rounds' runs whose CPU per call is compared; they
+/// echo 64 KiB texts.
 const PAIRED_SESSIONS: usize = 16;
+/// The concurrent sessions of the paired rounds' runs whose calls per second are compared.
+const PAIRED_THROUGHPUT_SESSIONS: usize = 64;
 /// The alternating rounds of each pair of servers.
 const PAIRED_ROUNDS: usize = 7;
 /// The longest one server's run of a paired round lasts.
@@ -318,66 +322,80 @@ async fn measure(server: &Server, counts: &Counts) -> Result<Row> {
     Ok(Row { loads, large, idle_session_kib })
 }
 
-/// The paired rounds of two servers: the CPU per call of each, and of our main thread, by
-/// round.
+/// The runs of two servers' paired rounds, by round: `[ours, theirs]` of 16 sessions (for the
+/// CPU per call) and of 64 sessions (for the calls per second).
 struct Paired {
-    ours: Vec<f64>,
-    our_main: Vec<f64>,
-    theirs: Vec<f64>,
+    cpu: [Vec<Load>; 2],
+    throughput: [Vec<Load>; 2],
+}
+
+/// The median of `ours` and of `theirs`, then the median of the rounds' ratios of ours to
+/// theirs, with the lowest and the highest ratio.
+fn spread(ours: &[f64], theirs: &[f64]) -> [f64; 5] {
+    let mut ratios: Vec<f64> = ours.iter().zip(theirs).map(|(ours, theirs)| ours / theirs).collect();
+    let (low, high) = ratios.iter().fold((f64::INFINITY, 0.0_f64), |(low, high), r| (low.min(*r), high.max(*r)));
+    [median(&mut ours.to_vec()), median(&mut theirs.to_vec()), median(&mut ratios), low, high]
 }
 
 impl Paired {
-    /// The median CPU per call of ours, of our main thread and of theirs, then the median of
-    /// the rounds' ratios, with the lowest and highest ratio.
-    fn summary(&self) -> [f64; 6] {
-        let mut ratios: Vec<f64> = self.ours.iter().zip(&self.theirs).map(|(ours, theirs)| ours / theirs).collect();
-        let (low, high) = ratios.iter().fold((f64::INFINITY, 0.0_f64), |(low, high), r| (low.min(*r), high.max(*r)));
-        let ours = median(&mut self.ours.clone());
-        let our_main = median(&mut self.our_main.clone());
-        [ours, our_main, median(&mut self.theirs.clone()), median(&mut ratios), low, high]
+    /// The cells of the CPU table: ours, our main thread's part, theirs, and the spread of
+    /// the ratios.
+    fn cpu_cells(&self) -> Vec<String> {
+        let [ours, theirs] = &self.cpu;
+        let column = |loads: &[Load], value: fn(&Load) -> f64| loads.iter().map(value).collect::<Vec<_>>();
+        let [our_cpu, their_cpu, ratio, low, high] = spread(&column(ours, |l| l.cpu_us), &column(theirs, |l| l.cpu_us));
+        let our_main = median(&mut column(ours, |l| l.main_cpu_us));
+        let mut cells = vec![format!("{our_cpu:.1}"), format!("{our_main:.1}"), format!("{their_cpu:.1}")];
+        cells.extend([ratio, low, high].map(|ratio| format!("{ratio:.2}x")));
+        cells
+    }
+
+    /// The cells of the throughput table: ours, theirs, and the spread of the ratios.
+    fn throughput_cells(&self) -> Vec<String> {
+        let [ours, theirs] = &self.throughput;
+        let calls = |loads: &[Load]| loads.iter().map(|load| load.calls_per_s).collect::<Vec<_>>();
+        let [ours, theirs, ratio, low, high] = spread(&calls(ours), &calls(theirs));
+        let mut cells = vec![format!("{ours:.0}"), format!("{theirs:.0}")];
+        cells.extend([ratio, low, high].map(|ratio| format!("{ratio:.2}x")));
+        cells
     }
 }
 
-/// Runs both servers side by side and alternates runs of [`PAIRED_SESSIONS`] sessions
-/// echoing 64 KiB texts between them, [`PAIRED_ROUNDS`] rounds (the first server of a round
-/// alternates too), after a warm-up of each with the same texts.
+/// Runs both servers side by side, warms each up with 64 KiB texts, then alternates between
+/// them [`PAIRED_ROUNDS`] rounds (the first server of a round alternating too) of two runs
+/// echoing 64 KiB: [`PAIRED_SESSIONS`] sessions, then [`PAIRED_THROUGHPUT_SESSIONS`].
 async fn paired(ours: &Server, theirs: &Server, counts: &Counts) -> Result<Paired> {
     let text = large_text();
     let processes = [Process::spawn(ours).await?, Process::spawn(theirs).await?];
     for process in &processes {
         run_load_with(process.addr, PAIRED_SESSIONS, counts.paired, WARM_UP_BUDGET, &text).await?;
     }
-    let mut loads = [Vec::with_capacity(PAIRED_ROUNDS), Vec::with_capacity(PAIRED_ROUNDS)];
+    let mut cpu = [Vec::with_capacity(PAIRED_ROUNDS), Vec::with_capacity(PAIRED_ROUNDS)];
+    let mut throughput = [Vec::with_capacity(PAIRED_ROUNDS), Vec::with_capacity(PAIRED_ROUNDS)];
     for round in 0..PAIRED_ROUNDS {
         for index in [round % 2, 1 - round % 2] {
-            let load =
-                processes[index].measured_load_within(PAIRED_SESSIONS, counts.paired, PAIRED_BUDGET, &text).await?;
-            loads[index].push(load);
+            let process = &processes[index];
+            cpu[index].push(process.measured_load_within(PAIRED_SESSIONS, counts.paired, PAIRED_BUDGET, &text).await?);
+            throughput[index].push(
+                process.measured_load_within(PAIRED_THROUGHPUT_SESSIONS, counts.paired, PAIRED_BUDGET, &text).await?,
+            );
         }
     }
     for process in processes {
         process.kill().await;
     }
-    let [ours, theirs] = loads;
-    Ok(Paired {
-        our_main: ours.iter().map(|load| load.main_cpu_us).collect(),
-        ours: ours.iter().map(|load| load.cpu_us).collect(),
-        theirs: theirs.iter().map(|load| load.cpu_us).collect(),
-    })
+    Ok(Paired { cpu, throughput })
 }
 
-/// Prints the paired rounds of every compared pair of servers that were both measured.
+/// Runs and prints the paired rounds of every compared pair of servers that were both
+/// measured: a table of the CPU per call, then one of the calls per second.
 async fn print_paired(servers: &[Server], measured: &[(&str, Option<Row>)], counts: &Counts) -> bool {
     let find = |wanted: &str| {
         let row = measured.iter().find(|(name, _)| *name == wanted)?;
         row.1.as_ref()?;
         servers.iter().find(|server| server.name == wanted)
     };
-    println!();
-    println!(
-        "paired rounds: {PAIRED_ROUNDS} alternating runs of each server, {PAIRED_SESSIONS} sessions echoing 64 KiB; server CPU per call (µs), medians"
-    );
-    print_line("pair", &["ours", "main thread", "theirs", "ratio", "lowest", "highest"].map(String::from));
+    let mut done = Vec::new();
     let mut ok = true;
     for (ours, theirs) in RATIOS {
         let (Some(our_server), Some(their_server)) = (find(ours), find(theirs)) else {
@@ -385,30 +403,37 @@ async fn print_paired(servers: &[Server], measured: &[(&str, Option<Row>)], coun
         };
         eprintln!("pairing {ours} with {theirs}");
         let label = format!("{ours} / {theirs}");
-        match tokio::time::timeout(PAIR_CAP, paired(our_server, their_server, counts)).await {
-            Ok(Ok(pair)) => {
-                let [ours, our_main, theirs, ratio, low, high] = pair.summary();
-                let cells = [
-                    format!("{ours:.1}"),
-                    format!("{our_main:.1}"),
-                    format!("{theirs:.1}"),
-                    format!("{ratio:.2}x"),
-                    format!("{low:.2}x"),
-                    format!("{high:.2}x"),
-                ];
-                print_line(&label, &cells);
-            }
+        let pair = match tokio::time::timeout(PAIR_CAP, paired(our_server, their_server, counts)).await {
+            Ok(Ok(pair)) => Some(pair),
             Ok(Err(error)) => {
                 eprintln!("{label}: {error}");
-                print_line(&label, &["failed".into()]);
-                ok = false;
+                None
             }
             Err(_) => {
                 eprintln!("{label}: aborted after {} s", PAIR_CAP.as_secs());
-                print_line(&label, &["failed".into()]);
-                ok = false;
+                None
             }
-        }
+        };
+        ok &= pair.is_some();
+        done.push((label, pair));
+    }
+    println!();
+    println!(
+        "paired rounds: {PAIRED_ROUNDS} alternating runs of each server echoing 64 KiB; medians, and the lowest and highest ratio of a round"
+    );
+    print_line(
+        &format!("cpu µs/call, {PAIRED_SESSIONS}"),
+        &["ours", "main thread", "theirs", "ratio", "lowest", "highest"].map(String::from),
+    );
+    for (label, pair) in &done {
+        print_line(label, &pair.as_ref().map_or_else(|| vec!["failed".into()], Paired::cpu_cells));
+    }
+    print_line(
+        &format!("calls/s, {PAIRED_THROUGHPUT_SESSIONS}"),
+        &["ours", "theirs", "ratio", "lowest", "highest"].map(String::from),
+    );
+    for (label, pair) in &done {
+        print_line(label, &pair.as_ref().map_or_else(|| vec!["failed".into()], Paired::throughput_cells));
     }
     ok
 }
