@@ -31,12 +31,19 @@ trap cleanup EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
-# Prints N distinct free ports, held together while they are picked.
+# Prints N distinct free ports other than the balancer's, held together while they are picked
+# (the caller freed the balancer's port to pass it here, so the system may hand it out again).
 free_ports() {
   python3 -c 'import socket, sys
-held = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in held: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in held))' "$1"
+count, balancer = int(sys.argv[1]), int(sys.argv[2])
+held, ports = [], []
+while len(ports) < count:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    held.append(s)
+    if s.getsockname()[1] != balancer:
+        ports.append(s.getsockname()[1])
+print(" ".join(map(str, ports)))' "$1" "$balancer_port"
 }
 
 wait_port() {
