@@ -387,6 +387,22 @@ async fn paired(ours: &Server, theirs: &Server, counts: &Counts) -> Result<Paire
     Ok(Paired { cpu, throughput })
 }
 
+/// Awaits `work` for at most `cap`; when it fails or takes longer, says so on stderr under
+/// `label` and returns `None`.
+async fn capped<T>(label: &str, cap: Duration, work: impl Future<Output = Result<T>>) -> Option<T> {
+    match tokio::time::timeout(cap, work).await {
+        Ok(Ok(done)) => Some(done),
+        Ok(Err(error)) => {
+            eprintln!("{label}: {error}");
+            None
+        }
+        Err(_) => {
+            eprintln!("{label}: aborted after {} s", cap.as_secs());
+            None
+        }
+    }
+}
+
 /// Runs and prints the paired rounds of every compared pair of servers that were both
 /// measured: a table of the CPU per call, then one of the calls per second.
 async fn print_paired(servers: &[Server], measured: &[(&str, Option<Row>)], counts: &Counts) -> bool {
@@ -403,17 +419,7 @@ async fn print_paired(servers: &[Server], measured: &[(&str, Option<Row>)], coun
         };
         eprintln!("pairing {ours} with {theirs}");
         let label = format!("{ours} / {theirs}");
-        let pair = match tokio::time::timeout(PAIR_CAP, paired(our_server, their_server, counts)).await {
-            Ok(Ok(pair)) => Some(pair),
-            Ok(Err(error)) => {
-                eprintln!("{label}: {error}");
-                None
-            }
-            Err(_) => {
-                eprintln!("{label}: aborted after {} s", PAIR_CAP.as_secs());
-                None
-            }
-        };
+        let pair = capped(&label, PAIR_CAP, paired(our_server, their_server, counts)).await;
         ok &= pair.is_some();
         done.push((label, pair));
     }
@@ -454,17 +460,7 @@ pub(crate) async fn run(servers: &[Server], quick: bool) -> bool {
     for server in servers {
         let name = &server.name;
         eprintln!("measuring {name} over Streamable HTTP ({})", server.command.join(" "));
-        let row = match tokio::time::timeout(SERVER_CAP, measure(server, &counts)).await {
-            Ok(Ok(row)) => Some(row),
-            Ok(Err(error)) => {
-                eprintln!("{name}: {error}");
-                None
-            }
-            Err(_) => {
-                eprintln!("{name}: aborted after {} s", SERVER_CAP.as_secs());
-                None
-            }
-        };
+        let row = capped(name, SERVER_CAP, measure(server, &counts)).await;
         rows.push((name.as_str(), row));
     }
 
